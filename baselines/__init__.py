@@ -1,0 +1,1 @@
+"""Transformer baselines trained from scratch: tokenizer, models, training, evaluation."""

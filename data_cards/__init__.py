@@ -1,0 +1,1 @@
+"""Dataset card, Croissant and CITATION rendering for releases."""

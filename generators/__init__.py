@@ -1,0 +1,32 @@
+"""Procedural task generators: the record type, the task interface and the task registry.
+
+This is the base layer of gengap: it imports no other package of the project.
+"""
+
+from generators.batch import Batch, Record, concat, record_id
+from generators.jsonl import batch_to_jsonl, dumps_record
+from generators.params import ParamError, Params, knob
+from generators.registry import UnknownTaskError, get_task, register, task_names
+from generators.seeding import BLOCK_SIZE, BlockPlan, block_rng
+from generators.task import FAMILIES, Task
+
+__all__ = [
+    "BLOCK_SIZE",
+    "Batch",
+    "BlockPlan",
+    "FAMILIES",
+    "ParamError",
+    "Params",
+    "Record",
+    "Task",
+    "UnknownTaskError",
+    "batch_to_jsonl",
+    "block_rng",
+    "concat",
+    "dumps_record",
+    "get_task",
+    "knob",
+    "record_id",
+    "register",
+    "task_names",
+]

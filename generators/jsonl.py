@@ -1,0 +1,136 @@
+"""Serialize a Batch to JSONL bytes, vectorized over the batch.
+
+The line format is fixed so that output is byte-identical wherever it is produced:
+keys in the order id, task, input, target, difficulty (input_length, output_length, then
+task features), meta, structure; no spaces; UTF-8; one record per line ending in "\\n".
+Each line equals ``json.dumps(record, separators=(",", ":"), ensure_ascii=False)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+
+from generators.batch import Batch, Record
+from generators.text import as_matrix
+
+_ESCAPED = np.zeros(256, dtype=bool)
+_ESCAPED[1:32] = True
+_ESCAPED[[34, 92]] = True  # '"' and '\\'
+
+
+def dumps_record(record: Record) -> str:
+    """The canonical JSON text of one record (no newline)."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+class _Ragged:
+    """Rows of variable-length bytes: an (n, w) uint8 matrix and per-row lengths."""
+
+    def __init__(self, matrix: np.ndarray, lengths: np.ndarray) -> None:
+        self.matrix = matrix
+        self.lengths = lengths.astype(np.int64)
+
+
+def _strings(column: np.ndarray) -> _Ragged:
+    """A JSON string body (without quotes) per entry of an S array."""
+    matrix = as_matrix(column)
+    if _ESCAPED[matrix].any():
+        escaped = [json.dumps(b.decode(), ensure_ascii=False)[1:-1].encode() for b in column.tolist()]
+        column = np.array(escaped, dtype=bytes)
+        matrix = as_matrix(column)
+    return _Ragged(matrix, (matrix != 0).sum(axis=1))
+
+
+def _integers(values: np.ndarray) -> _Ragged:
+    """Decimal text of an int64 column."""
+    values = np.asarray(values, dtype=np.int64)
+    negative = values < 0
+    magnitude = np.abs(values)
+    digits = np.ones(len(values), dtype=np.int64)
+    power = 10
+    while power <= max(int(magnitude.max(initial=0)), 1):
+        digits += magnitude >= power
+        power *= 10
+    sign = negative.astype(np.int64)
+    lengths = digits + sign
+    width = int(lengths.max(initial=1))
+    matrix = np.zeros((len(values), width), dtype=np.uint8)
+    matrix[negative, 0] = ord("-")
+    rest = magnitude.copy()
+    rows = np.arange(len(values))
+    for k in range(int(digits.max(initial=1))):
+        live = digits > k
+        matrix[rows[live], (lengths - 1 - k)[live]] = (rest[live] % 10 + 48).astype(np.uint8)
+        rest //= 10
+    return _Ragged(matrix, lengths)
+
+
+def _constant(text: str, n: int) -> _Ragged:
+    raw = np.frombuffer(text.encode(), dtype=np.uint8)
+    return _Ragged(np.broadcast_to(raw, (n, len(raw))), np.full(n, len(raw)))
+
+
+def _json_values(values: list[Any]) -> _Ragged:
+    column = np.array(
+        [json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode() for v in values],
+        dtype=bytes,
+    )
+    matrix = as_matrix(column)
+    return _Ragged(matrix, (matrix != 0).sum(axis=1))
+
+
+def _hex_ids(batch: Batch) -> _Ragged:
+    sha = hashlib.sha256
+    ids = [
+        sha(a + b"\n" + b).hexdigest()[:16].encode()
+        for a, b in zip(batch.inputs.tolist(), batch.targets.tolist())
+    ]
+    matrix = np.frombuffer(b"".join(ids), dtype=np.uint8).reshape(len(ids), 16)
+    return _Ragged(matrix, np.full(len(ids), 16))
+
+
+def _concat_rows(parts: list[_Ragged]) -> bytes:
+    """Concatenate, row by row, the parts' bytes; rows follow each other."""
+    n = len(parts[0].lengths)
+    totals = np.zeros(n, dtype=np.int64)
+    for part in parts:
+        totals += part.lengths
+    ends = np.cumsum(totals)
+    out = np.empty(int(ends[-1]) if n else 0, dtype=np.uint8)
+    cursor = ends - totals
+    for part in parts:
+        width = part.matrix.shape[1]
+        if width == 0:
+            continue
+        columns = np.arange(width)
+        if (part.lengths == width).all():
+            out[cursor[:, None] + columns] = part.matrix
+        else:
+            mask = columns[None, :] < part.lengths[:, None]
+            out[(cursor[:, None] + columns)[mask]] = part.matrix[mask]
+        cursor += part.lengths
+    return out.tobytes()
+
+
+def batch_to_jsonl(batch: Batch, task: str) -> bytes:
+    """JSONL bytes of all records of the batch, one line each, in batch order."""
+    n = len(batch)
+    if n == 0:
+        return b""
+    parts = [_constant('{"id":"' + json.dumps(task)[1:-1] + "-", n), _hex_ids(batch)]
+    parts += [_constant('","task":' + json.dumps(task) + ',"input":"', n), _strings(batch.inputs)]
+    parts += [_constant('","target":"', n), _strings(batch.targets), _constant('","difficulty":{', n)]
+    for i, (name, column) in enumerate(batch.difficulty().items()):
+        parts += [_constant(("," if i else "") + json.dumps(name) + ":", n), _integers(column)]
+    tail = "}"
+    if batch.meta:
+        tail += ',"meta":' + json.dumps(dict(batch.meta), separators=(",", ":"), ensure_ascii=False)
+    if batch.structure is not None:
+        parts += [_constant(tail + ',"structure":', n), _json_values(list(batch.structure))]
+        tail = ""
+    parts.append(_constant(tail + "}\n", n))
+    return _concat_rows(parts)

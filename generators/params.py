@@ -1,0 +1,141 @@
+"""Typed task parameters: frozen dataclasses whose fields carry ranges and docs.
+
+A task declares its parameters as a frozen dataclass subclassing :class:`Params`, with
+each field made by :func:`knob`. Construction validates types, ranges and choices and
+then calls ``check_consistency`` for cross-field rules (e.g. min <= max). Any violation
+raises :class:`ParamError` with a one-line message naming the parameter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Mapping, TypeVar
+
+P = TypeVar("P", bound="Params")
+
+
+class ParamError(ValueError):
+    """A task parameter is unknown, malformed, out of range or inconsistent."""
+
+
+def knob(
+    default: Any,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] | None = None,
+    doc: str = "",
+) -> Any:
+    """A parameter field with a default, an inclusive range or a set of choices, and a doc."""
+    return dataclasses.field(
+        default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc}
+    )
+
+
+def _type_of(field: dataclasses.Field) -> type:
+    kind = field.type if isinstance(field.type, type) else str(field.type)
+    return {"int": int, "float": float, "str": str, "bool": bool}.get(kind, kind)  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True)
+class Params:
+    """Base class of every task's parameter dataclass."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            kind = _type_of(field)
+            meta = field.metadata
+            if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ParamError(f"parameter {field.name} must be an integer, got {value!r}")
+            if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ParamError(f"parameter {field.name} must be a number, got {value!r}")
+            if kind is bool and not isinstance(value, bool):
+                raise ParamError(f"parameter {field.name} must be true or false, got {value!r}")
+            if kind is str and not isinstance(value, str):
+                raise ParamError(f"parameter {field.name} must be a string, got {value!r}")
+            lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
+            if lo is not None and value < lo or hi is not None and value > hi:
+                raise ParamError(
+                    f"parameter {field.name}={value} is out of range [{lo}, {hi}]"
+                )
+            if choices is not None and value not in choices:
+                raise ParamError(
+                    f"parameter {field.name}={value!r} is not one of {', '.join(choices)}"
+                )
+        self.check_consistency()
+
+    def check_consistency(self) -> None:
+        """Cross-field rules; raise ParamError. Override in subclasses."""
+
+    def require(self, condition: bool, message: str) -> None:
+        """Raise ParamError(message) unless condition holds."""
+        if not condition:
+            raise ParamError(message)
+
+    # -- conversions -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def canonical(self) -> str:
+        """Canonical JSON of the parameters (sorted keys, no spaces): part of the seed."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def replace(self: P, **changes: Any) -> P:
+        unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        if unknown:
+            raise ParamError(f"unknown parameter {sorted(unknown)[0]!r}; known: {', '.join(self.names())}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_dict(cls: type[P], values: Mapping[str, Any]) -> P:
+        """Build from a mapping of typed values (e.g. parsed YAML); unknown keys are errors."""
+        return cls().replace(**dict(values))
+
+    @classmethod
+    def parse_value(cls, name: str, text: str) -> Any:
+        """Parse the command-line text of one parameter into its declared type."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        if name not in fields:
+            raise ParamError(f"unknown parameter {name!r}; known: {', '.join(fields)}")
+        kind = _type_of(fields[name])
+        try:
+            if kind is int:
+                return int(text)
+            if kind is float:
+                return float(text)
+            if kind is bool:
+                lowered = text.lower()
+                if lowered in ("1", "true", "yes"):
+                    return True
+                if lowered in ("0", "false", "no"):
+                    return False
+                raise ValueError(text)
+        except ValueError:
+            raise ParamError(f"parameter {name}={text!r} is not a valid {kind.__name__}") from None
+        return text
+
+    @classmethod
+    def describe(cls) -> list[dict[str, Any]]:
+        """One entry per parameter: name, type, default, range or choices, doc."""
+        rows = []
+        for field in dataclasses.fields(cls):
+            meta = field.metadata
+            row: dict[str, Any] = {
+                "name": field.name,
+                "type": _type_of(field).__name__,
+                "default": field.default,
+                "doc": meta.get("doc", ""),
+            }
+            if meta.get("lo") is not None or meta.get("hi") is not None:
+                row["range"] = [meta.get("lo"), meta.get("hi")]
+            if meta.get("choices") is not None:
+                row["choices"] = list(meta["choices"])
+            rows.append(row)
+        return rows

@@ -1,0 +1,62 @@
+"""The registry of tasks by name.
+
+Task modules register their classes with ``@register``; the registry imports the
+modules listed in TASK_MODULES on first use, so importing ``generators`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generators.task import Task
+
+TASK_MODULES = (
+    "generators.regular",
+    "generators.context_free",
+    "generators.context_sensitive",
+    "generators.arithmetic",
+)
+
+_TASKS: dict[str, "Task"] = {}
+_loaded = False
+
+
+class UnknownTaskError(KeyError):
+    """No task is registered under that name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def register(cls: type["Task"]) -> type["Task"]:
+    """Class decorator: register one instance of a task class under cls.name."""
+    from generators.task import FAMILIES
+
+    if cls.family not in FAMILIES:
+        raise ValueError(f"task {cls.name}: unknown family {cls.family!r}")
+    if cls.name in _TASKS and type(_TASKS[cls.name]) is not cls:
+        raise ValueError(f"task {cls.name} is registered twice")
+    _TASKS[cls.name] = cls()
+    return cls
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in TASK_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def get_task(name: str) -> "Task":
+    _load()
+    if name not in _TASKS:
+        raise UnknownTaskError(f"unknown task {name!r}; run `gengap list` to see the tasks")
+    return _TASKS[name]
+
+
+def task_names() -> list[str]:
+    _load()
+    return sorted(_TASKS)

@@ -1,0 +1,113 @@
+"""Shared pieces of sequence tasks: length parameters, length levels, random symbols.
+
+Most algorithmic tasks have a length knob: the number of input tokens, drawn uniformly
+from [min_length, max_length] per example. Levels 1..10 cover consecutive length bands
+(1-5, 6-10, 11-20, 21-40, 41-60, 61-80, 81-100, 101-200, 201-350, 351-500), so levels
+1-4 are the training range of Deletang et al. (1..40) and levels 5-10 lie beyond it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, TypeVar
+
+import numpy as np
+
+from generators.params import Params, knob
+
+MAX_LENGTH = 10_000
+LEVEL_BOUNDS = (0, 5, 10, 20, 40, 60, 80, 100, 200, 350, 500)
+
+P = TypeVar("P", bound="LengthParams")
+
+
+@dataclasses.dataclass(frozen=True)
+class LengthParams(Params):
+    """Input length drawn uniformly from [min_length, max_length]."""
+
+    min_length: int = knob(1, lo=1, hi=MAX_LENGTH, doc="shortest input, in tokens")
+    max_length: int = knob(40, lo=1, hi=MAX_LENGTH, doc="longest input, in tokens")
+
+    def check_consistency(self) -> None:
+        self.require(
+            self.min_length <= self.max_length,
+            f"parameter min_length={self.min_length} exceeds max_length={self.max_length}",
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class SymbolParams(LengthParams):
+    """Length range plus the number of distinct symbols (tokens 0..alphabet_size-1)."""
+
+    alphabet_size: int = knob(2, lo=2, hi=10, doc="number of symbols, written 0..9")
+
+
+def length_levels(
+    params_type: type[P], minimum: int = 1, valid: Callable[[int], bool] | None = None, **fixed: object
+) -> dict[int, P]:
+    """Levels 1..10 as consecutive length bands (see module doc), clipped below at minimum.
+
+    ``valid`` restricts the bands to lengths a task accepts (e.g. odd lengths only): each
+    band's bounds move inward to the nearest valid length.
+    """
+    levels = {}
+    for k in range(1, 11):
+        lo = max(LEVEL_BOUNDS[k - 1] + 1, minimum)
+        hi = max(LEVEL_BOUNDS[k], lo)
+        if valid is not None:
+            while not valid(lo):
+                lo += 1
+            while not valid(hi) or hi < lo:
+                hi += 1 if hi < lo else -1
+        levels[k] = params_type(min_length=lo, max_length=hi, **fixed)  # type: ignore[arg-type]
+    return levels
+
+
+def sample_lengths(rng: np.random.Generator, n: int, params: LengthParams) -> np.ndarray:
+    """Per-example lengths, uniform over [min_length, max_length] (int64)."""
+    if params.min_length == params.max_length:
+        return np.full(n, params.min_length, dtype=np.int64)
+    return rng.integers(params.min_length, params.max_length + 1, size=n, dtype=np.int64)
+
+
+def random_bits(rng: np.random.Generator, n: int, width: int) -> np.ndarray:
+    """(n, width) uint8 matrix of fair random bits."""
+    packed = rng.integers(0, 256, size=(n, -(-width // 8)), dtype=np.uint8)
+    return np.unpackbits(packed, axis=1)[:, :width]
+
+
+def random_symbols(rng: np.random.Generator, n: int, width: int, alphabet_size: int) -> np.ndarray:
+    """(n, width) uint8 matrix of symbols uniform over 0..alphabet_size-1."""
+    if alphabet_size == 2:
+        return random_bits(rng, n, width)
+    return rng.integers(0, alphabet_size, size=(n, width), dtype=np.uint8)
+
+
+def past_length(lengths: np.ndarray, width: int) -> np.ndarray:
+    """(n, width) boolean mask of positions at or beyond each row's length."""
+    return np.arange(width)[None, :] >= lengths[:, None]
+
+
+def reverse_rows(matrix: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each row's first lengths[i] entries reversed; entries past the length are unspecified."""
+    width = matrix.shape[1]
+    source = lengths[:, None] - 1 - np.arange(width)[None, :]
+    return np.take_along_axis(matrix, np.clip(source, 0, width - 1), axis=1)
+
+
+def parse_symbols(text: str, alphabet: str = "01") -> list[int]:
+    """Tokens of text as symbol values; ValueError on a token outside the alphabet."""
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("empty input")
+    values = []
+    for token in tokens:
+        if len(token) != 1 or token not in alphabet:
+            raise ValueError(f"unexpected token {token!r}")
+        values.append(alphabet.index(token))
+    return values
+
+
+def strings_of_length_range(alphabet_size: int, params: LengthParams) -> int:
+    """How many strings over alphabet_size symbols have a length in the params' range."""
+    return sum(alphabet_size**length for length in range(params.min_length, params.max_length + 1))

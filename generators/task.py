@@ -1,0 +1,120 @@
+"""The task interface every generator implements.
+
+A task is a class with a snake_case ``name``, a ``family``, a one-line ``description``
+and a frozen :class:`~generators.params.Params` dataclass. It provides
+
+- ``levels()``: difficulty levels 1..10 mapped to parameter settings, monotone in difficulty;
+- ``generate(rng, n, params)``: a :class:`~generators.batch.Batch` of n examples drawn
+  with ``rng`` only (so seeding fixes the output);
+- ``solve(example)``: an independent reference answer recomputed from the record's input
+  (and ``meta``) in plain Python, never by calling ``generate``;
+- ``check(example, prediction)``: whether a predicted target is correct (default: token
+  equality with ``solve``; tasks with several correct answers override it);
+- optionally ``atoms``/``compounds`` (compositional tasks), ``enumerate`` (finite tasks)
+  and ``input_space_size`` (how many distinct inputs a parameter setting allows).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from typing import Any, ClassVar, Generic, Mapping, TypeVar
+
+import numpy as np
+
+from generators.batch import Batch
+from generators.params import ParamError, Params
+
+P = TypeVar("P", bound=Params)
+
+FAMILIES = (
+    "regular",
+    "context_free",
+    "context_sensitive",
+    "arithmetic",
+    "reasoning",
+    "structured",
+    "compositional",
+)
+
+
+class Task(ABC, Generic[P]):
+    """Base class of all tasks; subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str]
+    params_type: ClassVar[type[Params]]
+
+    # -- parameters -----------------------------------------------------------------
+
+    def default_params(self) -> P:
+        return self.params_type()  # type: ignore[return-value]
+
+    def make_params(self, values: Mapping[str, Any] | None = None, level: int | None = None) -> P:
+        """Parameters from a level (if given) overridden by typed values."""
+        base = self.level(level) if level is not None else self.default_params()
+        if not values:
+            return base
+        try:
+            return base.replace(**dict(values))
+        except ParamError as err:
+            raise ParamError(f"{self.name}: {err}") from None
+
+    @abstractmethod
+    def levels(self) -> dict[int, P]:
+        """Difficulty levels 1..10 (all ten keys) mapped to parameters."""
+
+    def level(self, k: int) -> P:
+        levels = self.levels()
+        if k not in levels:
+            raise ParamError(f"{self.name}: level {k} is not one of 1..{max(levels)}")
+        return levels[k]
+
+    # -- generation and checking ------------------------------------------------------
+
+    @abstractmethod
+    def generate(self, rng: np.random.Generator, n: int, params: P) -> Batch:
+        """n examples drawn with rng from the distribution that params describe."""
+
+    @abstractmethod
+    def solve(self, example: Mapping[str, Any]) -> str:
+        """The correct target of a record, recomputed from its input (and meta)."""
+
+    def check(self, example: Mapping[str, Any], prediction: str) -> bool:
+        """Whether prediction is a correct target for the record (tokens compared exactly)."""
+        try:
+            expected = self.solve(example)
+        except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
+            return False
+        return prediction.split() == expected.split()
+
+    # -- optional capabilities ------------------------------------------------------------
+
+    def input_space_size(self, params: P) -> int | None:
+        """Number of distinct inputs params allow, when it is cheap to count; else None."""
+        return None
+
+    def enumerate(self, params: P) -> Batch | None:
+        """Every example params allow, in a fixed order, for finite tasks; else None."""
+        return None
+
+    def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
+        """Multiset of atoms (rules, primitives) of a compositional example; else None."""
+        return None
+
+    def compounds(self, example: Mapping[str, Any]) -> Counter[str] | None:
+        """Multiset of compounds (connected sub-derivations); else None."""
+        return None
+
+    # -- description --------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """What `gengap list --json` prints for this task."""
+        return {
+            "name": self.name,
+            "family": self.family,
+            "description": self.description,
+            "parameters": self.params_type.describe(),
+            "levels": {str(k): p.to_dict() for k, p in sorted(self.levels().items())},
+        }

@@ -1,0 +1,88 @@
+"""Vectorized construction of space-separated token strings.
+
+Generated text is held as numpy bytes arrays (dtype ``S``): one UTF-8 string per example,
+NUL-padded to a common width. Tokens never contain NUL or whitespace, so a string's
+length is its count of non-NUL bytes and its token count is its spaces plus one.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+SPACE = 32
+
+
+def _as_bytes_array(matrix: np.ndarray) -> np.ndarray:
+    """View a C-contiguous (n, w) uint8 matrix as a length-n ``S{w}`` array."""
+    n, width = matrix.shape
+    if width == 0:
+        raise ValueError("token strings are never empty")
+    return np.ascontiguousarray(matrix).view(f"S{width}").reshape(n)
+
+
+def join_chars(codes: np.ndarray, lengths: np.ndarray | int) -> np.ndarray:
+    """Join single-byte tokens: row i is ``codes[i, :lengths[i]]`` separated by spaces.
+
+    ``codes`` is an (n, w) uint8 array of ASCII codes; ``lengths`` (n,) or a scalar, each
+    in [1, w]. Returns an ``S{2w-1}`` array.
+    """
+    n, width = codes.shape
+    out = np.empty((n, 2 * width - 1), dtype=np.uint8)
+    out[:, 0::2] = codes
+    out[:, 1::2] = SPACE
+    lengths = np.broadcast_to(np.asarray(lengths), (n,))
+    if width and (lengths < width).any():
+        out[np.arange(2 * width - 1)[None, :] >= (2 * lengths - 1)[:, None]] = 0
+    return _as_bytes_array(out)
+
+
+def digits_to_chars(values: np.ndarray) -> np.ndarray:
+    """ASCII codes of single-digit values 0..9 (any integer dtype) as uint8."""
+    return (values.astype(np.uint8) + 48).astype(np.uint8)
+
+
+def join_tokens(ids: np.ndarray, lengths: np.ndarray | int, vocab: Sequence[str]) -> np.ndarray:
+    """Join multi-byte tokens: row i is ``vocab[ids[i, j]]`` for j < lengths[i], spaced.
+
+    ``ids`` is an (n, w) integer array indexing ``vocab``; entries past a row's length
+    are ignored. Returns an ``S`` array.
+    """
+    n, width = ids.shape
+    encoded = [token.encode() for token in vocab]
+    cell = max(len(tok) for tok in encoded) + 1
+    table = np.zeros((len(encoded), cell), dtype=np.uint8)
+    for row, tok in enumerate(encoded):
+        table[row, : len(tok)] = np.frombuffer(tok, dtype=np.uint8)
+        table[row, len(tok)] = SPACE
+    lengths = np.broadcast_to(np.asarray(lengths), (n,))
+    cells = table[ids]  # (n, w, cell)
+    cells[np.arange(width)[None, :] >= lengths[:, None]] = 0
+    flat = cells.reshape(n, width * cell)
+    keep = flat != 0
+    counts = keep.sum(axis=1)
+    out = np.zeros((n, int(counts.max())), dtype=np.uint8)
+    rank = np.cumsum(keep, axis=1) - 1
+    rows = np.broadcast_to(np.arange(n)[:, None], flat.shape)
+    out[rows[keep], rank[keep]] = flat[keep]
+    out[np.arange(n), counts - 1] = 0  # drop each row's trailing space
+    return _as_bytes_array(out if out.shape[1] > 1 else out)
+
+
+def from_strings(strings: Sequence[str]) -> np.ndarray:
+    """An ``S`` array of the UTF-8 encodings of Python strings."""
+    return np.array([s.encode() for s in strings], dtype=bytes)
+
+
+def token_counts(strings: np.ndarray) -> np.ndarray:
+    """Number of space-separated tokens of each string of an ``S`` array (int64)."""
+    if strings.dtype.itemsize == 0:
+        return np.zeros(len(strings), dtype=np.int64)
+    matrix = strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+    return (matrix == SPACE).sum(axis=1, dtype=np.int64) + 1
+
+
+def as_matrix(strings: np.ndarray) -> np.ndarray:
+    """The (n, itemsize) uint8 view of an ``S`` array."""
+    return np.ascontiguousarray(strings).view(np.uint8).reshape(len(strings), strings.dtype.itemsize)

@@ -1,0 +1,85 @@
+"""Check JSONL records: schema, id, measured lengths, and every target by its task's checker."""
+
+from __future__ import annotations
+
+import collections
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from generators import UnknownTaskError, get_task, record_id
+from gengap.schema import record_errors
+
+
+@dataclass
+class CheckReport:
+    """Outcome of checking a stream of records."""
+
+    total: int = 0
+    failed: int = 0
+    per_task: collections.Counter[str] = field(default_factory=collections.Counter)
+    failures: list[str] = field(default_factory=list)
+    max_failures_kept: int = 20
+
+    def fail(self, line: int, message: str) -> None:
+        self.failed += 1
+        if len(self.failures) < self.max_failures_kept:
+            self.failures.append(f"line {line}: {message}")
+
+    @property
+    def ok(self) -> bool:
+        return self.total > 0 and self.failed == 0
+
+    def summary(self) -> str:
+        tasks = ", ".join(f"{name} {count}" for name, count in sorted(self.per_task.items()))
+        return (
+            f"checked {self.total} records: {self.total - self.failed} passed, "
+            f"{self.failed} failed" + (f" ({tasks})" if tasks else "")
+        )
+
+
+def record_problem(record: Any) -> str | None:
+    """Why a parsed record is invalid, or None when it passes every check."""
+    errors = record_errors(record)
+    if errors:
+        return "schema: " + errors[0]
+    try:
+        task = get_task(record["task"])
+    except UnknownTaskError as err:
+        return str(err)
+    expected_id = record_id(record["task"], record["input"], record["target"])
+    if record["id"] != expected_id:
+        return f"id {record['id']} does not match its content (expected {expected_id})"
+    difficulty = record["difficulty"]
+    for key, text in (("input_length", record["input"]), ("output_length", record["target"])):
+        if difficulty[key] != len(text.split()):
+            return f"difficulty.{key}={difficulty[key]} but the {key.split('_')[0]} has {len(text.split())} tokens"
+    if not task.check(record, record["target"]):
+        return f"target {_clip(record['target'])!r} is wrong for input {_clip(record['input'])!r}"
+    return None
+
+
+def check_lines(lines: Iterable[bytes | str], report: CheckReport | None = None) -> CheckReport:
+    """Check every line of a JSONL stream (line numbers from 1)."""
+    report = report or CheckReport()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            report.total += 1
+            report.fail(number, "empty line")
+            continue
+        report.total += 1
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            report.fail(number, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})")
+            continue
+        if isinstance(record, dict) and isinstance(record.get("task"), str):
+            report.per_task[record["task"]] += 1
+        problem = record_problem(record)
+        if problem:
+            report.fail(number, problem)
+    return report
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,1 @@
+"""Split strategies (iid, length, difficulty, holdout, MCD) and divergence measures."""
