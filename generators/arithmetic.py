@@ -129,6 +129,10 @@ class Addition(Task[AdditionParams]):
     family = "arithmetic"
     description = "decimal a + b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = AdditionParams
+    size_knob = "digits per operand (min_digits_*..max_digits_*)"
+
+    def with_size(self, lo: int, hi: int) -> AdditionParams:
+        return self.default_params().replace(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
 
     def levels(self) -> dict[int, AdditionParams]:
         levels = {}

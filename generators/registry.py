@@ -17,6 +17,11 @@ TASK_MODULES = (
     "generators.context_free",
     "generators.context_sensitive",
     "generators.arithmetic",
+    "generators.reasoning",
+    "generators.structured",
+    "generators.scan",
+    "generators.pcfg_set",
+    "generators.cogs_like",
 )
 
 _TASKS: dict[str, "Task"] = {}

@@ -45,6 +45,8 @@ class Task(ABC, Generic[P]):
     family: ClassVar[str]
     description: ClassVar[str]
     params_type: ClassVar[type[Params]]
+    size_knob: ClassVar[str] = "input length in tokens (min_length..max_length)"
+    level_feature: ClassVar[str] = "input_length"  # difficulty feature whose mean rises with level
 
     # -- parameters -----------------------------------------------------------------
 
@@ -70,6 +72,18 @@ class Task(ABC, Generic[P]):
         if k not in levels:
             raise ParamError(f"{self.name}: level {k} is not one of 1..{max(levels)}")
         return levels[k]
+
+    def with_size(self, lo: int, hi: int) -> P:
+        """Default parameters with the task's size knob ranging over [lo, hi].
+
+        The size knob is ``size_knob`` below: the input length in tokens for sequence
+        tasks (min_length/max_length); tasks without those fields override this.
+        Length splits and benchmarks use it to sample each side from its own range.
+        """
+        names = self.params_type.names()
+        if "min_length" not in names or "max_length" not in names:
+            raise ParamError(f"{self.name}: task has no size knob")
+        return self.default_params().replace(min_length=lo, max_length=hi)
 
     # -- generation and checking ------------------------------------------------------
 
@@ -103,8 +117,11 @@ class Task(ABC, Generic[P]):
         """Multiset of atoms (rules, primitives) of a compositional example; else None."""
         return None
 
-    def compounds(self, example: Mapping[str, Any]) -> Counter[str] | None:
-        """Multiset of compounds (connected sub-derivations); else None."""
+    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str] | None:
+        """Multiset of compounds (connected sub-derivations); else None.
+
+        With abstract_lexical, lexical items are replaced by a placeholder.
+        """
         return None
 
     # -- description --------------------------------------------------------------------
@@ -115,6 +132,8 @@ class Task(ABC, Generic[P]):
             "name": self.name,
             "family": self.family,
             "description": self.description,
+            "size_knob": self.size_knob,
+            "level_feature": self.level_feature,
             "parameters": self.params_type.describe(),
             "levels": {str(k): p.to_dict() for k, p in sorted(self.levels().items())},
         }

@@ -1,0 +1,1 @@
+"""A COGS-style English fragment mapped to neo-Davidsonian logical forms."""

@@ -1,0 +1,1 @@
+"""PCFG SET-style string-edit programs (Hupkes et al. 2020)."""

@@ -1,0 +1,1 @@
+"""Reasoning-chain tasks with a hops knob: variable_binding, pointer_chasing."""

@@ -1,0 +1,1 @@
+"""SCAN (Lake & Baroni 2018): commands to action sequences, generated from the grammar."""

@@ -1,0 +1,1 @@
+"""Structured tasks: listops, prefix_sums, shortest_path, graph_connectivity."""

@@ -1,0 +1,68 @@
+"""Shared helpers for the tests: random task parameters and target corruptions."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+from typing import Any
+
+from hypothesis import settings
+
+from generators import ParamError, Params, Task
+
+settings.register_profile("ci", max_examples=25, deadline=None)
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+SMALL_CAP = 30  # widest span of an integer parameter drawn by the generic tests
+
+
+def random_params(task: Task, rng: random.Random, cap: int = SMALL_CAP) -> Params:
+    """Random parameters over each field's documented range (capped to keep tests fast).
+
+    Integer fields are drawn from [lo, min(hi, lo + cap)] (a task may narrow this with a
+    class attribute ``test_caps`` mapping field -> upper bound); pairs min_X/max_X are
+    drawn together and sorted; choices and booleans uniformly. Draws that break a
+    cross-field rule are redrawn.
+    """
+    caps: dict[str, int] = getattr(task, "test_caps", {})
+    fields = {f.name: f for f in dataclasses.fields(task.params_type)}
+    for _ in range(200):
+        values: dict[str, Any] = {}
+        for name, field in fields.items():
+            meta = field.metadata
+            if meta.get("choices"):
+                values[name] = rng.choice(list(meta["choices"]))
+            elif isinstance(field.default, bool):
+                values[name] = rng.random() < 0.5
+            elif isinstance(field.default, int):
+                lo = int(meta["lo"]) if meta.get("lo") is not None else 0
+                hi = int(meta["hi"]) if meta.get("hi") is not None else lo + cap
+                hi = min(hi, lo + cap, caps.get(name, hi))
+                values[name] = rng.randint(lo, max(lo, hi))
+            elif isinstance(field.default, float):
+                lo = meta.get("lo") if meta.get("lo") is not None else 0.0
+                hi = meta.get("hi") if meta.get("hi") is not None else lo + 1.0
+                values[name] = rng.uniform(lo, hi)
+            else:
+                values[name] = field.default
+        for name in fields:
+            if name.startswith("min_") and "max_" + name[4:] in fields:
+                other = "max_" + name[4:]
+                if isinstance(values[name], (int, float)) and values[name] > values[other]:
+                    values[name], values[other] = values[other], values[name]
+        try:
+            return task.params_type(**values)
+        except ParamError:
+            continue
+    return task.default_params()
+
+
+def corruptions(target: str) -> list[str]:
+    """Wrong targets derived from a correct one: last token dropped, a token appended."""
+    tokens = target.split()
+    wrong = [" ".join(tokens + [tokens[0]])]
+    if len(tokens) > 1:
+        wrong.append(" ".join(tokens[:-1]))
+    return wrong
