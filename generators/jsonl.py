@@ -94,26 +94,26 @@ def _hex_ids(batch: Batch) -> _Ragged:
 
 
 def _concat_rows(parts: list[_Ragged]) -> bytes:
-    """Concatenate, row by row, the parts' bytes; rows follow each other."""
+    """Concatenate, row by row, the parts' bytes; rows follow each other.
+
+    Parts are laid left to right into a NUL-filled (n, total width) matrix, each starting
+    where the previous part's content ended (a part's NUL padding is overwritten by the
+    next part or stays NUL), then the NULs are dropped. Text never contains NUL.
+    """
     n = len(parts[0].lengths)
-    totals = np.zeros(n, dtype=np.int64)
-    for part in parts:
-        totals += part.lengths
-    ends = np.cumsum(totals)
-    out = np.empty(int(ends[-1]) if n else 0, dtype=np.uint8)
-    cursor = ends - totals
+    rows = np.zeros((n, sum(part.matrix.shape[1] for part in parts)), dtype=np.uint8)
+    cursor = np.zeros(n, dtype=np.int64)
+    uniform = True
     for part in parts:
         width = part.matrix.shape[1]
-        if width == 0:
-            continue
-        columns = np.arange(width)
-        if (part.lengths == width).all():
-            out[cursor[:, None] + columns] = part.matrix
+        if uniform:
+            start = int(cursor[0])
+            rows[:, start : start + width] = part.matrix
         else:
-            mask = columns[None, :] < part.lengths[:, None]
-            out[(cursor[:, None] + columns)[mask]] = part.matrix[mask]
+            np.put_along_axis(rows, cursor[:, None] + np.arange(width)[None, :], part.matrix, axis=1)
         cursor += part.lengths
-    return out.tobytes()
+        uniform = uniform and bool((part.lengths == part.lengths[0]).all())
+    return rows[rows != 0].tobytes()
 
 
 def batch_to_jsonl(batch: Batch, task: str) -> bytes:

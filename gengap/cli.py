@@ -10,7 +10,7 @@ from typing import Any, BinaryIO, Sequence
 
 from tqdm import tqdm
 
-from generators import BlockPlan, ParamError, UnknownTaskError, get_task, task_names
+from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
@@ -43,13 +43,17 @@ def cmd_list(args: argparse.Namespace) -> int:
             bounds = f" range {p['range'][0]}..{p['range'][1]}" if "range" in p else ""
             choices = f" one of {', '.join(p['choices'])}" if "choices" in p else ""
             print(f"    {p['name']} = {p['default']!r}{bounds}{choices}  {p['doc']}")
-        levels = "; ".join(f"{k}: {_short(v)}" for k, v in task["levels"].items())
-        print(f"    levels: {levels}")
+        print(f"    levels: {_levels_summary(task['levels'])}")
     return 0
 
 
-def _short(params: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in params.items())
+def _levels_summary(levels: dict[str, dict[str, Any]]) -> str:
+    """Levels with only the parameters that change between levels."""
+    rows = list(levels.values())
+    varying = [k for k in rows[0] if len({repr(r[k]) for r in rows}) > 1]
+    if not varying:
+        return "all levels use the defaults"
+    return "; ".join(f"{k}: " + ",".join(f"{name}={row[name]}" for name in varying) for k, row in levels.items())
 
 
 # -- generate --------------------------------------------------------------------------
@@ -70,7 +74,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         task = get_task(args.task)
     except UnknownTaskError as err:
         raise UsageError(str(err)) from None
-    if args.n < 1:
+    if args.all == (args.n is not None):
+        raise UsageError("give exactly one of --n N and --all")
+    if args.n is not None and args.n < 1:
         raise UsageError(f"--n must be at least 1, got {args.n}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
@@ -85,8 +91,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(message if message.startswith(task.name) else f"{task.name}: {message}") from None
     if args.out:
         check_writable_file(args.out)
-    plan = BlockPlan(task.name, params, args.n, args.seed)
     target = atomic_output(args.out) if args.out else nullcontext(sys.stdout.buffer)
+    if args.all:
+        batch = task.enumerate(params)
+        if batch is None:
+            raise UsageError(f"{task.name} is not a finite task: use --n N")
+        with target as handle:
+            handle.write(batch_to_jsonl(batch, task.name))
+        return 0
+    plan = BlockPlan(task.name, params, args.n, args.seed)
     with target as handle, _progress(args.n, "ex", task.name) as bar:
         _write_blocks(plan, args.workers, handle, bar)
     return 0
@@ -134,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("generate", help="generate examples of one task as JSONL")
     p.add_argument("task", help="task name (see `gengap list`)")
-    p.add_argument("--n", type=int, required=True, help="number of examples")
+    p.add_argument("--n", type=int, help="number of examples")
+    p.add_argument("--all", action="store_true", help="every example of a finite task, once each (e.g. scan)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--level", type=int, help="difficulty level 1..10 (parameters from the level)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="set a task parameter (repeatable; applied after --level)")
