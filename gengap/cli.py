@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check."""
+"""The `gengap` command line: list, generate, check, split, divergence."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from typing import Any, BinaryIO, Sequence
 
 from tqdm import tqdm
 
-from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
+from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
-from gengap.files import atomic_output, check_writable_file
+from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
+from gengap.schema import record_errors
+from splits import SplitError, get_strategy, parse_options, split
+from splits.base import divergence_report
 from gengap.parallel import render_blocks
 
 
@@ -59,12 +62,12 @@ def _levels_summary(levels: dict[str, dict[str, Any]]) -> str:
 # -- generate --------------------------------------------------------------------------
 
 
-def parse_param_options(options: Sequence[str]) -> dict[str, str]:
+def parse_key_values(options: Sequence[str], flag: str = "--param") -> dict[str, str]:
     values: dict[str, str] = {}
     for option in options:
         key, sep, value = option.partition("=")
         if not sep or not key:
-            raise UsageError(f"--param {option!r} is not of the form key=value")
+            raise UsageError(f"{flag} {option!r} is not of the form key=value")
         values[key.strip()] = value.strip()
     return values
 
@@ -83,7 +86,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     try:
-        raw = parse_param_options(args.param)
+        raw = parse_key_values(args.param)
         typed = {k: task.params_type.parse_value(k, v) for k, v in raw.items()}
         params = task.make_params(typed, level=args.level)
     except ParamError as err:
@@ -133,6 +136,76 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+# -- split and divergence ------------------------------------------------------------
+
+
+def read_records(path: str) -> list[dict[str, Any]]:
+    """Records of a JSONL file (or - for stdin); UsageError naming the first bad line."""
+    try:
+        handle = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror}") from None
+    records = []
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise UsageError(f"{path}: line {number} is not valid JSON") from None
+            problems = record_errors(record)
+            if problems:
+                raise UsageError(f"{path}: line {number}: {problems[0]}")
+            records.append(record)
+    return records
+
+
+def cmd_split(args: argparse.Namespace) -> int:
+    try:
+        strategy = get_strategy(args.strategy)
+        options = parse_options(strategy, parse_key_values(args.option, "--option"))
+    except SplitError as err:
+        raise UsageError(str(err)) from None
+    if args.seed < 0:
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
+    check_output_directory(args.out, args.force)
+    records = read_records(args.file)
+    try:
+        result = split(records, strategy.name, options, args.seed)
+    except SplitError as err:
+        raise UsageError(f"{strategy.name}: {err}") from None
+    with atomic_directory(args.out, args.force) as staging:
+        for part, rows in result.parts().items():
+            (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
+        (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
+    report = result.report
+    print(
+        f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
+        f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
+        f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
+    )
+    return 0
+
+
+def cmd_divergence(args: argparse.Namespace) -> int:
+    train, test = read_records(args.train), read_records(args.test)
+    if not train or not test:
+        raise UsageError("both files need at least one record")
+    figures = divergence_report(train, test)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(f"atom_divergence {_fmt(figures['atom_divergence'])}")
+        print(f"compound_divergence {_fmt(figures['compound_divergence'])}")
+        print(f"unseen_atoms {figures['unseen_atom_count']}")
+    return 0
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
 # -- entry point -----------------------------------------------------------------------
 
 
@@ -159,6 +232,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("check", help="validate records and re-check every target")
     p.add_argument("file", help="JSONL file, or - for stdin")
     p.set_defaults(func=cmd_check)
+
+    p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
+    p.add_argument("file", help="JSONL pool, or - for stdin")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout or mcd")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--out", required=True, help="output directory (written atomically)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.set_defaults(func=cmd_split)
+
+    p = commands.add_parser("divergence", help="atom and compound divergence of two JSONL files")
+    p.add_argument("train", help="train JSONL")
+    p.add_argument("test", help="test JSONL")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_divergence)
     return parser
 
 

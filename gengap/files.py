@@ -38,3 +38,41 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def check_output_directory(path: str | os.PathLike[str], force: bool = False) -> Path:
+    """The target directory; UsageError if it is a non-empty directory (unless force),
+    a file, or its parent is missing or not writable."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"output path {str(target)!r} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise UsageError(f"output directory {str(target)!r} is not empty (use --force to replace it)")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"output directory's parent {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"output directory's parent {str(parent)!r} is not writable")
+    return target
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str], force: bool = False) -> Iterator[Path]:
+    """A temporary directory that replaces path only if the block completes without error."""
+    import shutil
+
+    target = check_output_directory(path, force)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield staging
+        staging.chmod(0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+            os.rename(target, old / "x")
+            os.rename(staging, target)
+            shutil.rmtree(old)
+        else:
+            os.rename(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

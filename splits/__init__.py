@@ -1,1 +1,35 @@
-"""Split strategies (iid, length, difficulty, holdout, MCD) and divergence measures."""
+"""Split strategies (iid, length, difficulty, holdout, MCD) and divergence measures.
+
+Splits know tasks only through records and the tasks' atoms/compounds functions.
+"""
+
+from splits.api import (
+    STRATEGIES,
+    generate_records,
+    get_strategy,
+    make_options,
+    parse_options,
+    sample_length_split,
+    sample_level_split,
+    split,
+)
+from splits.base import SplitError, SplitResult, build_report
+from splits.divergence import atom_divergence, chernoff_coefficient, compound_divergence, divergence
+
+__all__ = [
+    "STRATEGIES",
+    "SplitError",
+    "SplitResult",
+    "atom_divergence",
+    "build_report",
+    "chernoff_coefficient",
+    "compound_divergence",
+    "divergence",
+    "generate_records",
+    "get_strategy",
+    "make_options",
+    "parse_options",
+    "sample_length_split",
+    "sample_level_split",
+    "split",
+]

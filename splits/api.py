@@ -1,0 +1,154 @@
+"""Entry points: split a pool of records, or sample a split of a generated task."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping, Sequence
+
+from generators import BlockPlan, get_task
+from generators.batch import Record
+from generators.params import ParamError, Params
+from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
+from splits.mcd import Mcd
+from splits.strategies import STRATEGIES as POOL_STRATEGIES
+
+STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd()}
+
+
+def get_strategy(name: str) -> Strategy:
+    if name not in STRATEGIES:
+        raise SplitError(f"unknown split strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
+    return STRATEGIES[name]
+
+
+def make_options(strategy: Strategy, values: Mapping[str, Any] | None = None) -> SplitOptions:
+    """Typed options of a strategy from a mapping; unknown or invalid ones raise SplitError."""
+    try:
+        return strategy.options_type().replace(**dict(values or {}))
+    except ParamError as err:
+        raise SplitError(f"{strategy.name}: {str(err).replace('parameter', 'option')}") from None
+
+
+def parse_options(strategy: Strategy, texts: Mapping[str, str]) -> SplitOptions:
+    """Options from command-line text values (key=value)."""
+    try:
+        typed = {k: strategy.options_type.parse_value(k, v) for k, v in texts.items()}
+    except ParamError as err:
+        raise SplitError(f"{strategy.name}: {str(err).replace('parameter', 'option')}") from None
+    return make_options(strategy, typed)
+
+
+def split(
+    records: Sequence[Record], strategy: str, options: Mapping[str, Any] | SplitOptions | None = None, seed: int = 0
+) -> SplitResult:
+    """Split a pool of records with a named strategy; see splits.base for the contract."""
+    chosen = get_strategy(strategy)
+    typed = options if isinstance(options, SplitOptions) else make_options(chosen, options)
+    if not records:
+        raise SplitError("the pool is empty")
+    rng = split_rng(seed, chosen.name)
+    partition = chosen.partition(records, typed, rng)
+    return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)
+
+
+def derived_seed(seed: int, *labels: object) -> int:
+    """A 63-bit seed derived from seed and labels by hashing (never seed + offset)."""
+    text = "\n".join([str(seed), *map(str, labels)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
+
+
+def generate_records(task: str, params: Params, n: int, seed: int) -> list[Record]:
+    """n records of a task, generated block-wise from seed (same records as `gengap generate`)."""
+    records: list[Record] = []
+    for batch in BlockPlan(task, params, n, seed).batches():
+        records.extend(batch.records(task))
+    return records
+
+
+def _mixture(task: str, settings: Sequence[Params], n: int, seed: int, side: str) -> list[Record]:
+    """n records spread evenly over parameter settings (remainders to the first ones)."""
+    records: list[Record] = []
+    for index, params in enumerate(settings):
+        count = n // len(settings) + (1 if index < n % len(settings) else 0)
+        if count:
+            records.extend(generate_records(task, params, count, derived_seed(seed, side, index)))
+    return records
+
+
+def sample_split(
+    task: str,
+    train_settings: Sequence[Params],
+    test_settings: Sequence[Params],
+    sizes: Mapping[str, int],
+    seed: int,
+    strategy: str,
+    options: Mapping[str, Any],
+) -> SplitResult:
+    """A split whose sides are generated from their own parameter settings.
+
+    The train side (train + validation, sizes["train"] + sizes["validation"] records) is
+    drawn evenly from train_settings, the test side (sizes["test"]) from test_settings,
+    each setting from its own derived seed. Test inputs that also occur on the train side
+    are removed as for any split, so the test part can come out smaller than asked.
+    """
+    for part in ("train", "validation", "test"):
+        if sizes.get(part, 0) < 0:
+            raise SplitError(f"size of {part} must be non-negative, got {sizes[part]}")
+    train_side_n = sizes.get("train", 0) + sizes.get("validation", 0)
+    if train_side_n < 1 or sizes.get("test", 0) < 1:
+        raise SplitError("a sampled split needs at least one train and one test example")
+    train_side = _mixture(task, train_settings, train_side_n, seed, "train")
+    test_side = _mixture(task, test_settings, sizes["test"], seed, "test")
+    fraction = sizes.get("validation", 0) / train_side_n
+    notes = {
+        "sampled": True,
+        "train_params": [p.to_dict() for p in train_settings],
+        "test_params": [p.to_dict() for p in test_settings],
+    }
+    rng = split_rng(seed, strategy)
+    options = {**options, "validation_fraction": fraction}
+    return finish(strategy, options, seed, Partition(train_side, test_side, notes=notes), fraction, rng)
+
+
+def sample_length_split(
+    task: str,
+    train_range: tuple[int, int],
+    test_range: tuple[int, int],
+    sizes: Mapping[str, int],
+    seed: int = 0,
+    base: Mapping[str, Any] | None = None,
+) -> SplitResult:
+    """Length split of a generated task: each side sampled from its own size-knob range.
+
+    Ranges are inclusive and refer to the task's size knob (`gengap list`: input length in
+    tokens for sequence tasks, digits per operand for arithmetic); base overrides other
+    parameters of both sides.
+    """
+    if train_range[1] >= test_range[0] and test_range[1] >= train_range[0]:
+        raise SplitError(f"train range {train_range} and test range {test_range} overlap")
+    spec = get_task(task)
+    try:
+        train = spec.with_size(*train_range).replace(**dict(base or {}))
+        test = spec.with_size(*test_range).replace(**dict(base or {}))
+    except ParamError as err:
+        raise SplitError(f"{task}: {err}") from None
+    options = {"by": "size", "size_knob": spec.size_knob, "train_range": list(train_range), "test_range": list(test_range)}
+    return sample_split(task, [train], [test], sizes, seed, "length", options)
+
+
+def sample_level_split(
+    task: str, level_max: int, sizes: Mapping[str, int], seed: int = 0, test_levels: Sequence[int] | None = None
+) -> SplitResult:
+    """Easy-to-hard split of a generated task: train on levels 1..level_max, test on higher ones.
+
+    test_levels defaults to level_max + 1 .. 10. Each side draws evenly from its levels.
+    """
+    spec = get_task(task)
+    if not 1 <= level_max <= 9:
+        raise SplitError(f"level_max must be in 1..9, got {level_max}")
+    tests = list(test_levels) if test_levels else list(range(level_max + 1, 11))
+    if any(not level_max < k <= 10 for k in tests):
+        raise SplitError(f"test levels must lie in {level_max + 1}..10, got {tests}")
+    train = [spec.level(k) for k in range(1, level_max + 1)]
+    options = {"by": "level", "level_max": level_max, "test_levels": tests}
+    return sample_split(task, train, [spec.level(k) for k in tests], sizes, seed, "difficulty", options)

@@ -1,0 +1,196 @@
+"""The common frame of every split: options, partition, validation carving, report.
+
+A strategy partitions a pool of records into a train side and a test side. Then, for
+every strategy alike:
+
+1. test records whose input also occurs on the train side are removed (counted in the
+   report as ``removed_overlap``), so ``overlap`` is always 0;
+2. validation is carved out of the train side (in-distribution): whole groups of records
+   sharing an input, chosen at random, until ``validation_fraction`` of the train side
+   (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
+3. the report states sizes, length and difficulty ranges per part, atom and compound
+   divergence of train vs test, atoms unseen in train, overlap, and duplicate inputs
+   within each part (reported, not removed).
+
+Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from generators.batch import Record
+from generators.params import Params, knob
+from splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
+from splits.divergence import atom_divergence, compound_divergence
+
+PARTS = ("train", "validation", "test")
+UNSEEN_LISTED = 50
+
+
+@dataclass(frozen=True)
+class SplitOptions(Params):
+    """Options every strategy takes."""
+
+    validation_fraction: float = knob(
+        0.1, lo=0.0, hi=0.9, doc="share of the train side carved out as in-distribution validation"
+    )
+
+
+@dataclass
+class Partition:
+    """What a strategy decides: the train side, the test side, and records it set aside."""
+
+    train: list[Record]
+    test: list[Record]
+    pinned: list[Record] = field(default_factory=list)  # train records never moved to validation
+    unused: int = 0  # pool records in neither side (e.g. between length thresholds)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    train: list[Record]
+    validation: list[Record]
+    test: list[Record]
+    report: dict[str, Any]
+
+    def parts(self) -> dict[str, list[Record]]:
+        return {"train": self.train, "validation": self.validation, "test": self.test}
+
+
+class SplitError(ValueError):
+    """A split cannot be made with these options on this pool."""
+
+
+class Strategy(ABC):
+    """A split strategy: a name, an options dataclass and a partition rule."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    options_type: ClassVar[type[SplitOptions]]
+
+    @abstractmethod
+    def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
+        """Assign pool records to the train and test sides."""
+
+
+def split_rng(seed: int, strategy: str) -> np.random.Generator:
+    """The random generator of a split: SeedSequence over (seed, strategy name)."""
+    words = hashlib.sha256(f"split\n{strategy}".encode()).digest()[:8]
+    key = (int.from_bytes(words[:4], "little"), int.from_bytes(words[4:], "little"))
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
+
+
+def carve_validation(
+    train_side: Sequence[Record], fraction: float, rng: np.random.Generator
+) -> tuple[list[Record], list[Record]]:
+    """Move whole input groups, at random, from train to validation until fraction is reached."""
+    if fraction <= 0 or not train_side:
+        return list(train_side), []
+    groups: dict[str, list[int]] = {}
+    for index, record in enumerate(train_side):
+        groups.setdefault(record["input"], []).append(index)
+    keys = list(groups)
+    order = rng.permutation(len(keys))
+    wanted = int(round(fraction * len(train_side)))
+    chosen: set[int] = set()
+    for position in order:
+        if len(chosen) >= wanted:
+            break
+        chosen.update(groups[keys[position]])
+    train = [r for i, r in enumerate(train_side) if i not in chosen]
+    validation = [r for i, r in enumerate(train_side) if i in chosen]
+    return train, validation
+
+
+def finish(
+    strategy: str,
+    options: Mapping[str, Any],
+    seed: int,
+    partition: Partition,
+    validation_fraction: float,
+    rng: np.random.Generator,
+) -> SplitResult:
+    """Steps 1-3 of the module doc: overlap removal, validation, report."""
+    train_inputs = {r["input"] for r in partition.train} | {r["input"] for r in partition.pinned}
+    test = [r for r in partition.test if r["input"] not in train_inputs]
+    removed = len(partition.test) - len(test)
+    train, validation = carve_validation(partition.train, validation_fraction, rng)
+    train = train + partition.pinned
+    result_parts = {"train": train, "validation": validation, "test": test}
+    report = build_report(strategy, options, seed, result_parts)
+    report["removed_overlap"] = removed
+    report["unused"] = partition.unused
+    report.update(partition.notes)
+    return SplitResult(train, validation, test, report)
+
+
+def part_summary(records: Sequence[Record]) -> dict[str, Any]:
+    """Size, length and difficulty ranges, tasks, and duplicate inputs of one part."""
+    ranges: dict[str, list[int]] = {}
+    tasks: Counter[str] = Counter()
+    seen: set[str] = set()
+    duplicates = 0
+    for record in records:
+        tasks[record["task"]] += 1
+        for name, value in record["difficulty"].items():
+            if name in ranges:
+                lo_hi = ranges[name]
+                if value < lo_hi[0]:
+                    lo_hi[0] = value
+                elif value > lo_hi[1]:
+                    lo_hi[1] = value
+            else:
+                ranges[name] = [value, value]
+        if record["input"] in seen:
+            duplicates += 1
+        seen.add(record["input"])
+    return {
+        "size": len(records),
+        "tasks": dict(sorted(tasks.items())),
+        "ranges": ranges,
+        "duplicate_inputs": duplicates,
+    }
+
+
+def divergence_report(train: Sequence[Record], test: Sequence[Record]) -> dict[str, Any]:
+    """Atom and compound divergence of train vs test, unseen atoms, atom definition used."""
+    if not train or not test:
+        return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
+    train_atoms = sum_counters([record_atoms(r) for r in train])
+    test_atoms = sum_counters([record_atoms(r) for r in test])
+    unseen = sorted(set(test_atoms) - set(train_atoms))
+    return {
+        "atom_divergence": atom_divergence(train_atoms, test_atoms),
+        "compound_divergence": compound_divergence(
+            sum_counters([record_compounds(r) for r in train]),
+            sum_counters([record_compounds(r) for r in test]),
+        ),
+        "unseen_atoms": unseen[:UNSEEN_LISTED],
+        "unseen_atom_count": len(unseen),
+        "atoms_source": atoms_source(list(train[:1000]) + list(test[:1000])),
+    }
+
+
+def build_report(
+    strategy: str, options: Mapping[str, Any], seed: int | None, parts: Mapping[str, Sequence[Record]]
+) -> dict[str, Any]:
+    """The split report (see module doc); `overlap` is recomputed from the parts."""
+    train_inputs = {r["input"] for r in parts["train"]} | {r["input"] for r in parts["validation"]}
+    report: dict[str, Any] = {
+        "strategy": strategy,
+        "options": dict(options),
+        "seed": seed,
+        "sizes": {name: len(parts[name]) for name in PARTS},
+        "overlap": sum(1 for r in parts["test"] if r["input"] in train_inputs),
+    }
+    report.update(divergence_report(parts["train"], parts["test"]))
+    report["parts"] = {name: part_summary(parts[name]) for name in PARTS}
+    return report

@@ -1,0 +1,162 @@
+"""Split strategies: reports agree with the written files; zero overlap; ranges hold."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from generators import get_task
+from gengap.cli import main
+from splits import SplitError, generate_records, sample_length_split, sample_level_split, split
+from splits.atoms import record_atoms, record_compounds, sum_counters
+from splits.divergence import atom_divergence, compound_divergence
+
+
+@pytest.fixture(scope="module")
+def pool() -> list[dict]:
+    task = get_task("addition")
+    return generate_records("addition", task.make_params({"max_digits_a": 6, "max_digits_b": 6}), 3000, 11)
+
+
+def read(path: Path) -> list[dict]:
+    return [json.loads(l) for l in path.read_text().splitlines()]
+
+
+def assert_report_matches(report: dict, parts: dict[str, list[dict]]) -> None:
+    assert report["sizes"] == {name: len(rows) for name, rows in parts.items()}
+    train_inputs = {r["input"] for r in parts["train"] + parts["validation"]}
+    assert report["overlap"] == 0
+    assert not any(r["input"] in train_inputs for r in parts["test"])
+    for name, rows in parts.items():
+        summary = report["parts"][name]
+        assert summary["size"] == len(rows)
+        for feature, (lo, hi) in summary["ranges"].items():
+            values = [r["difficulty"][feature] for r in rows]
+            assert (min(values), max(values)) == (lo, hi)
+        assert summary["duplicate_inputs"] == len(rows) - len({r["input"] for r in rows})
+    if parts["train"] and parts["test"]:
+        a_train = sum_counters([record_atoms(r) for r in parts["train"]])
+        a_test = sum_counters([record_atoms(r) for r in parts["test"]])
+        assert report["atom_divergence"] == pytest.approx(atom_divergence(a_train, a_test), abs=1e-12)
+        c_train = sum_counters([record_compounds(r) for r in parts["train"]])
+        c_test = sum_counters([record_compounds(r) for r in parts["test"]])
+        assert report["compound_divergence"] == pytest.approx(compound_divergence(c_train, c_test), abs=1e-12)
+        assert report["unseen_atom_count"] == len(set(a_test) - set(a_train))
+
+
+@pytest.mark.parametrize(
+    "strategy, options",
+    [
+        ("iid", {"test_fraction": 0.25}),
+        ("length", {"by": "input_length", "train_max": 9}),
+        ("length", {"by": "output_length", "train_max": 4, "test_min": 6}),
+        ("difficulty", {"feature": "carries", "train_max": 1}),
+        ("holdout", {"atom": "7+3"}),
+    ],
+)
+def test_strategies_through_the_cli(pool: list[dict], tmp_path: Path, strategy: str, options: dict) -> None:
+    source = tmp_path / "pool.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in pool))
+    out = tmp_path / "out"
+    args = ["split", str(source), "--strategy", strategy, "--seed", "4"]
+    for key, value in options.items():
+        args += ["--option", f"{key}={value}"]
+    args += ["--out", str(out)]
+    assert main(args) == 0
+    parts = {name: read(out / f"{name}.jsonl") for name in ("train", "validation", "test")}
+    report = json.loads((out / "report.json").read_text())
+    assert report["strategy"] == strategy
+    assert_report_matches(report, parts)
+    assert parts["test"] and parts["train"] and parts["validation"]
+    train_side = len(parts["train"]) + len(parts["validation"])
+    assert abs(len(parts["validation"]) - 0.1 * train_side) <= max(3, 0.02 * train_side)
+    if strategy == "length":
+        feature = options["by"]
+        assert max(r["difficulty"][feature] for r in parts["train"] + parts["validation"]) <= options["train_max"]
+        assert min(r["difficulty"][feature] for r in parts["test"]) >= options.get("test_min", options["train_max"] + 1)
+    if strategy == "difficulty":
+        assert all(r["difficulty"]["carries"] <= 1 for r in parts["train"])
+        assert all(r["difficulty"]["carries"] >= 2 for r in parts["test"])
+    if strategy == "holdout":
+        assert all({"7", "3"} <= set(r["input"].split()) for r in parts["test"])
+        assert not any({"7", "3"} <= set(r["input"].split()) for r in parts["train"])
+    # the same split again gives the same bytes
+    again = tmp_path / "again"
+    assert main(args[:-1] + [str(again)]) == 0
+    for name in ("train.jsonl", "validation.jsonl", "test.jsonl", "report.json"):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
+    # the divergence command recomputes the report's figures from the files
+    assert main(["divergence", str(out / "train.jsonl"), str(out / "test.jsonl"), "--json"]) == 0
+
+
+def test_overlapping_inputs_are_removed_from_test() -> None:
+    task = get_task("parity_check")
+    records = generate_records("parity_check", task.make_params({"max_length": 4}), 400, 2)
+    result = split(records, "iid", {"test_fraction": 0.5}, seed=1)
+    train_inputs = {r["input"] for r in result.train + result.validation}
+    assert not any(r["input"] in train_inputs for r in result.test)
+    assert result.report["overlap"] == 0
+    assert result.report["parts"]["train"]["duplicate_inputs"] > 0  # reported, not removed
+
+
+def test_holdout_keeps_the_bare_primitive_in_train_repeated() -> None:
+    records = [
+        {"id": f"x-{i}", "task": "unknown_task", "input": text, "target": "t", "difficulty": {"input_length": len(text.split()), "output_length": 1}}
+        for i, text in enumerate(["jump", "jump twice", "walk", "walk twice", "jump and walk", "run"])
+    ]
+    result = split(records, "holdout", {"atom": "jump", "primitive_repeats": 5, "validation_fraction": 0.0})
+    assert sorted(r["input"] for r in result.test) == ["jump and walk", "jump twice"]
+    assert Counter(r["input"] for r in result.train)["jump"] == 5
+    assert result.report["parts"]["train"]["duplicate_inputs"] == 4
+
+
+def test_sampled_length_split_draws_each_side_from_its_range() -> None:
+    result = sample_length_split("reverse_string", (1, 40), (41, 100), {"train": 300, "validation": 30, "test": 200}, seed=3)
+    assert result.report["sizes"] == {"train": 300, "validation": 30, "test": 200}
+    assert max(r["difficulty"]["input_length"] for r in result.train + result.validation) <= 40
+    assert min(r["difficulty"]["input_length"] for r in result.test) >= 41
+    again = sample_length_split("reverse_string", (1, 40), (41, 100), {"train": 300, "validation": 30, "test": 200}, seed=3)
+    assert again.train == result.train and again.test == result.test
+
+
+def test_sampled_level_split_is_easy_to_hard() -> None:
+    result = sample_level_split("addition", 3, {"train": 300, "validation": 30, "test": 140}, seed=2)
+    assert max(r["difficulty"]["digits_a"] for r in result.train) <= 3
+    assert min(r["difficulty"]["digits_a"] for r in result.test) >= 4
+
+
+@pytest.mark.parametrize(
+    "strategy, options, message",
+    [
+        ("length", {}, "train_max"),
+        ("length", {"train_max": 10, "test_min": 5}, "overlap"),
+        ("holdout", {}, "exactly one"),
+        ("holdout", {"atom": "zzz"}, "no example contains"),
+        ("difficulty", {"feature": "nonexistent", "train_max": 1}, "no difficulty feature"),
+        ("mcd", {"train_size": 10**6, "test_size": 10}, "exceeds the pool"),
+    ],
+)
+def test_impossible_splits_are_errors(pool: list[dict], strategy: str, options: dict, message: str) -> None:
+    with pytest.raises(SplitError, match=message):
+        split(pool, strategy, options)
+
+
+def test_split_cli_errors_leave_no_directory(pool: list[dict], tmp_path: Path) -> None:
+    source = tmp_path / "pool.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in pool[:50]))
+    out = tmp_path / "out"
+    for args in (
+        ["--strategy", "nope"],
+        ["--strategy", "iid", "--option", "test_fraction=5"],
+        ["--strategy", "iid", "--option", "bogus=1"],
+        ["--strategy", "length"],
+    ):
+        assert main(["split", str(source), *args, "--out", str(out)]) == 2
+        assert not out.exists()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\n')
+    assert main(["split", str(bad), "--strategy", "iid", "--out", str(out)]) == 2
+    assert not out.exists()
