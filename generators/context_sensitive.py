@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Mapping
 
 import numpy as np
 
 from generators.batch import Batch
-from generators.params import knob
+from generators.params import ParamError, knob
 from generators.registry import register
 from generators.sequences import (
+    MAX_LENGTH,
+    LengthParams,
     SymbolParams,
     length_levels,
     parse_symbols,
     past_length,
+    random_bits,
     random_symbols,
     sample_lengths,
     strings_of_length_range,
@@ -96,3 +100,408 @@ class BucketSort(Task[BucketSortParams]):
 
     def input_space_size(self, params: BucketSortParams) -> int:
         return strings_of_length_range(params.alphabet_size, params)
+
+
+# -- shared pieces of the tasks below -----------------------------------------------------
+
+
+def _clamped_size(task: Task[Any], minimum: int, lo: int, hi: int) -> Any:
+    """Default params with the length range [max(lo, minimum), hi] (hi < minimum is an error)."""
+    if hi < minimum:
+        raise ParamError(f"{task.name}: inputs have at least {minimum} tokens, got a size range up to {hi}")
+    return task.default_params().replace(min_length=max(lo, minimum), max_length=hi)
+
+
+def _nonzero_bits(rng: np.random.Generator, widths: np.ndarray, width: int) -> np.ndarray:
+    """(n, width) uint8 bits; row i is uniform over the nonzero values of widths[i] >= 1 bits.
+
+    Bits at or past a row's width are 0 (rejection sampling: all-zero rows are redrawn).
+    """
+    n = len(widths)
+    beyond = past_length(widths, width)
+    bits = random_bits(rng, n, width)
+    bits[beyond] = 0
+    redo = np.flatnonzero(~bits.any(axis=1))
+    while len(redo):
+        fresh = random_bits(rng, len(redo), width)
+        fresh[beyond[redo]] = 0
+        bits[redo] = fresh
+        redo = redo[~fresh.any(axis=1)]
+    return bits
+
+
+def _ints_from_bits(bits: np.ndarray, bitorder: str) -> list[int]:
+    """Python ints of the rows of an (n, w) bit matrix read in the given bit order.
+
+    ``little``: column j weighs 2**j; ``big``: the row is read as a number of
+    8 * ceil(w / 8) bits, most significant first (so shift right to drop the padding).
+    """
+    packed = np.packbits(bits, axis=1, bitorder=bitorder)
+    size = packed.shape[1]
+    raw = packed.tobytes()
+    order = "little" if bitorder == "little" else "big"
+    return [int.from_bytes(raw[i : i + size], order) for i in range(0, len(raw), size)]
+
+
+def _bits_from_ints(values: list[int], size: int, bitorder: str) -> np.ndarray:
+    """(n, 8 * size) uint8 bit matrix of non-negative ints below 2**(8 * size)."""
+    order = "little" if bitorder == "little" else "big"
+    raw = b"".join(v.to_bytes(size, order) for v in values)
+    packed = np.frombuffer(raw, dtype=np.uint8).reshape(len(values), size)
+    return np.unpackbits(packed, axis=1, bitorder=bitorder)
+
+
+def _rows_by_length(lengths: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(length, row indices) for each distinct length, rows in ascending order."""
+    order = np.argsort(lengths, kind="stable")
+    ordered = lengths[order]
+    cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
+    starts, ends = [0] + cuts, cuts + [len(lengths)]
+    return [(int(ordered[s]), order[s:e]) for s, e in zip(starts, ends)]
+
+
+def _parse_tokens(text: str, allowed: str) -> list[str]:
+    """Whitespace tokens of text, each a single character of allowed; ValueError otherwise."""
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("empty input")
+    for token in tokens:
+        if len(token) != 1 or token not in allowed:
+            raise ValueError(f"unexpected token {token!r}")
+    return tokens
+
+
+# -- missing_duplicate_string ---------------------------------------------------------------
+
+MASK = ord("_")
+PAD = ord("#")
+_MDS_MIN = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class MissingDuplicateParams(SymbolParams):
+    """Input length L >= 2: |s| = L // 2, plus a trailing ``#`` when L is odd."""
+
+    min_length: int = knob(
+        _MDS_MIN, lo=_MDS_MIN, hi=MAX_LENGTH, doc="shortest input, in tokens (>= 2; |s| = length // 2)"
+    )
+    max_length: int = knob(40, lo=_MDS_MIN, hi=MAX_LENGTH, doc="longest input, in tokens")
+
+
+@register
+class MissingDuplicateString(Task[MissingDuplicateParams]):
+    """``s s`` with one position replaced by ``_`` (then ``#`` if the length is odd) -> that digit.
+
+    A requested input length L gives |s| = L // 2 >= 1: the 2|s| tokens of ``s s`` with
+    the masked position uniform over all 2|s|, then ``#`` when L is odd, so the input has
+    exactly L tokens. Features: ``string_length`` (|s|) and ``missing_position``
+    (0-indexed position of ``_``).
+    """
+
+    name = "missing_duplicate_string"
+    family = "context_sensitive"
+    description = "s s with one symbol masked by _ ('#' appended at odd lengths) -> the masked symbol"
+    params_type = MissingDuplicateParams
+    size_knob = "input length in tokens (min_length..max_length, at least 2; smaller requests are raised to 2)"
+
+    def with_size(self, lo: int, hi: int) -> MissingDuplicateParams:
+        return _clamped_size(self, _MDS_MIN, lo, hi)
+
+    def levels(self) -> dict[int, MissingDuplicateParams]:
+        return length_levels(MissingDuplicateParams, minimum=_MDS_MIN)
+
+    def generate(self, rng: np.random.Generator, n: int, params: MissingDuplicateParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        half = lengths // 2
+        width = params.max_length
+        symbols = random_symbols(rng, n, max(width // 2, 1), params.alphabet_size)
+        position = np.arange(width)[None, :]
+        source = np.where(position < half[:, None], position, position - half[:, None])
+        codes = np.take_along_axis(symbols, np.clip(source, 0, symbols.shape[1] - 1), axis=1) + 48
+        missing = rng.integers(0, 2 * half, dtype=np.int64)
+        rows = np.arange(n)
+        answer = symbols[rows, np.where(missing < half, missing, missing - half)] + 48
+        codes[rows, missing] = MASK
+        odd = np.flatnonzero(lengths & 1)
+        codes[odd, lengths[odd] - 1] = PAD
+        return Batch(
+            join_chars(codes, lengths),
+            answer.astype(np.uint8).view("S1"),
+            {"string_length": half, "missing_position": missing},
+        )
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        tokens = _parse_tokens(example["input"], DIGITS + "_#")
+        if len(tokens) % 2:
+            if tokens[-1] != "#":
+                raise ValueError("an input of odd length ends with '#'")
+            tokens = tokens[:-1]
+        if not tokens or "#" in tokens:
+            raise ValueError("'#' may only close an input of odd length")
+        if tokens.count("_") != 1:
+            raise ValueError("exactly one position is masked by '_'")
+        half = len(tokens) // 2
+        first, second = tokens[:half], tokens[half:]
+        for x, y in zip(first, second):
+            if x != y and "_" not in (x, y):
+                raise ValueError("the two halves differ outside the masked position")
+        hole = tokens.index("_")
+        return tokens[hole + half] if hole < half else tokens[hole - half]
+
+    def input_space_size(self, params: MissingDuplicateParams) -> int:
+        k = params.alphabet_size
+        return sum(k ** (length // 2) * 2 * (length // 2) for length in range(params.min_length, params.max_length + 1))
+
+
+# -- odds_first ---------------------------------------------------------------------------
+
+
+@register
+class OddsFirst(Task[SymbolParams]):
+    """s1 s2 ... sn -> s1 s3 s5 ... s2 s4 s6 ... (1-indexed odd positions first).
+
+    This is the docstring version of Deletang et al. (0 0 1 1 0 1 0 1 -> 0 1 0 0 0 1 1 1),
+    not their code's. Feature ``displaced``: output positions whose token differs from the
+    input token at the same position.
+    """
+
+    name = "odds_first"
+    family = "context_sensitive"
+    description = "string s1 s2 ... sn -> s1 s3 s5 ... then s2 s4 s6 ... (odd positions first, 1-indexed)"
+    params_type = SymbolParams
+
+    def levels(self) -> dict[int, SymbolParams]:
+        return length_levels(SymbolParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        width = params.max_length
+        codes = random_symbols(rng, n, width, params.alphabet_size) + 48
+        if params.min_length == params.max_length:
+            shuffled = np.concatenate([codes[:, 0::2], codes[:, 1::2]], axis=1)
+        else:  # rows grouped by length: two strided copies per group beat a per-cell gather
+            shuffled = np.zeros_like(codes)
+            for length, rows in _rows_by_length(lengths):
+                odds = (length + 1) // 2
+                head = codes[rows, :length]
+                shuffled[rows, :odds] = head[:, 0::2]
+                shuffled[rows, odds:length] = head[:, 1::2]
+        differ = shuffled != codes
+        if params.min_length != params.max_length:
+            differ &= ~past_length(lengths, width)
+        displaced = differ.sum(axis=1, dtype=np.int64)
+        return Batch(join_chars(codes, lengths), join_chars(shuffled, lengths), {"displaced": displaced})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        symbols = parse_symbols(example["input"], DIGITS)
+        odd_positions = [symbols[i] for i in range(0, len(symbols), 2)]
+        even_positions = [symbols[i] for i in range(1, len(symbols), 2)]
+        return " ".join(str(s) for s in odd_positions + even_positions)
+
+    def input_space_size(self, params: SymbolParams) -> int:
+        return strings_of_length_range(params.alphabet_size, params)
+
+
+# -- binary_addition and binary_multiplication ---------------------------------------------
+
+_BINARY_MIN = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class BinaryOperationParams(LengthParams):
+    """Input length L = w_n + 1 + w_m >= 3 (operand widths w_n, w_m >= 1)."""
+
+    min_length: int = knob(_BINARY_MIN, lo=_BINARY_MIN, hi=MAX_LENGTH, doc="shortest input, in tokens (>= 3)")
+    max_length: int = knob(40, lo=_BINARY_MIN, hi=MAX_LENGTH, doc="longest input, in tokens")
+
+
+def _binary_operands(
+    rng: np.random.Generator, n: int, params: BinaryOperationParams, operator: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Lengths, widths w_n and w_m, aligned little-endian operand bits and the input texts.
+
+    w_n is uniform over 1..L-2 and w_m = L - 1 - w_n; each operand is uniform over
+    [1, 2**w - 1], written least significant bit first and padded with 0 to its width.
+    The operand bit matrices are (n, max_length) with 0 past each operand's width.
+    """
+    lengths = sample_lengths(rng, n, params)
+    width = params.max_length
+    width_n = rng.integers(1, lengths - 1, dtype=np.int64)
+    width_m = lengths - 1 - width_n
+    a = _nonzero_bits(rng, width_n, width)
+    b = _nonzero_bits(rng, width_m, width)
+    position = np.arange(width)[None, :]
+    shifted = np.take_along_axis(b, np.clip(position - width_n[:, None] - 1, 0, width - 1), axis=1)
+    codes = np.where(position < width_n[:, None], a, shifted) + 48
+    codes[np.arange(n), width_n] = ord(operator)
+    return lengths, width_n, width_m, a, b, join_chars(codes, lengths)
+
+
+def _strip_high_zeros(bits: np.ndarray) -> np.ndarray:
+    """Per row of a little-endian bit matrix: index of the highest 1 plus 1 (1 for zero)."""
+    nonzero = bits != 0
+    highest = bits.shape[1] - np.argmax(nonzero[:, ::-1], axis=1)
+    return np.where(nonzero.any(axis=1), highest, 1).astype(np.int64)
+
+
+def _parse_binary_operation(text: str, operator: str) -> tuple[int, int]:
+    """Operands of ``n <op> m`` written little-endian, one bit per token."""
+    tokens = _parse_tokens(text, "01" + operator)
+    if tokens.count(operator) != 1:
+        raise ValueError(f"input needs exactly one {operator!r}")
+    split = tokens.index(operator)
+    left, right = tokens[:split], tokens[split + 1 :]
+    if not left or not right:
+        raise ValueError("both operands need at least one bit")
+    return int("".join(reversed(left)), 2), int("".join(reversed(right)), 2)
+
+
+def _little_endian(value: int) -> str:
+    """value in binary, least significant bit first, without trailing zeros ('0' for 0)."""
+    return " ".join(reversed(bin(value)[2:]))
+
+
+def _binary_space(params: BinaryOperationParams) -> int:
+    # sum over w = 1..L-2 of (2^w - 1)(2^(L-1-w) - 1) = (L - 4) 2^(L-1) + L + 2
+    return sum((L - 4) * 2 ** (L - 1) + L + 2 for L in range(params.min_length, params.max_length + 1))
+
+
+@register
+class BinaryAddition(Task[BinaryOperationParams]):
+    """Little-endian ``n + m`` -> little-endian n + m without trailing zeros.
+
+    Features: ``width_n``, ``width_m`` (operand widths in the input) and ``carries``
+    (bit columns whose carry out is 1).
+    """
+
+    name = "binary_addition"
+    family = "context_sensitive"
+    description = "little-endian binary n + m (widths summing to length - 1) -> little-endian sum"
+    params_type = BinaryOperationParams
+    size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
+
+    def with_size(self, lo: int, hi: int) -> BinaryOperationParams:
+        return _clamped_size(self, _BINARY_MIN, lo, hi)
+
+    def levels(self) -> dict[int, BinaryOperationParams]:
+        return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
+
+    def generate(self, rng: np.random.Generator, n: int, params: BinaryOperationParams) -> Batch:
+        _, width_n, width_m, a, b, inputs = _binary_operands(rng, n, params, "+")
+        columns = int(max(width_n.max(), width_m.max()))
+        a_cols = np.ascontiguousarray(a[:, :columns].T)
+        b_cols = np.ascontiguousarray(b[:, :columns].T)
+        total = np.empty((columns + 1, n), dtype=np.uint8)
+        carry = np.zeros(n, dtype=np.uint8)
+        carries = np.zeros(n, dtype=np.int64)
+        for j in range(columns):
+            column = a_cols[j] + b_cols[j] + carry
+            np.bitwise_and(column, 1, out=total[j])
+            np.right_shift(column, 1, out=carry)
+            carries += carry
+        total[columns] = carry
+        total = np.ascontiguousarray(total.T)
+        return Batch(
+            inputs,
+            join_chars(total + 48, _strip_high_zeros(total)),
+            {"width_n": width_n, "width_m": width_m, "carries": carries},
+        )
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        left, right = _parse_binary_operation(example["input"], "+")
+        return _little_endian(left + right)
+
+    def input_space_size(self, params: BinaryOperationParams) -> int:
+        return _binary_space(params)
+
+
+@register
+class BinaryMultiplication(Task[BinaryOperationParams]):
+    """Little-endian ``n * m`` -> little-endian n * m without trailing zeros.
+
+    Operands follow the width convention of binary_addition, so both are >= 1 and the
+    product is never zero (the checker still answers ``0`` for a zero operand).
+    Features: ``width_n``, ``width_m`` and ``partial_products`` (1 bits of m: the shifted
+    copies of n that schoolbook multiplication adds).
+    """
+
+    name = "binary_multiplication"
+    family = "context_sensitive"
+    description = "little-endian binary n * m (widths summing to length - 1, both >= 1) -> little-endian product"
+    params_type = BinaryOperationParams
+    size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
+
+    def with_size(self, lo: int, hi: int) -> BinaryOperationParams:
+        return _clamped_size(self, _BINARY_MIN, lo, hi)
+
+    def levels(self) -> dict[int, BinaryOperationParams]:
+        return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
+
+    def generate(self, rng: np.random.Generator, n: int, params: BinaryOperationParams) -> Batch:
+        _, width_n, width_m, a, b, inputs = _binary_operands(rng, n, params, "*")
+        products = [x * y for x, y in zip(_ints_from_bits(a, "little"), _ints_from_bits(b, "little"))]
+        bits = _bits_from_ints(products, -(-params.max_length // 8), "little")
+        sizes = np.fromiter((max(p.bit_length(), 1) for p in products), dtype=np.int64, count=n)
+        return Batch(
+            inputs,
+            join_chars(bits + 48, sizes),
+            {"width_n": width_n, "width_m": width_m, "partial_products": b.sum(axis=1, dtype=np.int64)},
+        )
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        left, right = _parse_binary_operation(example["input"], "*")
+        return _little_endian(left * right)
+
+    def input_space_size(self, params: BinaryOperationParams) -> int:
+        return _binary_space(params)
+
+
+# -- compute_sqrt -------------------------------------------------------------------------
+
+
+@register
+class ComputeSqrt(Task[LengthParams]):
+    """A value in [1, 2**L - 1] as L big-endian bits -> floor(sqrt), ceil(L/2) big-endian bits.
+
+    Feature ``value_bits``: significant bits of the value (L minus its leading zeros).
+    """
+
+    name = "compute_sqrt"
+    family = "context_sensitive"
+    description = "L-bit big-endian value (>= 1, zero-padded) -> floor(sqrt) as ceil(L/2) big-endian bits"
+    params_type = LengthParams
+
+    def levels(self) -> dict[int, LengthParams]:
+        return length_levels(LengthParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        width = params.max_length
+        bits = _nonzero_bits(rng, lengths, width)  # left-aligned: read big-endian, padded with 0
+        padding = 8 * -(-width // 8) - lengths
+        values = [v >> int(p) for v, p in zip(_ints_from_bits(bits, "big"), padding)]
+        halves = (lengths + 1) // 2
+        out_size = -(-((width + 1) // 2) // 8)
+        # each root has at most ceil(L/2) bits: shift it to the top of its out_size bytes
+        roots = [math.isqrt(v) << (8 * out_size - int(h)) for v, h in zip(values, halves)]
+        root_bits = _bits_from_ints(roots, out_size, "big")
+        value_bits = np.fromiter((v.bit_length() for v in values), dtype=np.int64, count=n)
+        return Batch(join_chars(bits + 48, lengths), join_chars(root_bits + 48, halves), {"value_bits": value_bits})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        tokens = _parse_tokens(example["input"], "01")
+        value = int("".join(tokens), 2)
+        # digit-by-digit (bitwise) integer square root
+        root, remainder = 0, 0
+        pairs = (len(tokens) + 1) // 2
+        for k in range(pairs - 1, -1, -1):
+            remainder = (remainder << 2) | ((value >> (2 * k)) & 3)
+            trial = (root << 2) | 1
+            root <<= 1
+            if remainder >= trial:
+                remainder -= trial
+                root |= 1
+        return " ".join(format(root, f"0{pairs}b"))
+
+    def input_space_size(self, params: LengthParams) -> int:
+        return sum(2**L - 1 for L in range(params.min_length, params.max_length + 1))
