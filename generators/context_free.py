@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import Any, Mapping
 
 import numpy as np
 
 from generators.batch import Batch
+from generators.params import knob
 from generators.registry import register
 from generators.sequences import (
+    MAX_LENGTH,
+    LengthParams,
     SymbolParams,
     length_levels,
     parse_symbols,
+    random_bits,
     random_symbols,
     reverse_rows,
     sample_lengths,
@@ -47,3 +53,422 @@ class ReverseString(Task[SymbolParams]):
 
     def input_space_size(self, params: SymbolParams) -> int:
         return strings_of_length_range(params.alphabet_size, params)
+
+
+# -- stack_manipulation ------------------------------------------------------------------
+
+STACK_VOCAB = ("0", "1", "POP", "PUSH0", "PUSH1")
+POP, PUSH0, PUSH1 = 2, 3, 4  # token ids in STACK_VOCAB
+
+
+def _join_paired_tokens(ids: np.ndarray, lengths: np.ndarray, vocab: tuple[str, ...]) -> np.ndarray:
+    """Like text.join_tokens, much faster, for vocabularies whose tokens plus a space all
+    have an even byte count (here "0 ", "POP ", "PUSH0 ": 1, 2 and 3 byte pairs).
+
+    Row i's token j starts at the byte pair offset[i, j] (a cumulative sum of token sizes);
+    its pairs are scattered from the last to the first, so a shorter token's unused pairs,
+    which spill into the next tokens' places, are overwritten by a later pass.
+    """
+    encoded = [(token + " ").encode() for token in vocab]
+    if any(len(e) % 2 for e in encoded):
+        raise ValueError("every token plus a space needs an even byte count")
+    sizes = np.array([len(e) // 2 for e in encoded], dtype=np.int64)
+    most = int(sizes.max())
+    table = np.zeros((most, len(vocab)), dtype=np.uint16)  # table[u, t]: pair u of token t
+    for t, e in enumerate(encoded):
+        table[: len(e) // 2, t] = np.frombuffer(e, dtype=np.uint16)
+    n, width = ids.shape
+    size = sizes[ids] * (np.arange(width)[None, :] < lengths[:, None])
+    offset = np.cumsum(size, axis=1)
+    total = offset[:, -1].copy()  # pairs per row, the trailing space included
+    offset -= size
+    stride = int(total.max()) + most
+    pairs = np.zeros((n, stride), dtype=np.uint16)
+    offset += (np.arange(n, dtype=np.int64) * stride)[:, None] + (most - 1)
+    flat = pairs.reshape(-1)
+    for u in range(most - 1, -1, -1):
+        flat[offset] = table[u][ids]
+        offset -= 1
+    rows = np.arange(n)
+    for u in range(most):  # tokens past the length and the last token spill into these
+        pairs[rows, total + u] = 0
+    raw = pairs.view(np.uint8)
+    raw[rows, 2 * total - 1] = 0  # the trailing space
+    used = 2 * int(total.max()) - 1
+    return np.ascontiguousarray(raw[:, :used]).view(f"S{used}").reshape(n)
+
+
+@register
+class StackManipulation(Task[LengthParams]):
+    """Initial stack (bottom to top, over 0 1) then actions POP PUSH0 PUSH1 -> final stack.
+
+    Length split (as in the reference generator): an input of length L >= 2 holds an
+    initial stack of k symbols, k uniform in 1..L-1, followed by L-k >= 1 actions; an
+    input of length 1 is a single stack symbol and no action. Symbols and actions are
+    uniform. POP on an empty stack is ignored. Target: the final stack top to bottom,
+    or ``EMPTY``. Features: ``stack_operations`` (number of actions), ``initial_height``
+    and ``max_stack_height`` (largest height reached, the initial one included).
+    """
+
+    name = "stack_manipulation"
+    family = "context_free"
+    description = "stack bottom-to-top over 0 1, then POP PUSH0 PUSH1 actions -> final stack top-to-bottom or EMPTY"
+    params_type = LengthParams
+
+    def levels(self) -> dict[int, LengthParams]:
+        return length_levels(LengthParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        width = params.max_length
+        initial = rng.integers(1, np.maximum(lengths, 2), dtype=np.int64)  # 1..L-1, or 1 when L = 1
+        # Column-major (position, example) so the simulation reads contiguous rows.
+        bits = random_bits(rng, width, n)
+        actions = rng.integers(POP, PUSH1 + 1, size=(width, n), dtype=np.uint8)
+        position = np.arange(width)[:, None]
+        is_action = (position >= initial[None, :]) & (position < lengths[None, :])
+        delta = (actions != POP).view(np.int8) * np.int8(2) - np.int8(1)  # +1 push, -1 pop
+        delta *= is_action
+        pushed = (actions == PUSH1).view(np.uint8)  # the symbol a push writes
+        # The stack of example i is row i of (n, width + 1); every step writes its symbol
+        # just above the top, which only matters when the step is a push.
+        stride = width + 1
+        stack = np.zeros((n, stride), dtype=np.uint8)
+        stack[:, :width] = bits.T
+        flat = stack.reshape(-1)
+        top = np.arange(n, dtype=np.int64) * stride + initial  # flat index just above the top
+        floor = np.arange(n, dtype=np.int64) * stride
+        highest = top.copy()
+        for j in range(1, width):
+            flat[top] = pushed[j]
+            top += delta[j]
+            np.maximum(top, floor, out=top)
+            np.maximum(highest, top, out=highest)
+        height = top - floor
+        top_first = reverse_rows(stack[:, :width], height) + np.uint8(48)
+        targets = join_chars(top_first, np.maximum(height, 1))
+        empty = height == 0
+        if empty.any():
+            targets = targets.astype(f"S{max(targets.dtype.itemsize, 5)}")
+            targets[empty] = b"EMPTY"
+        ids = np.ascontiguousarray(np.where(is_action, actions, bits).T)
+        features = {
+            "stack_operations": lengths - initial,
+            "initial_height": initial,
+            "max_stack_height": highest - floor,
+        }
+        return Batch(_join_paired_tokens(ids, lengths, STACK_VOCAB), targets, features)
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        tokens = example["input"].split()
+        stack: list[str] = []
+        acting = False
+        for token in tokens:
+            if token in ("0", "1"):
+                if acting:
+                    raise ValueError("stack symbols must precede the actions")
+                stack.append(token)
+            elif token in ("POP", "PUSH0", "PUSH1"):
+                if not stack and not acting:
+                    raise ValueError("the initial stack needs at least one symbol")
+                acting = True
+                if token == "POP":
+                    if stack:
+                        stack.pop()
+                else:
+                    stack.append(token[-1])
+            else:
+                raise ValueError(f"unexpected token {token!r}")
+        if not tokens:
+            raise ValueError("empty input")
+        return " ".join(reversed(stack)) if stack else "EMPTY"
+
+    def input_space_size(self, params: LengthParams) -> int:
+        # Length 1: 2 inputs; length L >= 2: sum_{k=1}^{L-1} 2^k 3^(L-k) = 2*3^L - 3*2^L.
+        return sum(2 if length == 1 else 2 * 3**length - 3 * 2**length
+                   for length in range(params.min_length, params.max_length + 1))
+
+
+# -- bracket expressions -------------------------------------------------------------------
+
+OPEN, CLOSE, PLUS, MINUS, X, EQUALS = (ord(c) for c in "()+-x=")
+
+
+@dataclasses.dataclass(frozen=True)
+class BracketParams(LengthParams):
+    """Expression length range (tokens) and the modulus (digits are 0..modulus-1)."""
+
+    modulus: int = knob(5, lo=2, hi=10, doc="digits are 0..modulus-1; values are taken mod modulus")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Expressions:
+    """Random bracket expressions, one row each: ``codes`` (n, width) ASCII (NUL past the
+    end), ``value`` mod the modulus, ``nesting`` (most brackets open at once),
+    ``operators`` (binary + and -) and, when asked for, ``digit_depth`` (n, width): the
+    number of brackets around the digit at each position (0 elsewhere).
+    """
+
+    codes: np.ndarray
+    value: np.ndarray
+    nesting: np.ndarray
+    operators: np.ndarray
+    digit_depth: np.ndarray | None
+
+
+def _bracket_expressions(
+    rng: np.random.Generator, lengths: np.ndarray, modulus: int, width: int, digit_depth: bool = False
+) -> _Expressions:
+    """Expressions of exactly lengths[i] tokens from the grammar of Deletang et al.
+
+    E of length 1: d; 2: -d; 3: (d); 4: (-d); L >= 5: (E1 op E2) with op uniform in + -,
+    len(E1) uniform in 1..L-4 and len(E2) = L-3-len(E1). Every length >= 1 is reachable.
+    Digits are uniform in 0..modulus-1. The tree is grown breadth-first for all rows at
+    once: each round turns the pending nodes into leaves (length <= 4) or into a bracket
+    pair with an operator and two pending children, one bracket deeper. With + and -
+    only, the value is the sum of the digits, each with the sign of its path.
+    """
+    n = len(lengths)
+    codes = np.zeros((n, width), dtype=np.uint8)
+    flat = codes.reshape(-1)
+    depths = np.zeros((n, width), dtype=np.int16) if digit_depth else None
+    total = np.zeros(n, dtype=np.float64)
+    nesting = np.zeros(n, dtype=np.int64)
+    operators = np.zeros(n, dtype=np.int64)
+    row = np.arange(n, dtype=np.int64)
+    start = row * width  # flat index of each pending node's first token
+    size = lengths.astype(np.int64)
+    sign = np.ones(n, dtype=np.int64)
+    depth = 0
+    while len(size):
+        leaf = size <= 4
+        if leaf.any():
+            l_row, l_start, l_size, l_sign = row[leaf], start[leaf], size[leaf], sign[leaf]
+            digit = rng.integers(0, modulus, size=len(l_row), dtype=np.int64)
+            negated = (l_size == 2) | (l_size == 4)
+            wrapped = l_size >= 3
+            index = l_start + (l_size >= 2) + (l_size == 4)
+            flat[index] = digit + 48
+            flat[l_start[l_size == 2]] = MINUS
+            flat[l_start[l_size == 4] + 1] = MINUS
+            flat[l_start[wrapped]] = OPEN
+            flat[(l_start + l_size - 1)[wrapped]] = CLOSE
+            nesting[l_row] = depth  # earlier rounds left at most depth
+            nesting[l_row[wrapped]] = depth + 1
+            total += np.bincount(l_row, weights=np.where(negated, -l_sign, l_sign) * digit, minlength=n)
+            if depths is not None:
+                depths.reshape(-1)[index] = depth + wrapped
+        inner = ~leaf
+        row, start, size, sign = row[inner], start[inner], size[inner], sign[inner]
+        if not len(size):
+            break
+        left = rng.integers(1, size - 3)  # 1..size-4
+        minus = rng.integers(0, 2, size=len(size)).astype(bool)
+        flat[start] = OPEN
+        flat[start + 1 + left] = np.where(minus, MINUS, PLUS)
+        flat[start + size - 1] = CLOSE
+        operators += np.bincount(row, minlength=n)
+        row = np.concatenate([row, row])
+        start = np.concatenate([start + 1, start + 2 + left])
+        size = np.concatenate([left, size - 3 - left])
+        sign = np.concatenate([sign, np.where(minus, -sign, sign)])
+        depth += 1
+    value = np.rint(total).astype(np.int64) % modulus
+    return _Expressions(codes, value, nesting, operators, depths)
+
+
+def _parse_linear(tokens: list[str], modulus: int, unknown: bool) -> tuple[int, int]:
+    """(a, b) with value = a*x + b of a bracket expression in the generator's grammar.
+
+    E := d | -d | ( d ) | ( -d ) | ( E op E ) with op in + -, d a digit below modulus or
+    (if unknown) ``x``. Parsed with an explicit stack (no recursion limit). ValueError on
+    anything else.
+    """
+    digits = "0123456789"[:modulus]
+
+    def atom(token: str) -> tuple[int, int]:
+        if token == "x" and unknown:
+            return 1, 0
+        if len(token) == 1 and token in digits:
+            return 0, int(token)
+        raise ValueError(f"expected a digit, got {token!r}")
+
+    frames: list[list[Any]] = []  # open brackets: [left operand, its size, operator]
+    i, end = 0, len(tokens)
+
+    def token_at(k: int) -> str:
+        if k >= end:
+            raise ValueError("expression ends early")
+        return tokens[k]
+
+    while True:
+        token = token_at(i)
+        if token == "(":
+            frames.append([None, 0, None])
+            i += 1
+            continue
+        if token == "-":
+            a, b = atom(token_at(i + 1))
+            operand, simple = (-a, -b), True
+            i += 2
+        else:
+            operand, simple = atom(token), True
+            i += 1
+        while True:  # attach the finished operand to the innermost open bracket
+            if not frames:
+                if i != end:
+                    raise ValueError(f"unexpected token {tokens[i]!r} after the expression")
+                return operand
+            frame = frames[-1]
+            if frame[0] is None:
+                token = token_at(i)
+                if token == ")" and simple:  # (d) or (-d)
+                    frames.pop()
+                    i += 1
+                    simple = False
+                    continue
+                if token not in ("+", "-"):
+                    raise ValueError(f"expected + or -, got {token!r}")
+                frame[0], frame[2] = operand, token
+                i += 1
+                break
+            if token_at(i) != ")":
+                raise ValueError(f"expected ), got {tokens[i]!r}")
+            i += 1
+            (a1, b1), (a2, b2) = frame[0], operand
+            operand = (a1 + a2, b1 + b2) if frame[2] == "+" else (a1 - a2, b1 - b2)
+            simple = False
+            frames.pop()
+
+
+@functools.cache
+def _expression_counts(modulus: int, longest: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per length L <= longest: the number of expressions, and of (expression, digit) pairs.
+
+    The grammar is unambiguous (fully bracketed), so derivations count strings.
+    """
+    count = [0] * (longest + 1)
+    marked = [0] * (longest + 1)
+    for length in range(1, longest + 1):
+        if length <= 4:
+            count[length], marked[length] = modulus, modulus
+            continue
+        pairs = [(a, length - 3 - a) for a in range(1, length - 3)]
+        count[length] = 2 * sum(count[a] * count[b] for a, b in pairs)
+        marked[length] = 2 * sum(marked[a] * count[b] + count[a] * marked[b] for a, b in pairs)
+    return tuple(count), tuple(marked)
+
+
+COUNT_LIMIT = 600  # longest expression length input_space_size counts
+
+
+@register
+class ModularArithmeticBrackets(Task[BracketParams]):
+    """Bracketed + - expression over digits 0..m-1 -> its value mod m.
+
+    One token per character; the grammar (Deletang et al.) is E := d | -d | (d) | (-d) |
+    (E + E) | (E - E), with lengths as in ``_bracket_expressions``: every length >= 1
+    occurs (1: a digit, 2: -d, 3: (d), 4: (-d)). The modulus is recorded in ``meta``.
+    Features: ``nesting_depth`` (most brackets open at once) and ``operators`` (binary
+    + and -).
+    """
+
+    name = "modular_arithmetic_brackets"
+    family = "context_free"
+    description = "bracketed + - expression over digits 0..m-1 (unary minus as -d, (-d)) -> value mod m"
+    params_type = BracketParams
+
+    def levels(self) -> dict[int, BracketParams]:
+        return length_levels(BracketParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: BracketParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        built = _bracket_expressions(rng, lengths, params.modulus, params.max_length)
+        targets = (built.value + 48).astype(np.uint8).view("S1")
+        features = {"nesting_depth": built.nesting, "operators": built.operators}
+        return Batch(join_chars(built.codes, lengths), targets, features, meta={"modulus": params.modulus})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        tokens = example["input"].split()
+        _, value = _parse_linear(tokens, modulus, unknown=False)
+        return str(value % modulus)
+
+    def input_space_size(self, params: BracketParams) -> int | None:
+        if params.max_length > COUNT_LIMIT:
+            return None
+        count, _ = _expression_counts(params.modulus, params.max_length)
+        return sum(count[params.min_length : params.max_length + 1])
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveEquationParams(BracketParams):
+    """Equation length range (tokens: the expression, ``=`` and the value) and the modulus."""
+
+    min_length: int = knob(3, lo=3, hi=MAX_LENGTH, doc="shortest input, in tokens (expression + 2)")
+    max_length: int = knob(40, lo=3, hi=MAX_LENGTH, doc="longest input, in tokens (expression + 2)")
+
+
+@register
+class SolveEquation(Task[SolveEquationParams]):
+    """Bracketed + - expression with one digit replaced by x, ``=``, its value -> the digit.
+
+    The expression (length L-2 for an input of L tokens) follows the grammar of
+    modular_arithmetic_brackets; x replaces one of its digits, chosen uniformly. With only
+    + and -, x has coefficient +1 or -1, so exactly one digit mod m solves the equation.
+    The modulus is recorded in ``meta``. Features: ``nesting_depth``, ``operators`` and
+    ``x_depth`` (brackets around x).
+    """
+
+    name = "solve_equation"
+    family = "context_free"
+    description = "bracketed + - expression with one digit replaced by x, = value -> the digit x stands for"
+    params_type = SolveEquationParams
+
+    def levels(self) -> dict[int, SolveEquationParams]:
+        return length_levels(SolveEquationParams, minimum=3)
+
+    def generate(self, rng: np.random.Generator, n: int, params: SolveEquationParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        size = lengths - 2
+        width = params.max_length
+        built = _bracket_expressions(rng, size, params.modulus, width, digit_depth=True)
+        codes, digit_depth = built.codes, built.digit_depth
+        assert digit_depth is not None
+        # x replaces the k-th digit from the left, k uniform over the row's digits.
+        is_digit = codes >= 48  # digits are the only codes from 48 up (NUL ( ) + - lie below)
+        rank = np.cumsum(is_digit, axis=1, dtype=np.int32)
+        chosen = rng.integers(0, rank[:, -1]) + 1
+        place = np.argmax(rank == chosen[:, None], axis=1)  # rank first reaches k at the digit
+        rows = np.arange(n)
+        targets = codes[rows, place].view("S1").copy()
+        x_depth = digit_depth[rows, place].astype(np.int64)
+        codes[rows, place] = X
+        codes[rows, size] = EQUALS
+        codes[rows, size + 1] = built.value + 48
+        features = {"nesting_depth": built.nesting, "operators": built.operators, "x_depth": x_depth}
+        return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": params.modulus})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        tokens = example["input"].split()
+        if len(tokens) < 3 or tokens[-2] != "=":
+            raise ValueError("expected an expression, '=' and a value")
+        rhs = tokens[-1]
+        if len(rhs) != 1 or rhs not in "0123456789"[:modulus]:
+            raise ValueError(f"bad right-hand side {rhs!r}")
+        expression = tokens[:-2]
+        if expression.count("x") != 1:
+            raise ValueError("the expression needs exactly one x")
+        a, b = _parse_linear(expression, modulus, unknown=True)
+        a %= modulus
+        if a not in (1, modulus - 1):
+            raise ValueError("x does not have coefficient +1 or -1")
+        return str((int(rhs) - b) * a % modulus)  # a = +-1 is its own inverse
+
+    def input_space_size(self, params: SolveEquationParams) -> int | None:
+        if params.max_length > COUNT_LIMIT:
+            return None
+        # An input is an expression with a marked digit (x); the value follows from x.
+        _, marked = _expression_counts(params.modulus, params.max_length)
+        return sum(marked[params.min_length - 2 : params.max_length - 1])

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping
 
 import numpy as np
 
 from generators.batch import Batch
+from generators.params import knob
 from generators.registry import register
 from generators.sequences import (
+    MAX_LENGTH,
     LengthParams,
     length_levels,
     parse_symbols,
@@ -47,3 +50,252 @@ class ParityCheck(Task[LengthParams]):
 
     def input_space_size(self, params: LengthParams) -> int:
         return strings_of_length_range(2, params)
+
+
+@register
+class EvenPairs(Task[LengthParams]):
+    """Binary string -> 0 if count("01") + count("10") is even, else 1.
+
+    The number of 01/10 transitions is even exactly when the first and last bits agree.
+    Feature ``transitions``: the number of adjacent unequal pairs.
+    """
+
+    name = "even_pairs"
+    family = "regular"
+    description = 'binary string -> 0 if count("01") + count("10") is even, else 1'
+    params_type = LengthParams
+
+    def levels(self) -> dict[int, LengthParams]:
+        return length_levels(LengthParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        width = params.max_length
+        bits = random_bits(rng, n, width)
+        changes = bits[:, 1:] != bits[:, :-1]
+        if params.min_length != params.max_length:
+            changes &= ~past_length(lengths, width)[:, 1:]
+        transitions = np.count_nonzero(changes, axis=1).astype(np.int64)
+        targets = ((transitions & 1) + 48).astype(np.uint8).view("S1")
+        return Batch(join_chars(bits + 48, lengths), targets, {"transitions": transitions})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        bits = parse_symbols(example["input"])
+        pairs = sum(1 for a, b in zip(bits, bits[1:]) if a != b)
+        return str(pairs % 2)
+
+    def input_space_size(self, params: LengthParams) -> int:
+        return strings_of_length_range(2, params)
+
+
+def _odd(length: int) -> bool:
+    return length % 2 == 1
+
+
+def _odd_bounds(lo: int, hi: int) -> tuple[int, int]:
+    """Smallest and largest odd length in [lo, hi] (lo > hi when there is none)."""
+    return (lo if lo % 2 else lo + 1), (hi if hi % 2 else hi - 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModularArithmeticParams(LengthParams):
+    """Odd input length range and the modulus (numbers are 0..modulus-1)."""
+
+    modulus: int = knob(5, lo=2, hi=10, doc="numbers are 0..modulus-1; the value is taken mod modulus")
+
+    def check_consistency(self) -> None:
+        super().check_consistency()
+        lo, hi = _odd_bounds(self.min_length, self.max_length)
+        self.require(
+            lo <= hi,
+            f"length range [{self.min_length}, {self.max_length}] holds no odd length "
+            "(modular_arithmetic inputs have odd length)",
+        )
+
+
+@register
+class ModularArithmetic(Task[ModularArithmeticParams]):
+    """Numbers 0..m-1 alternating with + - * (odd length) -> the value mod m.
+
+    ``*`` binds tighter than ``+`` and ``-``, which associate left. Lengths are drawn
+    uniformly among the odd lengths in [min_length, max_length]; operators uniformly
+    among + - *, numbers uniformly. The modulus is recorded in ``meta``. Features: the
+    number of each operator (``additions``, ``subtractions``, ``multiplications``).
+    """
+
+    name = "modular_arithmetic"
+    family = "regular"
+    description = "numbers 0..m-1 alternating with + - * (odd length) -> value mod m (* before + -)"
+    params_type = ModularArithmeticParams
+    size_knob = "input length in tokens, odd (min_length..max_length)"
+
+    def levels(self) -> dict[int, ModularArithmeticParams]:
+        return length_levels(ModularArithmeticParams, valid=_odd)
+
+    def with_size(self, lo: int, hi: int) -> ModularArithmeticParams:
+        """Default params over [lo, hi]; a range without an odd length (lo = hi, even)
+        becomes the next odd length, [hi+1, hi+1] (hi-1 at the length cap)."""
+        if _odd_bounds(lo, hi)[0] > hi:
+            lo = hi = hi + 1 if hi < MAX_LENGTH else hi - 1
+        return self.default_params().replace(min_length=lo, max_length=hi)
+
+    def generate(self, rng: np.random.Generator, n: int, params: ModularArithmeticParams) -> Batch:
+        lo, hi = _odd_bounds(params.min_length, params.max_length)
+        if lo == hi:
+            lengths = np.full(n, lo, dtype=np.int64)
+        else:
+            lengths = lo + 2 * rng.integers(0, (hi - lo) // 2 + 1, size=n, dtype=np.int64)
+        numbers_per_row = (lengths + 1) // 2
+        slots = (hi + 1) // 2
+        mod = params.modulus
+        # Column-major layout (slot, example): the evaluation scans slots left to right.
+        numbers = rng.integers(0, mod, size=(slots, n), dtype=np.uint8)
+        ops = rng.integers(0, 3, size=(slots - 1, n), dtype=np.uint8)  # 0 + / 1 - / 2 *
+        if lo != hi:  # padding evaluates to + 0 + 0 ... and is cut from the text
+            numbers *= np.arange(slots)[:, None] < numbers_per_row[None, :]
+            ops *= np.arange(slots - 1)[:, None] < numbers_per_row[None, :] - 1
+        value = _evaluate_columns(numbers, ops, mod)
+        columns = np.empty((hi, n), dtype=np.uint8)
+        np.add(numbers, 48, out=columns[0::2])
+        # ASCII of the operators: + is 43, - is 45, * is 42.
+        np.add(ops + ops, 43, out=columns[1::2])
+        columns[1::2] -= (ops == 2) * np.uint8(5)
+        codes = np.ascontiguousarray(columns.T)
+        subtractions = np.count_nonzero(ops == 1, axis=0).astype(np.int64)
+        multiplications = np.count_nonzero(ops == 2, axis=0).astype(np.int64)
+        features = {
+            "additions": numbers_per_row - 1 - subtractions - multiplications,
+            "subtractions": subtractions,
+            "multiplications": multiplications,
+        }
+        targets = (value + 48).astype(np.uint8).view("S1")
+        return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": mod})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        tokens = example["input"].split()
+        if len(tokens) % 2 == 0:
+            raise ValueError("expected an odd number of tokens")
+        digits = "0123456789"[:modulus]
+        total, product, sign = 0, 1, 1
+        for i, token in enumerate(tokens):
+            if i % 2 == 0:
+                if len(token) != 1 or token not in digits:
+                    raise ValueError(f"unexpected number token {token!r}")
+                product *= int(token)
+            elif token == "*":
+                continue
+            elif token in ("+", "-"):
+                total += sign * product
+                product, sign = 1, (1 if token == "+" else -1)
+            else:
+                raise ValueError(f"unexpected operator token {token!r}")
+        return str((total + sign * product) % modulus)
+
+    def input_space_size(self, params: ModularArithmeticParams) -> int:
+        lo, hi = _odd_bounds(params.min_length, params.max_length)
+        return sum(
+            params.modulus ** ((length + 1) // 2) * 3 ** ((length - 1) // 2) for length in range(lo, hi + 1, 2)
+        )
+
+
+def _division_magic(modulus: int, largest: int) -> tuple[int, int]:
+    """(multiplier, shift) with (x * multiplier) >> shift == x // modulus for 0 <= x <= largest.
+
+    The products stay below 2**16 so the reduction runs in uint16.
+    """
+    x = np.arange(largest + 1, dtype=np.int64)
+    for shift in range(4, 17):
+        multiplier = -(-(1 << shift) // modulus)
+        if multiplier * largest < 1 << 16 and np.array_equal((x * multiplier) >> shift, x // modulus):
+            return multiplier, shift
+    raise ValueError(f"no uint16 division magic for modulus {modulus}")
+
+
+def _evaluate_columns(numbers: np.ndarray, ops: np.ndarray, modulus: int) -> np.ndarray:
+    """Values mod modulus of the expressions held column-wise (slot, example).
+
+    ``numbers`` (slots, n) uint8 in [0, modulus), ``ops`` (slots-1, n) uint8 with
+    0 ``+``, 1 ``-``, 2 ``*``. Scans the slots keeping each example's current product
+    term as a residue: term_j = term_{j-1} * x_j mod m after a ``*``, else the signed
+    number (x_j, or m - x_j after a ``-``). Each term counts at its last slot.
+    Whole-matrix steps use arithmetic on masks (much faster than masked assignment).
+    Returns int64 values in [0, modulus).
+    """
+    slots, n = numbers.shape
+    m = np.uint8(modulus)
+    multiply = ops == 2
+    rest = numbers[1:]
+    factor = rest * multiply  # x_j after a *, else 0
+    start = np.empty((slots, n), dtype=np.uint8)  # signed residue after + or - (m for -0), 0 after *
+    start[0] = numbers[0]
+    np.multiply(rest + (ops == 1) * (m - rest - rest), ops != 2, out=start[1:])
+    multiplier, shift = _division_magic(modulus, modulus * (modulus - 1))
+    terms = np.empty((slots, n), dtype=np.uint16)  # terms[j]: the running term after slot j
+    terms[0] = start[0]
+    product = np.empty(n, dtype=np.uint16)
+    quotient = np.empty(n, dtype=np.uint16)
+    for j in range(1, slots):
+        np.multiply(terms[j - 1], factor[j - 1], out=product)
+        np.multiply(product, multiplier, out=quotient)
+        np.right_shift(quotient, shift, out=quotient)
+        np.multiply(quotient, modulus, out=quotient)
+        np.subtract(product, quotient, out=product)
+        np.add(product, start[j], out=terms[j])
+    terms[:-1] *= ~multiply  # keep each term only at its last slot
+    return (terms.sum(axis=0) % modulus).astype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True)
+class CycleNavigationParams(LengthParams):
+    """Input length range and the cycle length."""
+
+    cycle_length: int = knob(5, lo=2, hi=10, doc="number of positions on the cycle (0..cycle_length-1)")
+
+
+@register
+class CycleNavigation(Task[CycleNavigationParams]):
+    """Moves L S R (-1, 0, +1) from position 0 on a cycle -> the final position.
+
+    Moves are uniform over L S R; the cycle length is recorded in ``meta``. Features:
+    ``moves`` (L and R tokens) and ``displacement`` (|#R - #L|, before wrapping).
+    """
+
+    name = "cycle_navigation"
+    family = "regular"
+    description = "moves L S R (-1, 0, +1) from 0 on a cycle of c positions -> the final position"
+    params_type = CycleNavigationParams
+
+    def levels(self) -> dict[int, CycleNavigationParams]:
+        return length_levels(CycleNavigationParams)
+
+    def generate(self, rng: np.random.Generator, n: int, params: CycleNavigationParams) -> Batch:
+        lengths = sample_lengths(rng, n, params)
+        width = params.max_length
+        steps = rng.integers(0, 3, size=(n, width), dtype=np.uint8)  # 0 L / 1 S / 2 R
+        if params.min_length != params.max_length:
+            steps[past_length(lengths, width)] = 1
+        net = steps.sum(axis=1, dtype=np.int64) - width  # sum of (step - 1)
+        moves = width - np.count_nonzero(steps == 1, axis=1).astype(np.int64)
+        codes = steps * np.uint8(7)  # ASCII: L is 76, S is 83, R is 82
+        codes += 76
+        codes -= (steps == 2) * np.uint8(8)
+        targets = (net % params.cycle_length + 48).astype(np.uint8).view("S1")
+        features = {"moves": moves, "displacement": np.abs(net)}
+        return Batch(join_chars(codes, lengths), targets, features, meta={"cycle_length": params.cycle_length})
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        cycle = int((example.get("meta") or {}).get("cycle_length", 5))
+        delta = {"L": -1, "S": 0, "R": 1}
+        position = 0
+        tokens = example["input"].split()
+        if not tokens:
+            raise ValueError("empty input")
+        for token in tokens:
+            if token not in delta:
+                raise ValueError(f"unexpected token {token!r}")
+            position = (position + delta[token]) % cycle
+        return str(position)
+
+    def input_space_size(self, params: CycleNavigationParams) -> int:
+        return strings_of_length_range(3, params)
