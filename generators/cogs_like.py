@@ -1,1 +1,594 @@
-"""A COGS-style English fragment mapped to neo-Davidsonian logical forms."""
+"""A COGS-style English fragment mapped to neo-Davidsonian logical forms (Kim & Linzen 2020).
+
+Sentences
+---------
+Tokens are words separated by spaces, cased as in COGS: proper names capitalized, the
+first word capitalized (``A``, ``The``), everything else lowercase, and the sentence ends
+with the token ``.``. Constructions:
+
+- intransitive (unergative) ``Emma smiled .``; unaccusative ``The cake rolled .``;
+- transitive ``Emma saw a cat .``; passive ``A cat was seen .`` / ``A cat was seen by Emma .``;
+- ditransitive, double object ``Emma gave the girl a cake .`` and PP dative
+  ``Emma gave a cake to the girl .``; passives ``A cake was given to the girl ( by Emma ) .``
+  and ``The girl was given a cake ( by Emma ) .``;
+- PP modification of a common-noun NP, right-branching: ``the cat on the mat in a box``
+  (prepositions in, on, beside; each PP modifies the noun just before it);
+- sentential complements ``Emma said that the cat slept .``, nested to any depth.
+
+Agents, recipients and complement-taking subjects are animate (names or animate nouns);
+themes are any NP. Unaccusative verbs alternate (``Emma rolled the ball``). An NP is a
+name, ``a N`` or ``the N`` with probability 1/3 each.
+
+Logical forms (COGS conventions)
+--------------------------------
+Tokens separated by spaces. Variables are ``x _ i`` where i is the 0-based position in
+the sentence of the word that introduces the entity or event: the noun of a common-noun
+NP, the verb of a clause (for passives the participle, not ``was``). Proper names are
+constants (``Emma``). Predicates:
+
+- a noun: ``cat ( x _ 1 )``; a definite (``the``) noun is written ``* cat ( x _ 1 )`` and
+  moved to the front;
+- a verb role: ``see . agent ( x _ 1 , Emma )``, roles agent, theme, recipient, and
+  ``say . ccomp ( x _ 1 , x _ 5 )`` (second argument: the complement clause's verb);
+- a PP modifier: ``cat . nmod . on ( x _ 1 , x _ 4 )``.
+
+Layout: every definite ``* N ( x _ i )`` in order of i, each followed by `` ; ``, then all
+other conjuncts joined by `` AND ``, ordered by (position of the first argument, position
+of the second argument's word), a one-place noun predicate coming before the binary
+predicates of the same noun. This reproduces COGS, e.g. ``A rose was helped by a dog .`` ->
+``rose ( x _ 1 ) AND help . theme ( x _ 3 , x _ 1 ) AND help . agent ( x _ 3 , x _ 6 ) AND
+dog ( x _ 6 )`` and ``Emma saw a cat .`` -> ``see . agent ( x _ 1 , Emma ) AND see . theme
+( x _ 1 , x _ 3 ) AND cat ( x _ 3 )``.
+
+Sampling
+--------
+Per sentence: a complement depth c uniform in [min_cp_depth, max_cp_depth] (c clauses
+``NP V_cp that`` before the innermost clause); a PP depth d uniform in
+[min_pp_depth, max_pp_depth]; the innermost construction from a fixed table (unergative,
+unaccusative, transitive 4/24 each; short and long transitive passive, double-object and
+PP dative 2/24 each; the four ditransitive passives 1/24 each); when d > 0, one NP slot of
+the sentence chosen uniformly carries a chain of d nested PPs (all other NPs carry none).
+
+Derivation (``structure``): ``["ROOT -> S .", S]``, ``["S -> NP VP", NP, VP]``,
+``["NP -> Name", "Emma"]``, ``["NP -> Det N", "the", "cat"]``,
+``["NP -> Det N PP", "the", "cat", ["PP -> P NP", "on", NP]]`` and one rule per verb
+phrase: ``VP -> V_unerg``, ``VP -> V_unacc``, ``VP -> V_trans NP``, ``VP -> was V_trans``,
+``VP -> was V_trans by NP``, ``VP -> V_dat NP NP``, ``VP -> V_dat NP to NP``,
+``VP -> was V_dat to NP``, ``VP -> was V_dat to NP by NP``, ``VP -> was V_dat NP``,
+``VP -> was V_dat NP by NP``, ``VP -> V_cp that S``. Leaves are lexical items: names,
+lowercase determiners and nouns, prepositions and verb lemmas (``see``, not ``saw``).
+
+Features: ``cp_depth``, ``pp_depth``, ``derivation_depth`` (tree depth) and ``rules``
+(rule applications). The reference checker re-parses the sentence with its own
+recursive-descent parser over the lexicon and interprets the derivation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+
+from generators.batch import Batch
+from generators.derivation import Tree, tree_atoms, tree_compounds
+from generators.params import Params, knob
+from generators.registry import register
+from generators.task import Task
+
+# -- lexicon ----------------------------------------------------------------------------
+
+NAMES = (
+    "Emma", "Liam", "Noah", "Olivia", "Ava", "Mason", "Sophia", "Lucas",
+    "Mia", "Ethan", "Isabella", "James", "Amelia", "Oliver", "Harper", "Elijah",
+)  # fmt: skip
+ANIMATE_NOUNS = (
+    "cat", "dog", "girl", "boy", "teacher", "baby", "monkey",
+    "hedgehog", "child", "king", "queen", "mouse", "bird", "lion",
+)  # fmt: skip
+INANIMATE_NOUNS = (
+    "cake", "mat", "box", "table", "ball", "book", "cookie", "house",
+    "bed", "car", "bottle", "tree", "chair", "boat", "cup", "rose",
+)  # fmt: skip
+NOUNS = ANIMATE_NOUNS + INANIMATE_NOUNS
+PREPOSITIONS = ("in", "on", "beside")
+# (lemma, past) of verbs without an object
+UNERGATIVE = (
+    ("smile", "smiled"), ("sleep", "slept"), ("laugh", "laughed"), ("dance", "danced"),
+    ("jog", "jogged"), ("sneeze", "sneezed"), ("cry", "cried"), ("run", "ran"),
+)  # fmt: skip
+# (lemma, past, participle); unaccusatives are also transitive (causative alternation)
+UNACCUSATIVE = (
+    ("roll", "rolled", "rolled"), ("break", "broke", "broken"), ("freeze", "froze", "frozen"),
+    ("burn", "burned", "burned"), ("shatter", "shattered", "shattered"), ("melt", "melted", "melted"),
+)  # fmt: skip
+TRANSITIVE = UNACCUSATIVE + (
+    ("see", "saw", "seen"), ("help", "helped", "helped"), ("find", "found", "found"),
+    ("like", "liked", "liked"), ("eat", "ate", "eaten"), ("hold", "held", "held"),
+    ("touch", "touched", "touched"), ("draw", "drew", "drawn"),
+)  # fmt: skip
+DATIVE = (
+    ("give", "gave", "given"), ("send", "sent", "sent"), ("lend", "lent", "lent"),
+    ("offer", "offered", "offered"), ("show", "showed", "shown"), ("sell", "sold", "sold"),
+)  # fmt: skip
+COMPLEMENT = (
+    ("say", "said"), ("think", "thought"), ("believe", "believed"),
+    ("hope", "hoped"), ("know", "knew"), ("notice", "noticed"),
+)  # fmt: skip
+
+MAX_DEPTH = 100
+ROOT_RULE = "ROOT -> S ."
+S_RULE = "S -> NP VP"
+NAME_RULE = "NP -> Name"
+DET_RULE = "NP -> Det N"
+DET_PP_RULE = "NP -> Det N PP"
+PP_RULE = "PP -> P NP"
+CP_RULE = "VP -> V_cp that S"
+
+# Innermost constructions: (VP rule, verb class, roles of the subject and the NPs after the verb).
+CONSTRUCTIONS = (
+    ("VP -> V_unerg", "unerg", ("agent",)),
+    ("VP -> V_unacc", "unacc", ("theme",)),
+    ("VP -> V_trans NP", "trans", ("agent", "theme")),
+    ("VP -> was V_trans", "trans", ("theme",)),
+    ("VP -> was V_trans by NP", "trans", ("theme", "agent")),
+    ("VP -> V_dat NP NP", "dat", ("agent", "recipient", "theme")),
+    ("VP -> V_dat NP to NP", "dat", ("agent", "theme", "recipient")),
+    ("VP -> was V_dat to NP", "dat", ("theme", "recipient")),
+    ("VP -> was V_dat to NP by NP", "dat", ("theme", "recipient", "agent")),
+    ("VP -> was V_dat NP", "dat", ("recipient", "theme")),
+    ("VP -> was V_dat NP by NP", "dat", ("recipient", "theme", "agent")),
+)
+CONSTRUCTION_TABLE = (0,) * 4 + (1,) * 4 + (2,) * 4 + (3, 3, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10)
+# fixed words of each VP rule after the verb, by construction: tokens placed before each NP
+_BEFORE_NP = {
+    "VP -> V_trans NP": ((),),
+    "VP -> was V_trans by NP": (("by",),),
+    "VP -> V_dat NP NP": ((), ()),
+    "VP -> V_dat NP to NP": ((), ("to",)),
+    "VP -> was V_dat to NP": (("to",),),
+    "VP -> was V_dat to NP by NP": (("to",), ("by",)),
+    "VP -> was V_dat NP": ((),),
+    "VP -> was V_dat NP by NP": ((), ("by",)),
+}
+_VERBS = {"unerg": UNERGATIVE, "unacc": UNACCUSATIVE, "trans": TRANSITIVE, "dat": DATIVE}
+_KEY = 1 << 20  # conjunct sort key: first-argument position * _KEY + second position + 1
+_NOUN_PRED = tuple(f"{noun} ( x _ " for noun in NOUNS)
+_DEF_PRED = tuple(f"* {noun} ( x _ " for noun in NOUNS)
+
+
+@dataclasses.dataclass(frozen=True)
+class CogsParams(Params):
+    """Ranges of the two recursion depths (nested PPs, nested sentential complements)."""
+
+    min_pp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested PPs on the PP-carrying NP")
+    max_pp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested PPs on the PP-carrying NP")
+    min_cp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested sentential complements")
+    max_cp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested sentential complements")
+
+    def check_consistency(self) -> None:
+        for part in ("pp", "cp"):
+            lo, hi = getattr(self, f"min_{part}_depth"), getattr(self, f"max_{part}_depth")
+            self.require(lo <= hi, f"parameter min_{part}_depth={lo} exceeds max_{part}_depth={hi}")
+
+
+def _uniform_stream(rng: np.random.Generator, chunk: int = 4096) -> Iterator[float]:
+    while True:
+        yield from rng.random(chunk).tolist()
+
+
+# input length is about SIZE_BASE + SIZE_PER_DEPTH * depth when both depths equal depth
+SIZE_BASE = 5.75
+SIZE_PER_DEPTH = 6.67
+
+
+@register
+class CogsLike(Task[CogsParams]):
+    """English sentence of a COGS-like fragment -> its COGS-style logical form."""
+
+    name = "cogs_like"
+    family = "compositional"
+    description = "COGS-style English sentence (datives, passives, nested PPs and CPs) -> logical form"
+    params_type = CogsParams
+    size_knob = (
+        "approximate input length in tokens: both recursion depths (nested PPs, nested "
+        "complements) range over round((size - 5.75) / 6.67), clipped to 0..100"
+    )
+    level_feature = "rules"
+    test_caps = {"max_pp_depth": 6, "min_pp_depth": 6, "max_cp_depth": 6, "min_cp_depth": 6}
+
+    def levels(self) -> dict[int, CogsParams]:
+        return {
+            k: CogsParams(
+                min_pp_depth=(k - 1) // 2, max_pp_depth=k - 1, min_cp_depth=(k - 1) // 2, max_cp_depth=k - 1
+            )
+            for k in range(1, 11)
+        }
+
+    def with_size(self, lo: int, hi: int) -> CogsParams:
+        def depth(size: int) -> int:
+            return min(MAX_DEPTH, max(0, round((size - SIZE_BASE) / SIZE_PER_DEPTH)))
+
+        a, b = depth(lo), depth(hi)
+        return CogsParams(min_pp_depth=a, max_pp_depth=b, min_cp_depth=a, max_cp_depth=b)
+
+    def generate(self, rng: np.random.Generator, n: int, params: CogsParams) -> Batch:
+        nxt = _uniform_stream(rng).__next__
+        n_names, n_animate, n_nouns = len(NAMES), len(ANIMATE_NOUNS), len(NOUNS)
+        pp_lo, pp_span = params.min_pp_depth, params.max_pp_depth - params.min_pp_depth + 1
+        cp_lo, cp_span = params.min_cp_depth, params.max_cp_depth - params.min_cp_depth + 1
+        toks: list[str] = []
+        defs: list[str] = []
+        conj: list[tuple[int, str]] = []
+
+        def noun_phrase(animate: bool, pp: int) -> tuple[str, int, Tree]:
+            """Append an NP; return its LF argument, head position and tree."""
+            i = len(toks)
+            u = nxt()
+            if pp == 0 and u < 1 / 3:
+                name = NAMES[int(nxt() * n_names)]
+                toks.append(name)
+                return name, i, [NAME_RULE, name]
+            det = "the" if u < 2 / 3 else "a"
+            noun = int(nxt() * (n_animate if animate else n_nouns))
+            head = i + 1
+            toks.append(det)
+            toks.append(NOUNS[noun])
+            if det == "the":
+                defs.append(f"{_DEF_PRED[noun]}{head} )")
+            else:
+                conj.append((head * _KEY, f"{_NOUN_PRED[noun]}{head} )"))
+            node: list[Any] = [DET_RULE, det, NOUNS[noun]]
+            top = node
+            for _ in range(pp):
+                prep = PREPOSITIONS[int(nxt() * 3)]
+                det2 = "the" if nxt() < 0.5 else "a"
+                noun2 = int(nxt() * n_nouns)
+                head2 = head + 3
+                toks.append(prep)
+                toks.append(det2)
+                toks.append(NOUNS[noun2])
+                nmod = f"{NOUNS[noun]} . nmod . {prep} ( x _ {head} , x _ {head2} )"
+                conj.append((head * _KEY + head2 + 1, nmod))
+                if det2 == "the":
+                    defs.append(f"{_DEF_PRED[noun2]}{head2} )")
+                else:
+                    conj.append((head2 * _KEY, f"{_NOUN_PRED[noun2]}{head2} )"))
+                inner = [DET_RULE, det2, NOUNS[noun2]]
+                node[0] = DET_PP_RULE
+                node.append([PP_RULE, prep, inner])
+                node = inner
+                head, noun = head2, noun2
+            return f"x _ {i + 1}", i + 1, top
+
+        inputs, targets, trees = [], [], []
+        cp_depths, pp_depths, tree_depths, rule_counts = [], [], [], []
+        for _ in range(n):
+            c = cp_lo + int(nxt() * cp_span)
+            d = pp_lo + int(nxt() * pp_span)
+            rule, verb_class, roles = CONSTRUCTIONS[CONSTRUCTION_TABLE[int(nxt() * 24)]]
+            slots = c + len(roles)
+            carrier = int(nxt() * slots) if d else -1
+            toks.clear()
+            defs.clear()
+            conj.clear()
+            parent: list[Any] = [S_RULE]
+            root: list[Any] = [ROOT_RULE, parent]
+            subject_depths = []  # tree depths of the complement clauses' subject NPs
+            pending = None  # (lemma, position) of the complement verb awaiting its clause
+            for k in range(c):
+                arg, at, subj = noun_phrase(True, d if carrier == k else 0)
+                subject_depths.append(1 + 2 * d if carrier == k else 1)
+                lemma, past = COMPLEMENT[int(nxt() * 6)]
+                v = len(toks)
+                if pending is not None:
+                    conj.append((pending[1] * _KEY + v + 1, f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {v} )"))
+                toks.append(past)
+                toks.append("that")
+                conj.append((v * _KEY + at + 1, f"{lemma} . agent ( x _ {v} , {arg} )"))
+                embedded: list[Any] = [S_RULE]
+                parent.append(subj)
+                parent.append([CP_RULE, lemma, embedded])
+                parent = embedded
+                pending = (lemma, v)
+            # innermost clause
+            animate0 = roles[0] != "theme"
+            arg, at, subj = noun_phrase(animate0, d if carrier == c else 0)
+            subject_depth = 1 + 2 * d if carrier == c else 1
+            passive = rule.startswith("VP -> was")
+            if passive:
+                toks.append("was")
+            v = len(toks)
+            if pending is not None:
+                conj.append((pending[1] * _KEY + v + 1, f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {v} )"))
+            table = _VERBS[verb_class]
+            entry = table[int(nxt() * len(table))]
+            verb = entry[0]
+            toks.append(entry[2] if passive else entry[1])
+            conj.append((v * _KEY + at + 1, f"{verb} . {roles[0]} ( x _ {v} , {arg} )"))
+            vp: list[Any] = [rule, verb]
+            vp_depth = 0
+            for j, before in enumerate(_BEFORE_NP.get(rule, ())):
+                toks.extend(before)
+                role = roles[j + 1]
+                slot = c + j + 1
+                arg, at, sub = noun_phrase(role != "theme", d if carrier == slot else 0)
+                conj.append((v * _KEY + at + 1, f"{verb} . {role} ( x _ {v} , {arg} )"))
+                vp.append(sub)
+                sub_depth = 1 + 2 * d if carrier == slot else 1
+                if sub_depth > vp_depth:
+                    vp_depth = sub_depth
+            parent.append(subj)
+            parent.append(vp)
+            # derivation depth, innermost clause outwards
+            depth = 1 + max(subject_depth, 1 + vp_depth)
+            for k in range(c - 1, -1, -1):
+                depth = 1 + max(subject_depths[k], 1 + depth)
+            tree_depths.append(depth + 1)
+            # ROOT, S and VP per clause, one NP per slot, an NP and a PP per PP level
+            rule_counts.append(1 + 2 * (c + 1) + slots + 2 * d)
+            first = toks[0]
+            if first == "the":
+                toks[0] = "The"
+            elif first == "a":
+                toks[0] = "A"
+            toks.append(".")
+            inputs.append(" ".join(toks))
+            conj.sort()
+            body = " AND ".join([s for _, s in conj])
+            if defs:
+                defs.append(body)
+                targets.append(" ; ".join(defs))
+            else:
+                targets.append(body)
+            trees.append(root)
+            cp_depths.append(c)
+            pp_depths.append(d)
+        features = {
+            "cp_depth": cp_depths,
+            "pp_depth": pp_depths,
+            "derivation_depth": tree_depths,
+            "rules": rule_counts,
+        }
+        return Batch.from_lists(inputs, targets, features, structure=trees)
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        return interpret(parse_sentence(example["input"]))
+
+    def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
+        return tree_atoms(example["structure"])
+
+    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
+        return tree_compounds(example["structure"], abstract_lexical)
+
+    def input_space_size(self, params: CogsParams) -> int:
+        """Distinct sentences (each has one derivation): counted per depth and construction."""
+        animate = len(NAMES) + 2 * len(ANIMATE_NOUNS)  # animate NPs without PPs
+        anything = len(NAMES) + 2 * len(NOUNS)
+        pp_step = len(PREPOSITIONS) * 2 * len(NOUNS)
+        verbs = {"unerg": len(UNERGATIVE), "unacc": len(UNACCUSATIVE), "trans": len(TRANSITIVE), "dat": len(DATIVE)}
+        prefix = len(COMPLEMENT) * animate  # one "NP V_cp that" without PPs
+        total = 0
+        for c in range(params.min_cp_depth, params.max_cp_depth + 1):
+            for d in range(params.min_pp_depth, params.max_pp_depth + 1):
+                for _, verb_class, roles in CONSTRUCTIONS:
+                    plain = [animate if role != "theme" else anything for role in roles]
+                    product = 1
+                    for count in plain:
+                        product *= count
+                    if d == 0:
+                        total += verbs[verb_class] * product * prefix**c
+                        continue
+                    carried = 0  # the PP chain on an NP of the innermost clause
+                    for role, count in zip(roles, plain):
+                        chain = 2 * (len(ANIMATE_NOUNS) if role != "theme" else len(NOUNS)) * pp_step**d
+                        carried += product // count * chain
+                    total += verbs[verb_class] * carried * prefix**c
+                    if c:  # the chain on the subject of one of the c complement clauses
+                        chain = len(COMPLEMENT) * 2 * len(ANIMATE_NOUNS) * pp_step**d
+                        total += verbs[verb_class] * product * c * chain * prefix ** (c - 1)
+        return total
+
+
+# -- the reference parser and interpreter (independent of generate) ----------------------
+
+_NAME_SET = frozenset(NAMES)
+_NOUN_SET = frozenset(NOUNS)
+_PREP_SET = frozenset(PREPOSITIONS)
+_DETS = ("a", "the")
+_PAST: dict[str, dict[str, str]] = {}  # past form -> {verb class: lemma}
+for _cls, _table in (*_VERBS.items(), ("cp", COMPLEMENT)):
+    for _entry in _table:
+        _PAST.setdefault(_entry[1], {})[_cls] = _entry[0]
+_PARTICIPLE = {entry[2]: ("trans", entry[0]) for entry in TRANSITIVE}
+_PARTICIPLE.update({entry[2]: ("dat", entry[0]) for entry in DATIVE})
+# roles of the subject and of the NPs of each VP rule, in surface order
+_ROLES = {
+    "VP -> V_unerg": ("agent",),
+    "VP -> V_unacc": ("theme",),
+    "VP -> V_trans NP": ("agent", "theme"),
+    "VP -> was V_trans": ("theme",),
+    "VP -> was V_trans by NP": ("theme", "agent"),
+    "VP -> V_dat NP NP": ("agent", "recipient", "theme"),
+    "VP -> V_dat NP to NP": ("agent", "theme", "recipient"),
+    "VP -> was V_dat to NP": ("theme", "recipient"),
+    "VP -> was V_dat to NP by NP": ("theme", "recipient", "agent"),
+    "VP -> was V_dat NP": ("recipient", "theme"),
+    "VP -> was V_dat NP by NP": ("recipient", "theme", "agent"),
+    "VP -> V_cp that S": ("agent",),
+}
+
+
+class _Words:
+    """A sentence's words (first word lowercased, final '.' removed) and a cursor."""
+
+    def __init__(self, text: str) -> None:
+        tokens = text.split()
+        if len(tokens) < 3 or tokens[-1] != ".":
+            raise ValueError("a sentence has at least two words and ends with '.'")
+        words = tokens[:-1]
+        if words[0] in _DETS:
+            raise ValueError("the first word is capitalized")
+        if words[0] in ("A", "The"):
+            words[0] = words[0].lower()
+        self.words = words
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.words[self.i] if self.i < len(self.words) else None
+
+    def take(self) -> str:
+        if self.i >= len(self.words):
+            raise ValueError("the sentence ends too early")
+        word = self.words[self.i]
+        self.i += 1
+        return word
+
+    def done(self) -> bool:
+        return self.i == len(self.words)
+
+
+def _parse_det_noun(words: _Words) -> list[Any]:
+    det, noun = words.take(), words.take()
+    if det not in _DETS or noun not in _NOUN_SET:
+        raise ValueError(f"expected a determiner and a noun, got {det!r} {noun!r}")
+    return [DET_RULE, det, noun]
+
+
+def _parse_np(words: _Words) -> list[Any]:
+    if words.peek() in _NAME_SET:
+        return [NAME_RULE, words.take()]
+    top = node = _parse_det_noun(words)
+    while words.peek() in _PREP_SET:
+        prep = words.take()
+        inner = _parse_det_noun(words)
+        node[0] = DET_PP_RULE
+        node.append([PP_RULE, prep, inner])
+        node = inner
+    return top
+
+
+def parse_sentence(text: str) -> Tree:
+    """The derivation tree of a sentence of the fragment; ValueError when it is not one."""
+    words = _Words(text)
+    clause: list[Any] = [S_RULE]
+    root = [ROOT_RULE, clause]
+    while True:
+        clause.append(_parse_np(words))
+        word = words.take()
+        if word == "was":
+            participle = words.take()
+            if participle not in _PARTICIPLE:
+                raise ValueError(f"unknown participle {participle!r}")
+            verb_class, lemma = _PARTICIPLE[participle]
+            args: list[Any] = []
+            if verb_class == "trans":
+                rule = "VP -> was V_trans"
+            elif words.peek() == "to":
+                words.take()
+                args.append(_parse_np(words))
+                rule = "VP -> was V_dat to NP"
+            else:
+                args.append(_parse_np(words))
+                rule = "VP -> was V_dat NP"
+            if words.peek() == "by":
+                words.take()
+                args.append(_parse_np(words))
+                rule += " by NP"
+            clause.append([rule, lemma, *args])
+            break
+        readings = _PAST.get(word)
+        if readings is None:
+            raise ValueError(f"unknown verb {word!r}")
+        if "cp" in readings and words.peek() == "that":
+            words.take()
+            embedded: list[Any] = [S_RULE]
+            clause.append([CP_RULE, readings["cp"], embedded])
+            clause = embedded
+            continue
+        if words.done():
+            if "unerg" in readings:
+                clause.append(["VP -> V_unerg", readings["unerg"]])
+            elif "unacc" in readings:
+                clause.append(["VP -> V_unacc", readings["unacc"]])
+            else:
+                raise ValueError(f"verb {word!r} needs an object")
+        elif "trans" in readings:
+            clause.append(["VP -> V_trans NP", readings["trans"], _parse_np(words)])
+        elif "dat" in readings:
+            first = _parse_np(words)
+            if words.peek() == "to":
+                words.take()
+                clause.append(["VP -> V_dat NP to NP", readings["dat"], first, _parse_np(words)])
+            else:
+                clause.append(["VP -> V_dat NP NP", readings["dat"], first, _parse_np(words)])
+        else:
+            raise ValueError(f"verb {word!r} takes no object")
+        break
+    if not words.done():
+        raise ValueError(f"unexpected word {words.peek()!r} after a complete sentence")
+    return root
+
+
+def interpret(tree: Tree) -> str:
+    """The COGS-style logical form of a derivation tree (positions recounted from the tree)."""
+    if tree[0] != ROOT_RULE:
+        raise ValueError("not a sentence derivation")
+    definites: list[tuple[int, str]] = []
+    conjuncts: list[tuple[tuple[int, int], str]] = []
+    position = 0
+
+    def noun(det: str, word: str, at: int) -> None:
+        if det == "the":
+            definites.append((at, f"* {word} ( x _ {at} )"))
+        else:
+            conjuncts.append(((at, -1), f"{word} ( x _ {at} )"))
+
+    def noun_phrase(node: list[Any]) -> tuple[str, int]:
+        nonlocal position
+        if node[0] == NAME_RULE:
+            position += 1
+            return node[1], position - 1
+        head = position + 1
+        noun(node[1], node[2], head)
+        position += 2
+        current, at = node, head
+        while current[0] == DET_PP_RULE:
+            prep, inner = current[3][1], current[3][2]
+            inner_at = position + 2
+            noun(inner[1], inner[2], inner_at)
+            conjuncts.append(((at, inner_at), f"{current[2]} . nmod . {prep} ( x _ {at} , x _ {inner_at} )"))
+            position += 3
+            current, at = inner, inner_at
+        return f"x _ {head}", head
+
+    clause = tree[1]
+    complement: tuple[str, int] | None = None
+    while clause is not None:
+        subject = noun_phrase(clause[1])
+        vp = clause[2]
+        rule, lemma = vp[0], vp[1]
+        children = iter(vp[2:])
+        arguments = [subject]
+        event = -1
+        embedded = None
+        for symbol in rule.split(" -> ")[1].split():
+            if symbol.startswith("V_"):
+                event = position
+                position += 1
+            elif symbol == "NP":
+                arguments.append(noun_phrase(next(children)))
+            elif symbol == "S":
+                embedded = next(children)
+            else:  # was, to, by, that
+                position += 1
+        if complement is not None:
+            conjuncts.append(((complement[1], event), f"{complement[0]} . ccomp ( x _ {complement[1]} , x _ {event} )"))
+        for role, (argument, at) in zip(_ROLES[rule], arguments):
+            conjuncts.append(((event, at), f"{lemma} . {role} ( x _ {event} , {argument} )"))
+        complement = (lemma, event) if embedded is not None else None
+        clause = embedded
+    definites.sort()
+    conjuncts.sort(key=lambda item: item[0])
+    return "".join(f"{text} ; " for _, text in definites) + " AND ".join(text for _, text in conjuncts)
