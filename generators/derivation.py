@@ -5,11 +5,20 @@ A derivation is stored in a record's ``structure`` as nested lists: an internal 
 ``"V -> D twice"``), and a leaf is a plain string: a lexical item (e.g. ``"jump"``).
 
 - atoms: the multiset of rules and lexical items used.
-- compounds: the multiset of connected sub-derivations of two levels: every
-  parent-child pair ``rule => i:child`` and every parent with all its children
-  ``rule => (child, child)``, where a child is named by its rule or lexical item.
-  With ``abstract_lexical`` every lexical item is written ``*``, so compounds describe
+- compounds: the multiset of connected sub-derivations of 2 to 5 rule nodes (a node
+  and some of its descendants, each included node's parent included). A compound is
+  written as nested ``rule(child,...)`` text: an included rule child is expanded the
+  same way, an excluded one is the slot ``_``, and lexical leaves are always written, so
+  ``S -> V twice(V -> U(_),twice)`` is a parent-child pair and
+  ``C -> S and S(S -> V(_),and,S -> V(_))`` a parent with all its children. With
+  ``abstract_lexical`` every lexical item is written ``*``, so compounds describe
   structure only.
+
+Why up to 5 nodes: compound divergence with exponent 0.1 is close to the share of test
+compound mass never seen in train. Two-node compounds (parent-child) occur in nearly every
+example, so with them alone no split of SCAN gets far (~0.1 here); larger sub-derivations
+are specific enough that a split can keep them out of train, as in Keysers et al. (rule
+subgraphs of up to 5 nodes). The MCD split of SCAN reaches D_C ~0.73 with this definition.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from collections import Counter
 from typing import Any, Iterator
 
 Tree = Any  # list [rule, *children] or a str leaf
+COMPOUND_MAX_NODES = 5
 
 
 def _label(node: Tree, abstract_lexical: bool) -> str:
@@ -51,19 +61,9 @@ def tree_atoms(tree: Tree) -> Counter[str]:
     return found
 
 
-def tree_compounds(tree: Tree, abstract_lexical: bool = False) -> Counter[str]:
-    """Parent-child pairs and parent-with-all-children patterns, with multiplicity."""
-    found: Counter[str] = Counter()
-    for node in internal_nodes(tree):
-        rule = str(node[0])
-        children = [_label(child, abstract_lexical) for child in node[1:]]
-        if not children:
-            continue
-        for i, child in enumerate(children):
-            found[f"{rule} => {i}:{child}"] += 1
-        if len(children) > 1:
-            found[f"{rule} => ({', '.join(children)})"] += 1
-    return found
+def tree_compounds(tree: Tree, abstract_lexical: bool = False, max_nodes: int = COMPOUND_MAX_NODES) -> Counter[str]:
+    """Compounds: connected sub-derivations of 2..max_nodes rule nodes (see module doc)."""
+    return tree_subgraphs(tree, max_nodes, 2, abstract_lexical)
 
 
 def tree_depth(tree: Tree) -> int:
@@ -76,3 +76,42 @@ def tree_depth(tree: Tree) -> int:
 def rule_count(tree: Tree) -> int:
     """Number of internal nodes (rule applications)."""
     return sum(1 for _ in internal_nodes(tree))
+
+
+def _rooted_subgraphs(node: list[Any], budget: int, abstract_lexical: bool) -> list[tuple[str, int]]:
+    """Connected subgraphs rooted at node with at most budget rule nodes: (text, size).
+
+    A child rule node is either expanded (recursively) or written as the slot ``_``;
+    lexical leaves are always written (``*`` when abstract_lexical).
+    """
+    options: list[list[tuple[str, int]]] = []
+    for child in node[1:]:
+        if isinstance(child, str):
+            options.append([("*" if abstract_lexical else child, 0)])
+        else:
+            options.append([("_", 0)])
+    partial: list[tuple[list[str], int]] = [([], 1)]
+    for index, child in enumerate(node[1:]):
+        grown: list[tuple[list[str], int]] = []
+        for parts, size in partial:
+            for text, extra in options[index]:
+                grown.append((parts + [text], size + extra))
+            if not isinstance(child, str) and size < budget:
+                for text, extra in _rooted_subgraphs(child, budget - size, abstract_lexical):
+                    grown.append((parts + [text], size + extra))
+        partial = grown
+    return [(f"{node[0]}({','.join(parts)})" if parts else str(node[0]), size) for parts, size in partial]
+
+
+def tree_subgraphs(tree: Tree, max_nodes: int = 3, min_nodes: int = 2, abstract_lexical: bool = False) -> Counter[str]:
+    """Connected rule subgraphs of min_nodes..max_nodes rule nodes, with multiplicity.
+
+    Each subgraph is written as nested ``rule(child,...)`` text: expanded children are
+    written the same way, unexpanded rule children as ``_``, lexical leaves as themselves.
+    """
+    found: Counter[str] = Counter()
+    for node in internal_nodes(tree):
+        for text, size in _rooted_subgraphs(node, max_nodes, abstract_lexical):
+            if size >= min_nodes:
+                found[text] += 1
+    return found

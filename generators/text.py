@@ -47,27 +47,30 @@ def join_tokens(ids: np.ndarray, lengths: np.ndarray | int, vocab: Sequence[str]
     """Join multi-byte tokens: row i is ``vocab[ids[i, j]]`` for j < lengths[i], spaced.
 
     ``ids`` is an (n, w) integer array indexing ``vocab``; entries past a row's length
-    are ignored. Returns an ``S`` array.
+    are ignored. Returns an ``S`` array. Every token becomes a NUL-padded cell holding
+    the token and a space; dropping the NULs of all cells in row-major order gives the
+    rows' bytes back to back, which a row-length mask lays out again row by row.
     """
     n, width = ids.shape
     encoded = [token.encode() for token in vocab]
+    if any(not tok for tok in encoded):
+        raise ValueError("tokens are never empty")
     cell = max(len(tok) for tok in encoded) + 1
-    table = np.zeros((len(encoded), cell), dtype=np.uint8)
+    table = np.zeros((len(encoded) + 1, cell), dtype=np.uint8)  # last row: the empty cell
     for row, tok in enumerate(encoded):
         table[row, : len(tok)] = np.frombuffer(tok, dtype=np.uint8)
         table[row, len(tok)] = SPACE
-    lengths = np.broadcast_to(np.asarray(lengths), (n,))
-    cells = table[ids]  # (n, w, cell)
-    cells[np.arange(width)[None, :] >= lengths[:, None]] = 0
-    flat = cells.reshape(n, width * cell)
-    keep = flat != 0
-    counts = keep.sum(axis=1)
+    sizes = np.array([len(tok) + 1 for tok in encoded] + [0], dtype=np.int64)
+    lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), (n,))
+    if (lengths < width).any():
+        ids = np.where(np.arange(width)[None, :] < lengths[:, None], ids, len(encoded))
+    cells = table[ids]
+    content = cells[cells != 0]
+    counts = sizes[ids].sum(axis=1)
     out = np.zeros((n, int(counts.max())), dtype=np.uint8)
-    rank = np.cumsum(keep, axis=1) - 1
-    rows = np.broadcast_to(np.arange(n)[:, None], flat.shape)
-    out[rows[keep], rank[keep]] = flat[keep]
-    out[np.arange(n), counts - 1] = 0  # drop each row's trailing space
-    return _as_bytes_array(out if out.shape[1] > 1 else out)
+    out[np.arange(out.shape[1])[None, :] < counts[:, None]] = content
+    out[np.arange(n), counts - 1] = 0  # each row's trailing space
+    return _as_bytes_array(out[:, :-1] if out.shape[1] > 1 else out)
 
 
 def from_strings(strings: Sequence[str]) -> np.ndarray:

@@ -96,7 +96,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         check_writable_file(args.out)
     target = atomic_output(args.out) if args.out else nullcontext(sys.stdout.buffer)
     if args.all:
-        batch = task.enumerate(params)
+        try:
+            batch = task.enumerate(params)
+        except ParamError as err:
+            raise UsageError(f"{task.name}: {err}") from None
         if batch is None:
             raise UsageError(f"{task.name} is not a finite task: use --n N")
         with target as handle:

@@ -152,3 +152,8 @@ def sample_level_split(
     train = [spec.level(k) for k in range(1, level_max + 1)]
     options = {"by": "level", "level_max": level_max, "test_levels": tests}
     return sample_split(task, train, [spec.level(k) for k in tests], sizes, seed, "difficulty", options)
+
+
+def records_of_batch(batch: Any, task: str) -> list[Record]:
+    """The record dicts of a generated or enumerated Batch."""
+    return list(batch.records(task))

@@ -114,9 +114,10 @@ def test_pcfg_atoms_and_compounds() -> None:
     record = {"structure": parse_program("append reverse A1 B1 , A1")}
     assert PCFG.atoms(record) == {"X -> append X , X": 1, "X -> reverse X": 1, "X -> SYM+": 2, "A1": 2, "B1": 1}
     compounds = PCFG.compounds(record, abstract_lexical=True)
-    assert compounds["X -> append X , X => 0:X -> reverse X"] == 1
-    assert compounds["X -> append X , X => (X -> reverse X, X -> SYM+)"] == 1
-    assert compounds["X -> SYM+ => 0:*"] == 2
+    assert compounds["X -> append X , X(X -> reverse X(_),_)"] == 1  # parent-child
+    assert compounds["X -> append X , X(X -> reverse X(_),X -> SYM+(*))"] == 1  # parent with all children
+    assert compounds["X -> reverse X(X -> SYM+(*,*))"] == 1
+    assert all(text.count("(") >= 2 for text in compounds)  # at least two rule nodes each
 
 
 def test_pcfg_deterministic() -> None:
@@ -372,8 +373,9 @@ def test_cogs_atoms_and_compounds() -> None:
         "see": 1, "NP -> Det N": 1, "a": 1, "cat": 1,
     }  # fmt: skip
     compounds = COGS.compounds(record)
-    assert compounds["VP -> V_trans NP => (see, NP -> Det N)"] == 1
-    assert COGS.compounds(record, abstract_lexical=True)["VP -> V_trans NP => (*, NP -> Det N)"] == 1
+    assert compounds["VP -> V_trans NP(see,NP -> Det N(a,cat))"] == 1
+    assert compounds["S -> NP VP(NP -> Name(Emma),_)"] == 1
+    assert COGS.compounds(record, abstract_lexical=True)["VP -> V_trans NP(*,NP -> Det N(*,*))"] == 1
 
 
 def test_cogs_deep_recursion() -> None:

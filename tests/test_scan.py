@@ -165,10 +165,12 @@ def test_atoms_and_compounds_of_the_brief_example(full: list[dict]) -> None:
         }
     )
     compounds = TASK.compounds(record)
-    assert compounds["V -> D[1] around D[2] => 2:left"] == 1
-    assert compounds["V -> D[1] opposite D[2] => (U -> jump, opposite, left)"] == 1
+    assert compounds["S -> V(V -> D[1] around D[2](_,around,left))"] == 1
+    assert compounds["V -> D[1] opposite D[2](U -> jump(jump),opposite,left)"] == 1
+    assert compounds["C -> S after S(S -> V(_),after,S -> V(_))"] == 1
+    assert max(text.count(" -> ") for text in compounds) == 5  # sub-derivations of up to 5 rules
     abstract = TASK.compounds(record, abstract_lexical=True)
-    assert abstract["V -> D[1] opposite D[2] => (U -> jump, *, *)"] == 1
+    assert abstract["V -> D[1] opposite D[2](U -> jump(*),*,*)"] == 1
     assert not any("jump" in c and "U -> jump" not in c for c in abstract)
     # without structure the derivation is read from the words: same atoms and compounds
     bare = {"input": record["input"]}
