@@ -90,8 +90,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         typed = {k: task.params_type.parse_value(k, v) for k, v in raw.items()}
         params = task.make_params(typed, level=args.level)
     except ParamError as err:
-        message = str(err)
-        raise UsageError(message if message.startswith(task.name) else f"{task.name}: {message}") from None
+        raise UsageError(_prefixed(task.name, err)) from None
     if args.out:
         check_writable_file(args.out)
     target = atomic_output(args.out) if args.out else nullcontext(sys.stdout.buffer)
@@ -99,7 +98,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         try:
             batch = task.enumerate(params)
         except ParamError as err:
-            raise UsageError(f"{task.name}: {err}") from None
+            raise UsageError(_prefixed(task.name, err)) from None
         if batch is None:
             raise UsageError(f"{task.name} is not a finite task: use --n N")
         with target as handle:
@@ -109,6 +108,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar:
         _write_blocks(plan, args.workers, handle, bar)
     return 0
+
+
+def _prefixed(name: str, err: Exception) -> str:
+    message = str(err)
+    return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> None:

@@ -178,3 +178,17 @@ def test_list_json_describes_every_task() -> None:
     assert sorted(parity["levels"], key=int) == [str(k) for k in range(1, 11)]
     text = run("list")
     assert text.returncode == 0 and b"parity_check" in text.stdout and b"levels:" in text.stdout
+
+
+def test_scan_all_enumerates_every_command_once_and_checks() -> None:
+    generated = run("generate", "scan", "--all")
+    assert generated.returncode == 0, generated.stderr
+    records = [json.loads(line) for line in generated.stdout.splitlines()]
+    assert len(records) == 20910
+    assert len({r["input"] for r in records}) == 20910
+    assert max(len(r["input"].split()) for r in records) == 9
+    assert max(len(r["target"].split()) for r in records) == 48
+    checked = run("check", "-", stdin=generated.stdout)
+    assert checked.returncode == 0 and b"20910 passed, 0 failed" in checked.stdout
+    too_big = run("generate", "scan", "--all", "--param", "max_conjuncts=3")
+    assert too_big.returncode == 2 and b"too many to enumerate" in too_big.stderr
