@@ -32,7 +32,7 @@ from splits.base import Partition, SplitError, SplitOptions, Strategy
 from splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
 
 UNUSED, TRAIN, TEST = 0, 1, 2
-REFRESH_EVERY = 500  # steps between recomputations of the guided candidates
+REFRESH_EVERY = 500  # fewest steps between recomputations of the guided candidates
 CANDIDATES = 64  # guided candidates per side and move kind
 GUIDED_SHARE = 0.7  # share of proposals drawn from the guided candidates
 
@@ -93,6 +93,9 @@ class _Side:
                 self.test_total += self.rows.totals[example]
         a, b = self.alpha, 1.0 - self.alpha
         self.chernoff_sum = sum(c**a * d**b for c, d in zip(self.train, self.test) if c > 0 and d > 0)
+        self.train_array = np.asarray(self.train)
+        self.test_array = np.asarray(self.test)
+        self.dirty: set[int] = set()
 
     def divergence(self, chernoff_sum: float, train_total: float, test_total: float) -> float:
         if train_total <= 0 or test_total <= 0:
@@ -110,8 +113,12 @@ class _Side:
         using unit increments per item and the change of the normalizing totals.
         """
         a = self.alpha
-        c = np.asarray(self.train)
-        d = np.asarray(self.test)
+        if self.dirty:
+            keys = np.fromiter(self.dirty, dtype=np.int64, count=len(self.dirty))
+            self.train_array[keys] = [self.train[k] for k in self.dirty]
+            self.test_array[keys] = [self.test[k] for k in self.dirty]
+            self.dirty.clear()
+        c, d = self.train_array, self.test_array
         norm = self.train_total**a * self.test_total ** (1.0 - a)
         coefficient = self.chernoff_sum / norm
         per_item_test = c**a * ((d + 1.0) ** (1.0 - a) - d ** (1.0 - a))
@@ -163,6 +170,7 @@ class _Side:
         for k, (c, d) in touched.items():
             self.train[k] = c if c > 1e-12 else 0.0
             self.test[k] = d if d > 1e-12 else 0.0
+        self.dirty.update(touched)
         self.chernoff_sum, self.train_total, self.test_total = chernoff_sum, train_total, test_total
 
 
@@ -215,8 +223,9 @@ def search(
     kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if members[UNUSED] else [(TRAIN, TEST)]
     accepted = 0
     guided: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    refresh_every = max(REFRESH_EVERY, n // 40)  # refresh cost grows with the pool
     for step in range(1, steps + 1):
-        if step % REFRESH_EVERY == 1:
+        if step % refresh_every == 1 or refresh_every == 1:
             guided = _guided_candidates(compound_side, assignment, kinds)
         first, second = kinds[int(rng.integers(len(kinds)))]
         if rng.random() < GUIDED_SHARE:
