@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from generators.batch import Batch
-from generators.params import ParamError, knob
+from generators.params import knob
 from generators.registry import register
 from generators.sequences import (
     MAX_LENGTH,
@@ -105,13 +105,6 @@ class BucketSort(Task[BucketSortParams]):
 # -- shared pieces of the tasks below -----------------------------------------------------
 
 
-def _clamped_size(task: Task[Any], minimum: int, lo: int, hi: int) -> Any:
-    """Default params with the length range [max(lo, minimum), hi] (hi < minimum is an error)."""
-    if hi < minimum:
-        raise ParamError(f"{task.name}: inputs have at least {minimum} tokens, got a size range up to {hi}")
-    return task.default_params().replace(min_length=max(lo, minimum), max_length=hi)
-
-
 def _nonzero_bits(rng: np.random.Generator, widths: np.ndarray, width: int) -> np.ndarray:
     """(n, width) uint8 bits; row i is uniform over the nonzero values of widths[i] >= 1 bits.
 
@@ -204,8 +197,6 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
     params_type = MissingDuplicateParams
     size_knob = "input length in tokens (min_length..max_length, at least 2; smaller requests are raised to 2)"
 
-    def with_size(self, lo: int, hi: int) -> MissingDuplicateParams:
-        return _clamped_size(self, _MDS_MIN, lo, hi)
 
     def levels(self) -> dict[int, MissingDuplicateParams]:
         return length_levels(MissingDuplicateParams, minimum=_MDS_MIN)
@@ -380,8 +371,6 @@ class BinaryAddition(Task[BinaryOperationParams]):
     params_type = BinaryOperationParams
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
 
-    def with_size(self, lo: int, hi: int) -> BinaryOperationParams:
-        return _clamped_size(self, _BINARY_MIN, lo, hi)
 
     def levels(self) -> dict[int, BinaryOperationParams]:
         return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
@@ -431,8 +420,6 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
     params_type = BinaryOperationParams
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
 
-    def with_size(self, lo: int, hi: int) -> BinaryOperationParams:
-        return _clamped_size(self, _BINARY_MIN, lo, hi)
 
     def levels(self) -> dict[int, BinaryOperationParams]:
         return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)

@@ -16,6 +16,7 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections import Counter
 from typing import Any, ClassVar, Generic, Mapping, TypeVar
@@ -77,13 +78,18 @@ class Task(ABC, Generic[P]):
         """Default parameters with the task's size knob ranging over [lo, hi].
 
         The size knob is ``size_knob`` below: the input length in tokens for sequence
-        tasks (min_length/max_length); tasks without those fields override this.
-        Length splits and benchmarks use it to sample each side from its own range.
+        tasks (min_length/max_length); tasks without those fields override this. A range
+        that starts below the task's shortest input starts at the shortest input instead
+        (so 1..40 means "up to 40" for every task). Length splits and benchmarks use this
+        to sample each side from its own range.
         """
-        names = self.params_type.names()
-        if "min_length" not in names or "max_length" not in names:
+        fields = {f.name: f for f in dataclasses.fields(self.params_type)}
+        if "min_length" not in fields or "max_length" not in fields:
             raise ParamError(f"{self.name}: task has no size knob")
-        return self.default_params().replace(min_length=lo, max_length=hi)
+        shortest = fields["min_length"].metadata.get("lo") or 1
+        if hi < shortest:
+            raise ParamError(f"{self.name}: inputs have at least {shortest} tokens, got a size range up to {hi}")
+        return self.default_params().replace(min_length=max(lo, shortest), max_length=hi)
 
     # -- generation and checking ------------------------------------------------------
 

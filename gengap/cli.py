@@ -1,11 +1,14 @@
-"""The `gengap` command line: list, generate, check, split, divergence."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
 from tqdm import tqdm
@@ -15,7 +18,10 @@ from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
+from gengap.release import ReleaseError, write_release
 from gengap.schema import record_errors
+from gengap.suite import SuiteError, load_suite
+from gengap.verify import regenerate_and_compare, verify_release
 from splits import SplitError, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
@@ -213,6 +219,61 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
+# -- release and verify ----------------------------------------------------------------
+
+
+def _default_workers() -> int:
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    workers = args.workers if args.workers is not None else _default_workers()
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    try:
+        suite = load_suite(args.suite)
+    except SuiteError as err:
+        raise UsageError(str(err)) from None
+    check_output_directory(args.out, args.force)
+    started = time.perf_counter()
+    with _progress(len(suite["entries"]), "config", suite["name"]) as bar:
+
+        def done(name: str) -> None:
+            bar.set_postfix_str(name)
+            bar.update(1)
+
+        try:
+            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done)
+        except (ReleaseError, SplitError) as err:
+            raise UsageError(str(err)) from None
+    rows = sum(info["rows"] for info in manifest["data_files"].values())
+    print(
+        f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
+        f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    if not Path(args.dir).is_dir():
+        raise UsageError(f"{args.dir} is not a directory")
+    if args.regenerate:
+        report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers())
+    else:
+        report = verify_release(args.dir)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if report.ok:
+        extra = " and matches a rebuild from its manifest" if args.regenerate else ""
+        print(f"verified {report.checked} files in {args.dir}{extra}")
+        return 0
+    print(f"verification failed: {len(report.lines())} problems in {args.dir}")
+    return 1
+
+
 # -- entry point -----------------------------------------------------------------------
 
 
@@ -254,6 +315,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("test", help="test JSONL")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_divergence)
+
+    p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")
+    p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
+    p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
+    p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.set_defaults(func=cmd_release)
+
+    p = commands.add_parser("verify", help="check a release's files against its checksums and manifest")
+    p.add_argument("dir", help="release directory")
+    p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte")
+    p.add_argument("--workers", type=int, help="worker processes for --regenerate")
+    p.set_defaults(func=cmd_verify)
     return parser
 
 

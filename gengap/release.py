@@ -1,0 +1,218 @@
+"""Build a release directory from a suite: data files, manifest, checksums, cards, plots.
+
+Layout (see README): data/<config>/{train,validation,test}.jsonl, manifest.json,
+SHA256SUMS, README.md (dataset card), croissant.json, CITATION.cff, plots/*.png.
+
+Every config is built from its own seed, derived by hashing (suite seed, config name), so
+configs can be built in any order or in parallel (``workers``) with identical bytes. The
+release is written to a temporary directory beside the target and renamed into place when
+complete; a failure leaves nothing behind. The fingerprint is sha256 over the sorted
+"<sha256>  <path>" lines of the data files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from generators import dumps_record, get_task
+from generators.batch import Record
+from gengap import __version__
+from gengap.files import atomic_directory
+from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
+from splits.api import derived_seed
+
+PARTS = ("train", "validation", "test")
+
+
+class ReleaseError(ValueError):
+    """A release cannot be built (bad entry at build time, missing optional dependency)."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
+    """sha256 over the sorted '<sha256>  <path>' lines of the data files."""
+    lines = "".join(f"{info['sha256']}  {path}\n" for path, info in sorted(data_files.items()))
+    return sha256_bytes(lines.encode())
+
+
+def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitResult:
+    """Cap each part at sizes[part] by a seeded random subset that keeps the pool order."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=(7,))))
+    parts = {}
+    for name in PARTS:
+        rows = result.parts()[name]
+        cap = sizes.get(name)
+        if cap is not None and len(rows) > cap:
+            keep = np.sort(rng.choice(len(rows), size=cap, replace=False))
+            rows = [rows[i] for i in keep.tolist()]
+        parts[name] = rows
+    old = result.report
+    report = build_report(old["strategy"], old["options"], old["seed"], parts)
+    for key, value in old.items():
+        report.setdefault(key, value)
+    report["capped_to"] = {k: v for k, v in sizes.items()}
+    return SplitResult(parts["train"], parts["validation"], parts["test"], report)
+
+
+def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
+    """The split of one resolved suite entry (see gengap.suite)."""
+    seed = derived_seed(suite_seed, entry["name"])
+    task = get_task(entry["task"])
+    if entry["kind"] == "sampled_length":
+        return sample_length_split(
+            task.name, tuple(entry["train_range"]), tuple(entry["test_range"]), entry["sizes"], seed, entry["base_params"]
+        )
+    if entry["kind"] == "sampled_level":
+        return sample_level_split(task.name, entry["level_max"], entry["sizes"], seed, entry["test_levels"])
+    params = task.make_params(entry["params"])
+    if entry["pool"] == "all":
+        batch = task.enumerate(params)
+        if batch is None:
+            raise ReleaseError(f"{entry['name']}: task {task.name} cannot enumerate its examples")
+        records: list[Record] = list(batch.records(task.name))
+    else:
+        records = generate_records(task.name, params, entry["pool"]["n"], seed)
+    result = split(records, entry["strategy"], entry["options"], seed)
+    if entry.get("sizes"):
+        result = subsample(result, entry["sizes"], seed)
+    return result
+
+
+def render_entry(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """JSONL bytes of each part and the split report of one entry."""
+    result = build_entry(entry, suite_seed)
+    data = {part: "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
+    return data, result.report
+
+
+def _main_feature(features: list[str], task_feature: str) -> str:
+    extra = [f for f in features if f not in ("input_length", "output_length")]
+    if task_feature in extra:
+        return task_feature
+    return extra[0] if extra else "input_length"
+
+
+def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str, bytes], report: dict[str, Any]) -> dict[str, Any]:
+    task = get_task(entry["task"])
+    files = {}
+    for part in PARTS:
+        files[part] = {
+            "path": f"data/{entry['name']}/{part}.jsonl",
+            "sha256": sha256_bytes(data[part]),
+            "bytes": len(data[part]),
+            "rows": data[part].count(b"\n"),
+        }
+    features: list[str] = []
+    for part in PARTS:
+        for name in report["parts"][part]["ranges"]:
+            if name not in features:
+                features.append(name)
+    generation = {k: v for k, v in entry.items() if k not in ("name", "task", "split", "strategy")}
+    return {
+        "name": entry["name"],
+        "task": task.name,
+        "family": task.family,
+        "task_description": task.description,
+        "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
+        "generation": generation,
+        "seed": derived_seed(suite_seed, entry["name"]),
+        "files": files,
+        "features": features,
+        "main_feature": _main_feature(features, task.level_feature),
+        "report": report,
+    }
+
+
+def _render_all(suite: dict[str, Any], workers: int, on_done: Callable[[str], None]) -> Iterable[tuple[dict, dict, dict]]:
+    entries = suite["entries"]
+    if workers <= 1 or len(entries) <= 1:
+        for entry in entries:
+            data, report = render_entry(entry, suite["seed"])
+            on_done(entry["name"])
+            yield entry, data, report
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(render_entry, entry, suite["seed"]) for entry in entries]
+        for entry, future in zip(entries, futures):
+            data, report = future.result()
+            on_done(entry["name"])
+            yield entry, data, report
+
+
+def write_release(
+    suite: dict[str, Any],
+    out: str | Path,
+    workers: int = 1,
+    force: bool = False,
+    on_done: Callable[[str], None] = lambda name: None,
+    cards: bool = True,
+) -> dict[str, Any]:
+    """Build the release of a resolved suite into out (atomically); returns the manifest."""
+    with atomic_directory(out, force) as staging:
+        configs = []
+        data_files: dict[str, dict[str, Any]] = {}
+        for entry, data, report in _render_all(suite, workers, on_done):
+            manifest_entry = build_manifest_entry(entry, suite["seed"], data, report)
+            for part in PARTS:
+                info = manifest_entry["files"][part]
+                path = staging / info["path"]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data[part])
+                data_files[info["path"]] = {k: info[k] for k in ("sha256", "bytes", "rows")}
+            configs.append(manifest_entry)
+        manifest = {
+            "name": suite["name"],
+            "pretty_name": suite["pretty_name"],
+            "version": suite["version"],
+            "description": suite["description"],
+            "license": suite["license"],
+            "authors": suite["authors"],
+            "homepage": suite["homepage"],
+            "seed": suite["seed"],
+            "gengap_version": __version__,
+            "numpy_version": np.__version__,
+            "python_version": platform.python_version(),
+            "created": suite["created"],
+            "suite": suite,
+            "configs": configs,
+            "data_files": data_files,
+            "fingerprint": fingerprint(data_files),
+        }
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        if cards:
+            write_cards(manifest, staging)
+        write_checksums(staging)
+    return manifest
+
+
+def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:
+    """Dataset card, Croissant, CITATION.cff and plots (data_cards; needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ReleaseError("plots need matplotlib: pip install 'gengap[release]'") from None
+    from data_cards import write_cards as render
+
+    return render(manifest, directory)
+
+
+def checksum_lines(directory: Path) -> str:
+    """'<sha256>  <path>' for every file under directory except SHA256SUMS, sorted by path."""
+    files = sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file())
+    return "".join(
+        f"{sha256_bytes((directory / name).read_bytes())}  {name}\n" for name in files if name != "SHA256SUMS"
+    )
+
+
+def write_checksums(directory: Path) -> None:
+    (directory / "SHA256SUMS").write_text(checksum_lines(directory), encoding="utf-8")

@@ -1,0 +1,243 @@
+"""Suite configs: load YAML, validate against gengap/schemas/suite.schema.json, resolve entries.
+
+A suite names a benchmark (name, version, seed, license, ...) and lists entries; each
+entry becomes one release config ``<task>-<split>``. Entries come in three kinds:
+
+- ``sampled_length``: strategy ``length`` with ``train_range``/``test_range`` (ranges of
+  the task's size knob): each side is generated from its own range (Deletang et al.).
+- ``sampled_level``: strategy ``difficulty`` with ``level_max``: train on levels
+  1..level_max, test on the higher ones (``test_levels``).
+- ``pool``: any strategy over a pool, ``pool: {n: N}`` generated examples or
+  ``pool: all`` (every example of a finite task, e.g. SCAN); ``options`` are the
+  strategy's options; ``sizes`` (optional) cap each part by a seeded subsample.
+
+Errors name the config file, the line and the offending key (SuiteError).
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generators import ParamError, Task, UnknownTaskError, get_task
+from gengap.schema import schema_errors, python_validator
+from splits import SplitError, get_strategy, make_options
+
+DEFAULT_SUITE = "gengap-core"
+SAMPLED_DEFAULT_VALIDATION = 0.1
+
+
+class SuiteError(ValueError):
+    """A suite config is malformed or asks for something impossible."""
+
+
+def default_suite_text() -> str:
+    return resources.files("gengap").joinpath(f"suites/{DEFAULT_SUITE}.yaml").read_text()
+
+
+def _line_of(node: yaml.Node | None, path: list[Any]) -> int | None:
+    """1-based line of the YAML node at a JSON path (the deepest node found)."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in path:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == key), None)
+            if match is None:
+                match_key = next((k for k, v in node.value if k.value == key), None)
+                return match_key.start_mark.line + 1 if match_key is not None else line
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _where(path: list[Any]) -> str:
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else str(key))
+    return text or "suite"
+
+
+class _Source:
+    """The parsed YAML document with its node tree, for line numbers in errors."""
+
+    def __init__(self, text: str, label: str) -> None:
+        self.label = label
+        try:
+            self.node = yaml.compose(text)
+            self.data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            raise SuiteError(f"{label}{where}: malformed YAML: {problem}") from None
+
+    def error(self, path: list[Any], message: str) -> SuiteError:
+        line = _line_of(self.node, path)
+        where = f" line {line}" if line is not None else ""
+        return SuiteError(f"{self.label}{where}: {_where(path)}: {message}")
+
+
+def load_suite(path: str | Path | None = None) -> dict[str, Any]:
+    """Load and resolve a suite config file (the embedded default suite when path is None)."""
+    if path is None:
+        return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise SuiteError(f"cannot read suite config {path}: {err.strerror}") from None
+    return parse_suite(text, str(path))
+
+
+def parse_suite(text: str, label: str = "<suite>") -> dict[str, Any]:
+    """Validate a suite config text and return the resolved suite (see resolve_suite)."""
+    source = _Source(text, label)
+    if not isinstance(source.data, dict):
+        raise SuiteError(f"{label}: a suite config is a YAML mapping")
+    _validate_schema(source)
+    return resolve_suite(source.data, source)
+
+
+def _validate_schema(source: _Source) -> None:
+    errors = sorted(python_validator("suite").iter_errors(_jsonable(source.data)), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return
+    error = errors[0]
+    path = list(error.absolute_path)
+    message = error.message
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        if extra:
+            path = path + [extra[0]]
+            message = f"unknown key {extra[0]!r}"
+    elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
+        message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
+    raise source.error(path, message)
+
+
+def _jsonable(value: Any) -> Any:
+    """YAML values as JSON types (dates become ISO strings)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[str, Any]:
+    """The suite with defaults filled in and every entry resolved and checked.
+
+    The result is plain JSON data (it goes into manifest.json) and can be fed back to
+    resolve_suite unchanged, which is how `gengap verify --regenerate` rebuilds a release.
+    """
+    data = _jsonable(copy.deepcopy(data))
+    if source is None:
+        source = _Source(yaml.safe_dump(data, sort_keys=False), "<manifest suite>")
+        errors = schema_errors(data, "suite")
+        if errors:
+            raise SuiteError(f"suite in manifest: {errors[0]}")
+    suite = {
+        "name": data["name"],
+        "pretty_name": data.get("pretty_name", data["name"]),
+        "version": data["version"],
+        "description": data.get("description", ""),
+        "seed": data["seed"],
+        "license": data["license"],
+        "created": data.get("created") or date.today().isoformat(),
+        "homepage": data.get("homepage", ""),
+        "authors": data.get("authors") or [{"name": "gengap contributors"}],
+        "entries": [],
+    }
+    names: dict[str, int] = {}
+    for index, entry in enumerate(data["entries"]):
+        resolved = _resolve_entry(entry, ["entries", index], source)
+        if resolved["name"] in names:
+            raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
+        names[resolved["name"]] = index
+        suite["entries"].append(resolved)
+    return suite
+
+
+def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> dict[str, Any]:
+    try:
+        task = get_task(entry["task"])
+    except UnknownTaskError as err:
+        raise source.error(path + ["task"], str(err)) from None
+    strategy_name = entry.get("strategy") or entry["split"]
+    try:
+        strategy = get_strategy(strategy_name)
+    except SplitError:
+        raise source.error(path + ["split"], f"split {entry['split']!r} is not a strategy name: add a strategy key") from None
+    try:
+        params = task.make_params(entry.get("params") or {}, level=entry.get("level"))
+    except ParamError as err:
+        raise source.error(path + ["params"], str(err)) from None
+    sampled_length = "train_range" in entry or "test_range" in entry
+    sampled_level = "level_max" in entry
+    if sampled_length and sampled_level:
+        raise source.error(path, "give either train_range/test_range or level_max, not both")
+    resolved: dict[str, Any] = {
+        "name": f"{task.name}-{entry['split']}",
+        "task": task.name,
+        "split": entry["split"],
+        "strategy": strategy.name,
+        "params": params.to_dict(),
+        "base_params": dict(entry.get("params") or {}),
+        "level": entry.get("level"),
+    }
+    sizes = dict(entry.get("sizes") or {})
+    if sampled_length or sampled_level:
+        if "pool" in entry:
+            raise source.error(path + ["pool"], "a sampled split generates its own sides: drop pool")
+        for part in ("train", "test"):
+            if sizes.get(part, 0) < 1:
+                raise source.error(path + ["sizes"], f"a sampled split needs sizes.{part} >= 1")
+        sizes.setdefault("validation", int(round(SAMPLED_DEFAULT_VALIDATION * sizes["train"])))
+        resolved["sizes"] = sizes
+    if sampled_length:
+        if strategy.name != "length":
+            raise source.error(path + ["strategy"], "train_range/test_range need strategy length")
+        if "train_range" not in entry or "test_range" not in entry:
+            raise source.error(path, "a sampled length split needs both train_range and test_range")
+        train_range, test_range = entry["train_range"], entry["test_range"]
+        for key, bounds in (("train_range", train_range), ("test_range", test_range)):
+            if bounds[0] > bounds[1]:
+                raise source.error(path + [key], f"range {bounds} is empty")
+        if train_range[1] >= test_range[0] and test_range[1] >= train_range[0]:
+            raise source.error(path + ["test_range"], f"test range {test_range} overlaps train range {train_range}")
+        try:
+            task.with_size(*train_range).replace(**resolved["base_params"])
+            task.with_size(*test_range).replace(**resolved["base_params"])
+        except ParamError as err:
+            raise source.error(path + ["train_range"], str(err)) from None
+        resolved.update(kind="sampled_length", train_range=list(train_range), test_range=list(test_range))
+    elif sampled_level:
+        if strategy.name != "difficulty":
+            raise source.error(path + ["strategy"], "level_max needs strategy difficulty")
+        tests = entry.get("test_levels") or list(range(entry["level_max"] + 1, 11))
+        if any(k <= entry["level_max"] for k in tests):
+            raise source.error(path + ["test_levels"], f"test levels must exceed level_max={entry['level_max']}")
+        resolved.update(kind="sampled_level", level_max=entry["level_max"], test_levels=tests)
+    else:
+        if "pool" not in entry:
+            raise source.error(path, "give a pool (n examples or all), or train_range/test_range, or level_max")
+        if entry["pool"] == "all" and type(task).enumerate is Task.enumerate:
+            raise source.error(path + ["pool"], f"task {task.name} cannot enumerate all its examples: give pool.n")
+        try:
+            options = make_options(strategy, entry.get("options") or {})
+        except SplitError as err:
+            raise source.error(path + ["options"], str(err)) from None
+        resolved.update(kind="pool", pool=entry["pool"], options=options.to_dict(), sizes=sizes)
+    if sampled_length or sampled_level:
+        if entry.get("options"):
+            raise source.error(path + ["options"], "options apply to pool splits only")
+    return resolved
