@@ -24,7 +24,7 @@ from generators.sequences import (
     strings_of_length_range,
 )
 from generators.task import Task
-from generators.text import join_chars
+from generators.text import join_chars, join_tokens
 
 DIGITS = "0123456789"
 
@@ -59,43 +59,6 @@ class ReverseString(Task[SymbolParams]):
 
 STACK_VOCAB = ("0", "1", "POP", "PUSH0", "PUSH1")
 POP, PUSH0, PUSH1 = 2, 3, 4  # token ids in STACK_VOCAB
-
-
-def _join_paired_tokens(ids: np.ndarray, lengths: np.ndarray, vocab: tuple[str, ...]) -> np.ndarray:
-    """Like text.join_tokens, much faster, for vocabularies whose tokens plus a space all
-    have an even byte count (here "0 ", "POP ", "PUSH0 ": 1, 2 and 3 byte pairs).
-
-    Row i's token j starts at the byte pair offset[i, j] (a cumulative sum of token sizes);
-    its pairs are scattered from the last to the first, so a shorter token's unused pairs,
-    which spill into the next tokens' places, are overwritten by a later pass.
-    """
-    encoded = [(token + " ").encode() for token in vocab]
-    if any(len(e) % 2 for e in encoded):
-        raise ValueError("every token plus a space needs an even byte count")
-    sizes = np.array([len(e) // 2 for e in encoded], dtype=np.int64)
-    most = int(sizes.max())
-    table = np.zeros((most, len(vocab)), dtype=np.uint16)  # table[u, t]: pair u of token t
-    for t, e in enumerate(encoded):
-        table[: len(e) // 2, t] = np.frombuffer(e, dtype=np.uint16)
-    n, width = ids.shape
-    size = sizes[ids] * (np.arange(width)[None, :] < lengths[:, None])
-    offset = np.cumsum(size, axis=1)
-    total = offset[:, -1].copy()  # pairs per row, the trailing space included
-    offset -= size
-    stride = int(total.max()) + most
-    pairs = np.zeros((n, stride), dtype=np.uint16)
-    offset += (np.arange(n, dtype=np.int64) * stride)[:, None] + (most - 1)
-    flat = pairs.reshape(-1)
-    for u in range(most - 1, -1, -1):
-        flat[offset] = table[u][ids]
-        offset -= 1
-    rows = np.arange(n)
-    for u in range(most):  # tokens past the length and the last token spill into these
-        pairs[rows, total + u] = 0
-    raw = pairs.view(np.uint8)
-    raw[rows, 2 * total - 1] = 0  # the trailing space
-    used = 2 * int(total.max()) - 1
-    return np.ascontiguousarray(raw[:, :used]).view(f"S{used}").reshape(n)
 
 
 @register
@@ -157,7 +120,7 @@ class StackManipulation(Task[LengthParams]):
             "initial_height": initial,
             "max_stack_height": highest - floor,
         }
-        return Batch(_join_paired_tokens(ids, lengths, STACK_VOCAB), targets, features)
+        return Batch(join_tokens(ids, lengths, STACK_VOCAB), targets, features)
 
     def solve(self, example: Mapping[str, Any]) -> str:
         tokens = example["input"].split()

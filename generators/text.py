@@ -48,27 +48,32 @@ def join_tokens(ids: np.ndarray, lengths: np.ndarray | int, vocab: Sequence[str]
 
     ``ids`` is an (n, w) integer array indexing ``vocab``; entries past a row's length
     are ignored. Returns an ``S`` array. Every token becomes a NUL-padded cell holding
-    the token and a space; dropping the NULs of all cells in row-major order gives the
-    rows' bytes back to back, which a row-length mask lays out again row by row.
+    the token and a space (packed into one 1/2/4/8-byte integer when it fits, so a token
+    is gathered as one element); dropping the NULs of all cells in row-major order gives
+    the rows' bytes back to back, which a row-length mask lays out again row by row.
     """
     n, width = ids.shape
     encoded = [token.encode() for token in vocab]
     if any(not tok for tok in encoded):
         raise ValueError("tokens are never empty")
     cell = max(len(tok) for tok in encoded) + 1
+    if cell <= 8:
+        cell = 1 << (cell - 1).bit_length()  # 1, 2, 4 or 8 bytes
     table = np.zeros((len(encoded) + 1, cell), dtype=np.uint8)  # last row: the empty cell
     for row, tok in enumerate(encoded):
         table[row, : len(tok)] = np.frombuffer(tok, dtype=np.uint8)
         table[row, len(tok)] = SPACE
-    sizes = np.array([len(tok) + 1 for tok in encoded] + [0], dtype=np.int64)
     lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), (n,))
     if (lengths < width).any():
         ids = np.where(np.arange(width)[None, :] < lengths[:, None], ids, len(encoded))
-    cells = table[ids]
-    content = cells[cells != 0]
-    counts = sizes[ids].sum(axis=1)
+    if cell <= 8:
+        cells = table.view(f"u{cell}").reshape(len(table))[ids].view(np.uint8).reshape(n, width * cell)
+    else:
+        cells = table[ids].reshape(n, width * cell)
+    keep = cells != 0
+    counts = np.count_nonzero(keep, axis=1)
     out = np.zeros((n, int(counts.max())), dtype=np.uint8)
-    out[np.arange(out.shape[1])[None, :] < counts[:, None]] = content
+    out[np.arange(out.shape[1])[None, :] < counts[:, None]] = cells[keep]
     out[np.arange(n), counts - 1] = 0  # each row's trailing space
     return _as_bytes_array(out[:, :-1] if out.shape[1] > 1 else out)
 

@@ -395,13 +395,3 @@ def test_solve_equation_lengths_and_params() -> None:
     assert task.input_space_size(task.with_size(7, 7)) == 2 * 2 * 5 * 5
 
 
-@given(seed=SEEDS)
-def test_fast_stack_join_matches_join_tokens(seed: int) -> None:
-    from generators.context_free import STACK_VOCAB, _join_paired_tokens
-    from generators.text import join_tokens
-
-    rng = np.random.default_rng(seed)
-    ids = rng.integers(0, len(STACK_VOCAB), size=(20, 12))
-    lengths = rng.integers(1, 13, size=20)
-    fast = _join_paired_tokens(ids, lengths, STACK_VOCAB)
-    assert fast.tolist() == join_tokens(ids, lengths, STACK_VOCAB).tolist()
