@@ -160,3 +160,57 @@ def test_split_cli_errors_leave_no_directory(pool: list[dict], tmp_path: Path) -
     bad.write_text('{"id": 1}\n')
     assert main(["split", str(bad), "--strategy", "iid", "--out", str(out)]) == 2
     assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def scan_pool() -> list[dict]:
+    task = get_task("scan")
+    return list(task.enumerate(task.default_params()).records("scan"))
+
+
+def test_scan_length_split_reproduces_the_published_split(scan_pool: list[dict]) -> None:
+    result = split(scan_pool, "length", {"by": "output_length", "train_max": 22, "test_min": 24}, seed=0)
+    train_side = result.train + result.validation
+    assert (len(train_side), len(result.test)) == (16990, 3920)
+    assert {r["input"] for r in train_side} == {r["input"] for r in scan_pool if len(r["target"].split()) <= 22}
+    assert {r["input"] for r in result.test} == {r["input"] for r in scan_pool if len(r["target"].split()) >= 24}
+    assert result.report["unused"] == 0 and result.report["overlap"] == 0
+
+
+def test_scan_addprim_jump_reproduces_the_published_split(scan_pool: list[dict]) -> None:
+    result = split(scan_pool, "holdout", {"atom": "jump", "primitive_repeats": 1467}, seed=0)
+    train_side = result.train + result.validation
+    assert len(result.test) == 7706 and len(train_side) == 14670
+    assert Counter(r["input"] for r in result.train)["jump"] == 1467
+    assert not any("jump" in r["input"].split() for r in train_side if r["input"] != "jump")
+    assert all("jump" in r["input"].split() for r in result.test)
+    assert result.report["unseen_atom_count"] == 0  # "jump" itself is seen, alone
+
+
+def test_scan_addprim_turn_left(scan_pool: list[dict]) -> None:
+    result = split(scan_pool, "holdout", {"atom": "D -> turn left", "primitive": "turn left", "primitive_repeats": 1}, seed=0)
+    assert len(result.test) == 1208
+    assert all("turn left" in r["input"] for r in result.test)
+
+
+def test_scan_mcd_reaches_the_published_divergence_and_files_agree(scan_pool: list[dict], tmp_path: Path) -> None:
+    source = tmp_path / "scan.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in scan_pool))
+    out = tmp_path / "mcd"
+    options = ["train_size=8365", "test_size=1045", "validation_fraction=0"]
+    args = ["split", str(source), "--strategy", "mcd", "--seed", "0", "--out", str(out)]
+    for option in options:
+        args += ["--option", option]
+    assert main(args) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["sizes"] == {"train": 8365, "validation": 0, "test": 1045}
+    assert report["atom_divergence"] <= 0.02
+    assert report["compound_divergence"] >= 0.70
+    assert report["unseen_atom_count"] == 0 and report["overlap"] == 0
+    from splits.base import divergence_report
+
+    recomputed = divergence_report(read(out / "train.jsonl"), read(out / "test.jsonl"))
+    assert recomputed["atom_divergence"] == pytest.approx(report["atom_divergence"], abs=1e-12)
+    assert recomputed["compound_divergence"] == pytest.approx(report["compound_divergence"], abs=1e-12)
+    random = split(scan_pool[: 8365 + 1045], "iid", {"test_fraction": 1045 / 9410, "validation_fraction": 0}, seed=0)
+    assert random.report["compound_divergence"] < 0.05
