@@ -95,10 +95,12 @@ def render_entry(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, byte
     return data, result.report
 
 
-def _main_feature(features: list[str], task_feature: str) -> str:
+def _main_feature(features: list[str], split_feature: str | None, task_feature: str) -> str:
+    """The difficulty feature to plot besides input length: the split's, else the task's level feature."""
+    for candidate in (split_feature, task_feature):
+        if candidate and candidate in features and candidate != "output_length":
+            return candidate
     extra = [f for f in features if f not in ("input_length", "output_length")]
-    if task_feature in extra:
-        return task_feature
     return extra[0] if extra else "input_length"
 
 
@@ -128,7 +130,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         "seed": derived_seed(suite_seed, entry["name"]),
         "files": files,
         "features": features,
-        "main_feature": _main_feature(features, task.level_feature),
+        "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), task.level_feature),
         "report": report,
     }
 

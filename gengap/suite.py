@@ -136,8 +136,9 @@ def _jsonable(value: Any) -> Any:
 def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[str, Any]:
     """The suite with defaults filled in and every entry resolved and checked.
 
-    The result is plain JSON data (it goes into manifest.json) and can be fed back to
-    resolve_suite unchanged, which is how `gengap verify --regenerate` rebuilds a release.
+    The result is plain JSON data (it goes into manifest.json); its "config" is the input
+    config with "created" filled in, which `gengap verify --regenerate` feeds back here to
+    rebuild a release.
     """
     data = _jsonable(copy.deepcopy(data))
     if source is None:
@@ -145,14 +146,17 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
+    config = dict(data)
+    config["created"] = data.get("created") or date.today().isoformat()
     suite = {
+        "config": config,
         "name": data["name"],
         "pretty_name": data.get("pretty_name", data["name"]),
         "version": data["version"],
         "description": data.get("description", ""),
         "seed": data["seed"],
         "license": data["license"],
-        "created": data.get("created") or date.today().isoformat(),
+        "created": config["created"],
         "homepage": data.get("homepage", ""),
         "authors": data.get("authors") or [{"name": "gengap contributors"}],
         "entries": [],

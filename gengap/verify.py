@@ -108,8 +108,8 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyRep
     if manifest is None:
         return report
     try:
-        suite = resolve_suite(manifest["suite"])
-    except SuiteError as err:
+        suite = resolve_suite(manifest["suite"]["config"])
+    except (SuiteError, KeyError, TypeError) as err:
         report.problems.append(f"cannot rebuild: {err}")
         return report
     from gengap import __version__

@@ -6,7 +6,8 @@ every strategy alike:
 1. test records whose input also occurs on the train side are removed (counted in the
    report as ``removed_overlap``), so ``overlap`` is always 0;
 2. validation is carved out of the train side (in-distribution): whole groups of records
-   sharing an input, chosen at random, until ``validation_fraction`` of the train side
+   sharing an input, chosen at random among those that still fit, until
+   ``validation_fraction`` of the train side (exactly, unless large groups prevent it)
    (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
 3. the report states sizes, length and difficulty ranges per part, atom and compound
    divergence of train vs test, atoms unseen in train, overlap, and duplicate inputs
@@ -101,10 +102,12 @@ def carve_validation(
     order = rng.permutation(len(keys))
     wanted = int(round(fraction * len(train_side)))
     chosen: set[int] = set()
-    for position in order:
-        if len(chosen) >= wanted:
-            break
-        chosen.update(groups[keys[position]])
+    for position in order:  # whole groups that still fit, so the count comes out exact when it can
+        group = groups[keys[position]]
+        if len(chosen) + len(group) <= wanted:
+            chosen.update(group)
+            if len(chosen) == wanted:
+                break
     train = [r for i, r in enumerate(train_side) if i not in chosen]
     validation = [r for i, r in enumerate(train_side) if i in chosen]
     return train, validation

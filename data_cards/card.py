@@ -1,0 +1,533 @@
+"""The Hugging Face dataset card (README.md) of a release.
+
+YAML front matter (pretty_name, license, language, size_categories, task_categories,
+tags, ``configs`` and ``dataset_info``) followed by a datasheet (Gebru et al.,
+"Datasheets for Datasets"): motivation, composition, collection process, preprocessing,
+uses, distribution, maintenance; then the split reports with plots, example records and
+a BibTeX entry.
+
+Features declared in ``dataset_info``: id, task, input, target (string), difficulty (a
+struct of int64 fields, one per name in config["features"]). ``meta`` (an object whose
+keys depend on the task) and ``structure`` (a derivation tree: nested lists mixing
+strings and lists, which Arrow cannot type) are declared with the ``json`` dtype
+(datasets >= 4.7), and only for configs whose records carry them; other top-level keys
+are declared ``json`` too. Declaring the features makes ``datasets`` check the split
+sizes against ``num_examples`` when it loads a config. ``num_bytes`` is the size of the
+JSONL file (the hub's own figure is the Arrow size, which a renderer cannot know).
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from data_cards.common import (
+    ManifestError,
+    authors_display,
+    bibtex,
+    check_manifest,
+    config_parts,
+    format_float,
+    format_range,
+    hf_license,
+    iter_records,
+    plot_paths,
+    read_records,
+    size_category,
+    total_rows,
+)
+
+STRING_COLUMNS = ("id", "task", "input", "target")
+JSON_COLUMNS = ("meta", "structure")
+KEY_SCAN_ROWS = 1000  # records per file read to find which optional columns a config has
+EXAMPLES_PER_PART = 2
+FIELD_LIMIT = 200  # characters of a string shown in an example before it is cut
+RECORD_FIELDS = (
+    ("id", "string", "task name + first 16 hex digits of sha256(input + newline + target)"),
+    ("task", "string", "task name"),
+    ("input", "string", "space-separated input tokens"),
+    ("target", "string", "space-separated target tokens"),
+    (
+        "difficulty",
+        "object of integers",
+        "features measured on the example: input_length, output_length (tokens) and task-specific ones",
+    ),
+    ("meta", "object (some tasks)", "settings needed to read the input, e.g. a modulus"),
+    ("structure", "nested lists (compositional tasks)", "derivation tree: [rule, child, ...], leaves are words"),
+)
+FIXED_TAGS = ("synthetic", "generalization", "out-of-distribution", "benchmark", "procedurally-generated", "gengap")
+
+
+def _slug(text: str) -> str:
+    return str(text).replace("_", "-").lower()
+
+
+def loadable_parts(config: Mapping[str, Any]) -> list[str]:
+    """Parts with at least one record: `datasets` refuses to load a declared split with no data."""
+    parts = [part for part in config_parts(config) if int(config["files"][part]["rows"]) > 0]
+    if not parts:
+        raise ManifestError(f"config {config['name']!r} has no records")
+    return parts
+
+
+def record_columns(config: Mapping[str, Any], release_dir: Path) -> list[str]:
+    """Top-level record keys of a config: the fixed ones, then meta/structure and any others seen."""
+    seen: set[str] = set()
+    for part in config_parts(config):
+        path = release_dir / config["files"][part]["path"]
+        for record in islice(iter_records(path), KEY_SCAN_ROWS):
+            seen.update(record)
+    fixed = [*STRING_COLUMNS, "difficulty"]
+    optional = [c for c in JSON_COLUMNS if c in seen]
+    others = sorted(seen - set(fixed) - set(JSON_COLUMNS))
+    return fixed + optional + others
+
+
+def features_yaml(config: Mapping[str, Any], release_dir: Path) -> list[dict[str, Any]]:
+    """The `features` list of a config's dataset_info (see the module doc)."""
+    features: list[dict[str, Any]] = []
+    for column in record_columns(config, release_dir):
+        if column in STRING_COLUMNS:
+            features.append({"name": column, "dtype": "string"})
+        elif column == "difficulty":
+            fields = [{"name": str(name), "dtype": "int64"} for name in config["features"]]
+            features.append({"name": "difficulty", "struct": fields})
+        else:
+            features.append({"name": column, "dtype": "json"})
+    return features
+
+
+def front_matter(manifest: Mapping[str, Any], release_dir: Path) -> dict[str, Any]:
+    configs = manifest["configs"]
+    families = sorted({_slug(c["family"]) for c in configs})
+    strategies = sorted({_slug(c["split"]["strategy"]) + "-split" for c in configs})
+    tags = list(FIXED_TAGS) + [t for t in families + strategies if t not in FIXED_TAGS]
+    config_list = []
+    info_list = []
+    for config in configs:
+        parts = loadable_parts(config)
+        config_list.append(
+            {
+                "config_name": config["name"],
+                "data_files": [{"split": part, "path": config["files"][part]["path"]} for part in parts],
+            }
+        )
+        splits = [
+            {
+                "name": part,
+                "num_bytes": int(config["files"][part]["bytes"]),
+                "num_examples": int(config["files"][part]["rows"]),
+            }
+            for part in parts
+        ]
+        size = sum(s["num_bytes"] for s in splits)
+        info_list.append(
+            {
+                "config_name": config["name"],
+                "features": features_yaml(config, release_dir),
+                "splits": splits,
+                "download_size": size,
+                "dataset_size": size,
+            }
+        )
+    return {
+        "pretty_name": str(manifest["pretty_name"]),
+        "license": hf_license(str(manifest["license"])),
+        "language": ["en"],
+        "multilinguality": ["monolingual"],
+        "annotations_creators": ["machine-generated"],
+        "language_creators": ["machine-generated"],
+        "source_datasets": ["original"],
+        "size_categories": [size_category(total_rows(manifest))],
+        "task_categories": ["text-generation"],
+        "tags": tags,
+        "configs": config_list,
+        "dataset_info": info_list,
+    }
+
+
+# --- Markdown helpers -------------------------------------------------------------------
+
+
+def cell(value: Any) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def fenced(text: str, language: str = "") -> str:
+    """A fenced code block whose fence is longer than any backtick run in text."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}\n"
+
+
+def code(text: Any) -> str:
+    """Inline code that survives backticks in text."""
+    text = str(text)
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _cut(text: str, limit: int = FIELD_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (+{len(text) - limit} characters)"
+
+
+def shorten_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A record for display: long strings cut; meta and structure cut as compact JSON text."""
+    shown: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(value, str):
+            shown[key] = _cut(value)
+        elif key == "difficulty" and isinstance(value, dict):
+            shown[key] = value
+        else:
+            compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+            shown[key] = value if len(compact) <= FIELD_LIMIT else _cut(compact)
+    return shown
+
+
+# --- sections ---------------------------------------------------------------------------
+
+
+def _header(manifest: Mapping[str, Any]) -> str:
+    configs = manifest["configs"]
+    homepage = str(manifest.get("homepage") or "")
+    lines = [
+        f"# {manifest['pretty_name']}",
+        "",
+        str(manifest["description"]).strip(),
+        "",
+        f"- **Name:** {code(manifest['name'])}, version {code(manifest['version'])}, released {manifest['created']}",
+        f"- **Authors:** {authors_display(manifest)}",
+        f"- **License:** {hf_license(str(manifest['license']))}",
+        f"- **Fingerprint:** {code('sha256:' + str(manifest['fingerprint']))}",
+        f"- **Size:** {len(configs)} configs, {total_rows(manifest):,} records",
+    ]
+    if homepage:
+        lines.append(f"- **Homepage:** {homepage}")
+    first = configs[0]["name"]
+    parts = ", ".join(loadable_parts(configs[0]))
+    lines += [
+        "",
+        "Load one config (a task with one split strategy) with the `datasets` library, from a local",
+        "copy of this folder or from the hub:",
+        "",
+        fenced(
+            "from datasets import load_dataset\n\n"
+            f'ds = load_dataset("path/to/this/folder", "{first}")  # a DatasetDict: {parts}',
+            "python",
+        ).rstrip("\n"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _motivation(manifest: Mapping[str, Any]) -> str:
+    return f"""## Motivation
+
+**For what purpose was the dataset created?** To measure the gap between in-distribution and
+out-of-distribution generalization of sequence models on tasks whose correct answer is known
+exactly. Each config pairs a procedurally generated task with a split strategy that holds out
+a region of the input space for test (longer inputs, harder levels, unseen combinations of
+known parts, ...). The validation part is carved out of the train side, so it is
+in-distribution: the difference between validation and test accuracy is the generalization
+gap the benchmark is about.
+
+**Who created the dataset?** {authors_display(manifest)}, with gengap
+{manifest["gengap_version"]}, a generator of synthetic generalization benchmarks.
+
+**Funding.** Not stated in the release.
+"""
+
+
+def _composition(manifest: Mapping[str, Any]) -> str:
+    configs = manifest["configs"]
+    rows = []
+    for config in configs:
+        report = config["report"]
+        parts = report.get("parts", {})
+        lengths = " / ".join(
+            format_range(parts.get(p, {}).get("ranges", {}).get("input_length"))
+            for p in ("train", "validation", "test")
+        )
+        rows.append(
+            [
+                code(config["name"]),
+                config["task"],
+                config["family"],
+                config["split"]["strategy"],
+                *(f"{int(config['files'].get(p, {}).get('rows', 0)):,}" for p in ("train", "validation", "test")),
+                lengths,
+                format_float(report.get("atom_divergence")),
+                format_float(report.get("compound_divergence")),
+                report.get("overlap", "n/a"),
+            ]
+        )
+    summary = table(
+        [
+            "config",
+            "task",
+            "family",
+            "split",
+            "train",
+            "validation",
+            "test",
+            "input length (train / val / test)",
+            "atom div.",
+            "compound div.",
+            "overlap",
+        ],
+        rows,
+    )
+    tasks: dict[str, tuple[str, str]] = {}
+    for config in configs:
+        tasks.setdefault(config["task"], (config["family"], config["task_description"]))
+    task_table = table(["task", "family", "input -> target"], [[t, f, d] for t, (f, d) in sorted(tasks.items())])
+    fields = table(["field", "type", "content"], [list(row) for row in RECORD_FIELDS])
+    empty = [
+        f"{code(c['name'])} {part}" for c in configs for part in config_parts(c) if int(c["files"][part]["rows"]) == 0
+    ]
+    empty_note = (
+        f"Parts with no records are not declared as splits in the card's metadata: {', '.join(empty)}.\n"
+        if empty
+        else ""
+    )
+    return f"""## Composition
+
+**What do the instances represent?** Each record is one example of a synthetic task: an
+input token sequence and the target the task defines for it. Tokens are separated by single
+spaces and contain no whitespace. Records are JSON objects, one per line:
+
+{fields}
+**How many instances are there?** {total_rows(manifest):,} records in {len(configs)} configs. Each config
+has a train, a validation (in-distribution, carved out of the train side) and a test
+(out-of-distribution) part:
+
+{summary}
+{empty_note}Divergences compare train and test: atom divergence (unseen or rarer atoms) and compound
+divergence (unseen combinations), after Keysers et al. (2020); 0 means the same
+distribution, 1 disjoint. Overlap counts test inputs that also occur in train or validation
+(removed by construction).
+
+**Tasks:**
+
+{task_table}
+**Is any information missing? Are there errors or noise?** No. Every target is computed by
+the generator and can be re-checked by an independent checker (`gengap check FILE.jsonl`).
+Inputs may repeat within a part (counted in the split reports below); no test input occurs in
+train or validation.
+
+**Does the dataset contain confidential, offensive or personal data?** No: the records are
+strings of task tokens generated from random numbers; no person is represented.
+"""
+
+
+def _collection(manifest: Mapping[str, Any]) -> str:
+    blocks = []
+    for config in manifest["configs"]:
+        blocks.append(
+            f"**{code(config['name'])}** (derived seed {config['seed']}): generated with\n\n"
+            + fenced(json.dumps(config["generation"], indent=2, ensure_ascii=False), "json")
+        )
+    return f"""## Collection process
+
+**How was the data acquired?** Generated, not collected: gengap {manifest["gengap_version"]} with
+numpy {manifest["numpy_version"]} draws every example from a seeded random generator (suite seed
+{manifest["seed"]}; each config's seed is derived by hashing the suite seed with the config
+name) and splits the generated pool with the config's split strategy. The same seed and
+parameters give the same bytes on any machine and with any number of workers. No human was
+involved and no existing data was used. Built on {manifest["created"]}.
+
+The generator settings of each config (task parameters, levels, pool sizes):
+
+""" + "\n".join(blocks)
+
+
+def _preprocessing(manifest: Mapping[str, Any]) -> str:
+    return """## Preprocessing, cleaning, labeling
+
+None: the data is synthetic and the targets are computed, not annotated. The only processing
+is the split itself: test records whose input also occurs on the train side are removed, and
+the validation part is made of whole groups of records sharing an input, so validation and
+train never share an input either.
+"""
+
+
+def _uses(manifest: Mapping[str, Any]) -> str:
+    return """## Uses
+
+**Intended uses.** Measuring in-distribution vs out-of-distribution generalization (length,
+difficulty and compositional generalization) of sequence models: train on `train`, select
+models on `validation`, report accuracy on `validation` (in-distribution) and `test`
+(out-of-distribution) and their gap. The difficulty features allow accuracy to be broken down
+by input length, depth, number of operations, etc.
+
+**Out of scope.** The inputs are not natural language: results do not measure linguistic
+competence or real-world skills. Do not train or tune on `test`: it is the held-out
+distribution. Tasks, splits and sizes were chosen for controlled experiments, not as a
+representative sample of any real-world task.
+"""
+
+
+def _distribution(manifest: Mapping[str, Any]) -> str:
+    license_id = hf_license(str(manifest["license"]))
+    verify = fenced("gengap verify DIR", "bash")
+    regenerate = fenced("gengap verify DIR --regenerate", "bash")
+    return f"""## Distribution
+
+- **License:** {license_id}.
+- **Files:** `data/<config>/{{train,validation,test}}.jsonl` (JSON Lines, UTF-8),
+  `manifest.json` (everything this card is made from: suite, generator settings, seeds,
+  split reports, file hashes), `SHA256SUMS`, `croissant.json` (Croissant 1.0 metadata with
+  Responsible AI fields), `CITATION.cff`, `plots/`.
+- **Fingerprint:** `sha256:{manifest["fingerprint"]}`: sha256 over the sorted
+  `<sha256>  <path>` lines of the data files; it identifies the data of this release.
+
+**Verify a copy** (every file against `SHA256SUMS`, the data hashes and the fingerprint in
+`manifest.json`):
+
+{verify}
+**Regenerate** the data from the suite and seeds in `manifest.json` and compare it byte for
+byte with the files:
+
+{regenerate}
+`sha256sum -c SHA256SUMS` checks the files without gengap, and `gengap check FILE.jsonl`
+re-checks every target of a data file with the task's independent checker.
+"""
+
+
+def _maintenance(manifest: Mapping[str, Any]) -> str:
+    homepage = str(manifest.get("homepage") or "")
+    where = f" at {homepage}" if homepage else ""
+    return f"""## Maintenance
+
+Maintained by {authors_display(manifest)}{where}. A released version is never changed in place:
+corrections and new tasks or splits are published as new versions with their own version
+number and fingerprint. Since the data is a deterministic function of the suite and seed in
+`manifest.json`, a release can always be rebuilt and checked against its fingerprint.
+"""
+
+
+def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
+    out = ["## Split reports\n"]
+    for config in manifest["configs"]:
+        report = config["report"]
+        parts = report.get("parts", {})
+        features = list(config["features"])
+        header = ["part", "rows", "duplicate inputs", *features]
+        rows = []
+        for part in ("train", "validation", "test"):
+            summary = parts.get(part, {})
+            ranges = summary.get("ranges", {})
+            rows.append(
+                [
+                    part,
+                    f"{int(summary.get('size', 0)):,}",
+                    f"{int(summary.get('duplicate_inputs', 0)):,}",
+                    *(format_range(ranges.get(f)) for f in features),
+                ]
+            )
+        options = json.dumps(
+            config["split"].get("options", report.get("options", {})), ensure_ascii=False, sort_keys=True
+        )
+        unseen = report.get("unseen_atoms") or []
+        unseen_text = str(report.get("unseen_atom_count", len(unseen)))
+        if unseen:
+            shown = ", ".join(code(a) for a in unseen[:20])
+            more = " …" if report.get("unseen_atom_count", len(unseen)) > 20 else ""
+            unseen_text += f" ({shown}{more})"
+        split = config["split"]
+        lines = [
+            f"### {config['name']}",
+            "",
+            f"{config['task']} ({config['family']}): {config['task_description']}",
+            "",
+            f"- split {code(split.get('name', ''))}: strategy {code(split['strategy'])}, options {code(options)}",
+            f"- atom divergence {format_float(report.get('atom_divergence'))}, compound divergence "
+            f"{format_float(report.get('compound_divergence'))} (atoms from {report.get('atoms_source', 'n/a')})",
+            f"- test inputs also in train: {report.get('overlap', 'n/a')}"
+            f" (removed before: {report.get('removed_overlap', 0)});"
+            f" pool records in no part: {report.get('unused', 0)}",
+            f"- atoms of test unseen in train: {unseen_text}",
+            "",
+            "Sizes, and ranges of the difficulty features (min–max) per part:",
+            "",
+            table(header, rows).rstrip("\n"),
+            "",
+        ]
+        images = [
+            f"![{config['name']}: {feature}, train vs test]({path})"
+            for feature, path in plot_paths(config)
+            if (release_dir / path).is_file()
+        ]
+        if images:
+            lines += [" ".join(images), ""]
+        out.append("\n".join(lines))
+    return "\n".join(out)
+
+
+def _examples(manifest: Mapping[str, Any], release_dir: Path) -> str:
+    out = [
+        "## Examples\n",
+        f"The first {EXAMPLES_PER_PART} records of train and test of each config (strings longer than",
+        f"{FIELD_LIMIT} characters are cut).\n",
+    ]
+    for config in manifest["configs"]:
+        out.append(f"### {config['name']}\n")
+        for part in ("train", "test"):
+            info = config["files"].get(part)
+            records = read_records(release_dir / info["path"], EXAMPLES_PER_PART) if info else []
+            out.append(f"{part}:\n")
+            if not records:
+                out.append("(no records)\n")
+                continue
+            text = "\n".join(
+                json.dumps(shorten_record(r), ensure_ascii=False, separators=(", ", ": ")) for r in records
+            )
+            out.append(fenced(text, "json"))
+    return "\n".join(out)
+
+
+def _citation(manifest: Mapping[str, Any]) -> str:
+    return "## Citation\n\n" + fenced(bibtex(manifest), "bibtex")
+
+
+def render_card(manifest: dict, release_dir: Path) -> str:
+    """README.md text: the Hugging Face dataset card of the release in release_dir.
+
+    Reads the first records of the data files (for examples and to find optional columns)
+    and references plots that exist under release_dir/plots; same inputs, same text.
+    """
+    check_manifest(manifest)
+    release_dir = Path(release_dir)
+    meta = yaml.safe_dump(front_matter(manifest, release_dir), sort_keys=False, allow_unicode=True, width=100)
+    sections = [
+        _header(manifest),
+        _motivation(manifest),
+        _composition(manifest),
+        _collection(manifest),
+        _preprocessing(manifest),
+        _uses(manifest),
+        _distribution(manifest),
+        _maintenance(manifest),
+        _split_reports(manifest, release_dir),
+        _examples(manifest, release_dir),
+        _citation(manifest),
+    ]
+    body = "\n".join(s.rstrip("\n") + "\n" for s in sections)
+    return f"---\n{meta}---\n\n{body}"

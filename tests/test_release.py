@@ -1,0 +1,225 @@
+"""Releases: build, verify, tamper detection, regenerate, worker independence, bad configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gengap.cli import main
+
+SUITE = """\
+name: tiny-suite
+version: 0.0.1
+seed: 3
+license: mit
+created: "2026-01-01"
+description: a tiny suite for tests
+entries:
+  - {task: parity_check, split: length, train_range: [1, 8], test_range: [9, 12], sizes: {train: 60, validation: 10, test: 20}}
+  - {task: scan, split: length, params: {max_actions: 8}, pool: all, options: {by: output_length, train_max: 4, test_min: 6}, sizes: {train: 80, validation: 10, test: 30}}
+  - {task: addition, split: iid, pool: {n: 120}, options: {test_fraction: 0.3}}
+  - {task: pcfg_set, split: holdout, pool: {n: 300}, options: {template: "X -> reverse X(X -> reverse X(_))", validation_fraction: 0.2}}
+  - {task: multiplication, split: easy_to_hard, strategy: difficulty, level_max: 2, test_levels: [3], sizes: {train: 40, validation: 5, test: 15}}
+"""
+
+
+@pytest.fixture(scope="module")
+def suite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("suite") / "tiny.yaml"
+    path.write_text(SUITE)
+    return path
+
+
+@pytest.fixture(scope="module")
+def release(suite_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("rel") / "release"
+    assert main(["release", str(suite_file), "--out", str(out), "--workers", "1"]) == 0
+    return out
+
+
+def test_layout_and_manifest(release: Path) -> None:
+    for name in ("README.md", "croissant.json", "CITATION.cff", "manifest.json", "SHA256SUMS"):
+        assert (release / name).is_file(), name
+    manifest = json.loads((release / "manifest.json").read_text())
+    names = [c["name"] for c in manifest["configs"]]
+    assert names == ["parity_check-length", "scan-length", "addition-iid", "pcfg_set-holdout", "multiplication-easy_to_hard"]
+    for config in manifest["configs"]:
+        for part in ("train", "validation", "test"):
+            info = config["files"][part]
+            data = (release / info["path"]).read_bytes()
+            assert info["rows"] == len(data.splitlines()) == config["report"]["sizes"][part]
+            assert info["bytes"] == len(data)
+        assert config["report"]["overlap"] == 0
+    parity = manifest["configs"][0]
+    assert parity["report"]["sizes"] == {"train": 60, "validation": 10, "test": 20}
+    assert list((release / "plots").glob("*.png"))
+    assert manifest["suite"]["name"] == "tiny-suite" and manifest["created"] == "2026-01-01"
+
+
+def test_verify_accepts_an_intact_release(release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(release)]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+def _copy(release: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    target = tmp_path / "copy"
+    shutil.copytree(release, target)
+    return target
+
+
+@pytest.mark.parametrize("victim", ["data/addition-iid/test.jsonl", "manifest.json", "README.md", "croissant.json"])
+def test_verify_rejects_a_single_byte_change(release: Path, tmp_path: Path, victim: str, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(release, tmp_path)
+    path = copy / victim
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert main(["verify", str(copy)]) == 1
+    assert f"changed: {victim}" in capsys.readouterr().err
+
+
+def test_verify_rejects_deleted_and_added_files(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(release, tmp_path)
+    (copy / "data/parity_check-length/validation.jsonl").unlink()
+    (copy / "data/extra.jsonl").write_text("{}\n")
+    assert main(["verify", str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert "missing: data/parity_check-length/validation.jsonl" in err
+    assert "extra: data/extra.jsonl" in err
+
+
+def test_verify_rejects_a_consistent_forgery(release: Path, tmp_path: Path) -> None:
+    """Rewriting a data file and SHA256SUMS together still breaks the manifest fingerprint."""
+    from gengap.release import write_checksums
+
+    copy = _copy(release, tmp_path)
+    path = copy / "data/addition-iid/train.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[1:]))
+    write_checksums(copy)
+    assert main(["verify", str(copy)]) == 1
+
+
+def test_regenerate_matches(release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(release), "--regenerate"]) == 0
+    assert "matches a rebuild" in capsys.readouterr().out
+
+
+def test_regenerate_detects_a_changed_seed(release: Path, tmp_path: Path) -> None:
+    from gengap.release import write_checksums
+
+    copy = _copy(release, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["suite"]["seed"] = 4
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    write_checksums(copy)
+    assert main(["verify", str(copy)]) == 0  # checksums alone cannot tell
+    assert main(["verify", str(copy), "--regenerate"]) == 1
+
+
+def test_workers_give_identical_releases(suite_file: Path, release: Path, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    assert main(["release", str(suite_file), "--out", str(out), "--workers", "2"]) == 0
+    one = json.loads((release / "manifest.json").read_text())
+    two = json.loads((out / "manifest.json").read_text())
+    assert one["fingerprint"] == two["fingerprint"]
+    assert (release / "SHA256SUMS").read_text() == (out / "SHA256SUMS").read_text()
+
+
+def test_existing_output_is_refused_unless_forced(suite_file: Path, release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["release", str(suite_file), "--out", str(release)]) == 2
+    assert "not empty" in capsys.readouterr().err
+
+
+def _bad(tmp_path: Path, mutate) -> tuple[int, str]:
+    data = yaml.safe_load(SUITE)
+    mutate(data)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "out"
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "gengap.cli", "release", str(path), "--out", str(out)], capture_output=True, text=True
+    )
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.yaml"]  # no staging directory left
+    return result.returncode, result.stderr.strip()
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["entries"][0].update(task="no_such_task"), "unknown task 'no_such_task'"),
+        (lambda d: d["entries"][0].update(colour="blue"), "unknown key 'colour'"),
+        (lambda d: d.update(colour="blue"), "unknown key 'colour'"),
+        (lambda d: d["entries"][0].update(split="../../etc"), "not a safe name"),
+        (lambda d: d["entries"][0]["sizes"].update(train=-5), "sizes.train"),
+        (lambda d: d["entries"][2].update(params={"max_digits_a": 0}), "out of range"),
+        (lambda d: d["entries"][2].update(options={"test_fraction": 3}), "out of range"),
+        (lambda d: d["entries"][0].update(test_range=[5, 20]), "overlaps"),
+        (lambda d: d["entries"][1].update(split="length", task="scan", pool={"n": 10}, options={}), "train_max"),
+        (lambda d: d.pop("seed"), "'seed' is a required property"),
+        (lambda d: d["entries"].append(dict(d["entries"][0])), "appears twice"),
+    ],
+)
+def test_malformed_configs_exit_2_and_leave_nothing(tmp_path: Path, mutate, message: str) -> None:
+    code, err = _bad(tmp_path, mutate)
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("gengap: error:"), err
+    assert message in err
+
+
+def test_errors_name_the_line(tmp_path: Path) -> None:
+    text = SUITE.replace("{task: addition, split: iid", "{task: addition, split: iid, bogus: 1")
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    from gengap.suite import SuiteError, load_suite
+
+    with pytest.raises(SuiteError, match=r"s\.yaml line 10: entries\[2\]\.bogus: unknown key 'bogus'"):
+        load_suite(path)
+    path.write_text("name: [unclosed\n")
+    with pytest.raises(SuiteError, match="malformed YAML"):
+        load_suite(path)
+
+
+def test_default_suite_resolves() -> None:
+    from gengap.suite import load_suite
+
+    suite = load_suite()
+    names = [e["name"] for e in suite["entries"]]
+    for task in (
+        "even_pairs", "modular_arithmetic", "parity_check", "cycle_navigation", "stack_manipulation",
+        "reverse_string", "modular_arithmetic_brackets", "solve_equation", "duplicate_string",
+        "missing_duplicate_string", "odds_first", "binary_addition", "binary_multiplication",
+        "compute_sqrt", "bucket_sort",
+    ):  # fmt: skip
+        assert f"{task}-length" in names
+    assert {"addition-length", "scan-length", "scan-addprim_jump", "scan-mcd", "cogs_like-pp_depth"} <= set(names)
+    assert any(e["kind"] == "sampled_level" for e in suite["entries"])
+
+
+def test_real_release_passes_the_format_validators(
+    release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """datasets loads every config with the declared counts; mlcroissant and cffconvert validate."""
+    import subprocess
+
+    from tests.test_data_cards import _cffconvert, _mlcroissant_validate, _offline_datasets
+
+    manifest = json.loads((release / "manifest.json").read_text())
+    datasets = _offline_datasets(monkeypatch)
+    for config in manifest["configs"]:
+        loaded = datasets.load_dataset(str(release), config["name"], cache_dir=str(tmp_path / "cache"))
+        expected = {part: info["rows"] for part, info in config["files"].items() if info["rows"] > 0}
+        assert {name: len(rows) for name, rows in loaded.items()} == expected
+    result = _mlcroissant_validate(release / "croissant.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    cff = subprocess.run([str(_cffconvert()), "--validate", "-i", str(release / "CITATION.cff")], capture_output=True, text=True)
+    assert cff.returncode == 0, cff.stdout + cff.stderr
