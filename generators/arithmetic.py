@@ -156,25 +156,31 @@ def encode_result(big: np.ndarray, little: np.ndarray, count: np.ndarray, fmt: s
     return join_chars(_ascii(out), count)
 
 
+class _DecimalOperation(Task[Any]):
+    """Shared size knob and levels of the two-operand decimal tasks."""
+
+    size_knob = "digits per operand (min_digits_*..max_digits_*)"
+    digit_levels: tuple[int, ...] = DIGIT_LEVELS  # level k: digits (previous bound + 1)..digit_levels[k-1]
+
+    def with_size(self, lo: int, hi: int) -> Any:
+        return self.default_params().replace(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
+
+    def levels(self) -> dict[int, Any]:
+        levels = {}
+        for k, hi in enumerate(self.digit_levels, start=1):
+            lo = self.digit_levels[k - 2] + 1 if k > 1 else 1
+            levels[k] = self.params_type(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
+        return levels
+
+
 @register
-class Addition(Task[AdditionParams]):
+class Addition(_DecimalOperation):
     """a + b in decimal, with plain, reversed or index-hint output."""
 
     name = "addition"
     family = "arithmetic"
     description = "decimal a + b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = AdditionParams
-    size_knob = "digits per operand (min_digits_*..max_digits_*)"
-
-    def with_size(self, lo: int, hi: int) -> AdditionParams:
-        return self.default_params().replace(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
-
-    def levels(self) -> dict[int, AdditionParams]:
-        levels = {}
-        for k, hi in enumerate(DIGIT_LEVELS, start=1):
-            lo = DIGIT_LEVELS[k - 2] + 1 if k > 1 else 1
-            levels[k] = AdditionParams(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
-        return levels
 
     def generate(self, rng: np.random.Generator, n: int, params: AdditionParams) -> Batch:
         count_a, a = random_operands(rng, n, params.min_digits_a, params.max_digits_a)
@@ -255,24 +261,14 @@ def _strip_hints(tokens: list[str], op: str = "+") -> list[str]:
 
 
 @register
-class Multiplication(Task[MultiplicationParams]):
+class Multiplication(_DecimalOperation):
     """a * b in decimal, with plain, reversed or index-hint output (formats as in addition)."""
 
     name = "multiplication"
     family = "arithmetic"
     description = "decimal a * b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = MultiplicationParams
-    size_knob = "digits per operand (min_digits_*..max_digits_*)"
-
-    def with_size(self, lo: int, hi: int) -> MultiplicationParams:
-        return self.default_params().replace(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
-
-    def levels(self) -> dict[int, MultiplicationParams]:
-        levels = {}
-        for k, hi in enumerate(MULTIPLICATION_LEVELS, start=1):
-            lo = MULTIPLICATION_LEVELS[k - 2] + 1 if k > 1 else 1
-            levels[k] = MultiplicationParams(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
-        return levels
+    digit_levels = MULTIPLICATION_LEVELS
 
     def generate(self, rng: np.random.Generator, n: int, params: MultiplicationParams) -> Batch:
         count_a, a = random_operands(rng, n, params.min_digits_a, params.max_digits_a)

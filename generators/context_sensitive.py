@@ -197,7 +197,6 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
     params_type = MissingDuplicateParams
     size_knob = "input length in tokens (min_length..max_length, at least 2; smaller requests are raised to 2)"
 
-
     def levels(self) -> dict[int, MissingDuplicateParams]:
         return length_levels(MissingDuplicateParams, minimum=_MDS_MIN)
 
@@ -371,7 +370,6 @@ class BinaryAddition(Task[BinaryOperationParams]):
     params_type = BinaryOperationParams
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
 
-
     def levels(self) -> dict[int, BinaryOperationParams]:
         return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
 
@@ -419,7 +417,6 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
     description = "little-endian binary n * m (widths summing to length - 1, both >= 1) -> little-endian product"
     params_type = BinaryOperationParams
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
-
 
     def levels(self) -> dict[int, BinaryOperationParams]:
         return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
