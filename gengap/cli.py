@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, train, report."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
-from gengap.release import ReleaseError, write_release
+from baselines.cli import add_commands as add_baseline_commands
+from baselines.errors import BaselineError
+from gengap.release import ReleaseError, build_entry, write_release
 from gengap.schema import record_errors
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
-from splits import SplitError, get_strategy, parse_options, split
+from splits import SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
 
@@ -255,6 +257,19 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def suite_split(path: str, config: str) -> SplitResult:
+    """The split of one entry of a suite config, built in memory (for `gengap train --suite`)."""
+    try:
+        suite = load_suite(path)
+    except SuiteError as err:
+        raise UsageError(str(err)) from None
+    for entry in suite["entries"]:
+        if entry["name"] == config:
+            return build_entry(entry, suite["seed"])
+    names = ", ".join(e["name"] for e in suite["entries"])
+    raise UsageError(f"suite {suite['name']} has no config {config!r}; it has: {names}")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
@@ -323,6 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
     p.set_defaults(func=cmd_release)
 
+    add_baseline_commands(commands)
+    commands.choices["train"].set_defaults(build_suite_split=suite_split)
+
     p = commands.add_parser("verify", help="check a release's files against its checksums and manifest")
     p.add_argument("dir", help="release directory")
     p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte")
@@ -336,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         return args.func(args)
-    except UsageError as err:
+    except (UsageError, BaselineError) as err:
         print(f"gengap: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -1,0 +1,123 @@
+"""The ``train`` and ``report`` subcommands, for the gengap CLI to mount.
+
+``add_commands(subparsers)`` adds both to an argparse subparsers object (its parser class is
+used); each sets ``func`` to a command function taking the parsed namespace and returning an
+exit code. Errors are :class:`baselines.errors.BaselineError` (a ValueError), which the gengap
+CLI reports as one line with exit code 2. This module imports neither torch nor gengap:
+torch is imported when ``train`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from baselines.errors import BaselineError
+
+POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as baselines.models.POSITIONAL
+PRESETS = ("tiny", "small", "base")  # same as baselines.training.PRESETS
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """'0,1,2' -> (0, 1, 2); distinct non-negative integers."""
+    try:
+        seeds = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds must be comma-separated integers, got {text!r}") from None
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"--seeds must be distinct non-negative integers, got {text!r}")
+    return seeds
+
+
+def add_commands(subparsers: Any) -> None:
+    """Add ``train`` and ``report`` to the gengap subcommands."""
+    p = subparsers.add_parser("train", help="train a transformer baseline on one config; ID vs OOD gap")
+    p.add_argument("release", metavar="RELEASE_DIR", nargs="?", help="release directory (data/<config>/*.jsonl) or split directory")
+    p.add_argument("--suite", metavar="SUITE.yaml", help="build --config from this suite config in memory instead of reading a release")
+    p.add_argument("--config", help="release config (needed when the release has several, and with --suite)")
+    p.add_argument("--pos", choices=POSITIONAL, default="rope", help="positional encoding (default rope)")
+    p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
+    p.add_argument("--steps", type=int, help="training steps (default: the preset's)")
+    p.add_argument("--seeds", type=parse_seeds, default=(0,), help="comma-separated seeds, e.g. 0,1,2 (default 0)")
+    p.add_argument("--batch-size", type=int, help="training batch size (default: the preset's)")
+    p.add_argument("--lr", type=float, help="peak learning rate (default: the preset's)")
+    p.add_argument("--eval-every", type=int, help="steps between evaluations (default steps/10)")
+    p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: --eval-every)")
+    p.add_argument("--eval-examples", type=int, default=512, help="examples per side decoded at each periodic evaluation (default 512)")
+    p.add_argument("--eval-limit", type=int, help="cap on the examples per side of the final evaluation (default: all)")
+    p.add_argument("--layers", type=int, help="override the preset's number of layers")
+    p.add_argument("--d-model", type=int, help="override the preset's model width")
+    p.add_argument("--heads", type=int, help="override the preset's number of attention heads")
+    p.add_argument("--warmup", type=int, help="warmup steps (default min(steps/10, 1000))")
+    p.add_argument("--weight-decay", type=float, default=0.1, help="AdamW weight decay on matrices (default 0.1)")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only)")
+    p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
+    p.add_argument("--out", metavar="FILE.md", help="write the table here and the plot next to it (FILE.png); default stdout")
+    p.set_defaults(func=cmd_report)
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    names = {
+        "pos": "pos", "preset": "preset", "steps": "steps", "seeds": "seeds", "batch_size": "batch_size",
+        "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
+        "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
+        "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
+        "device": "device", "compile": "compile",
+    }
+    return {field: getattr(args, attr) for attr, field in names.items() if getattr(args, attr) is not None}
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from baselines.training import train_and_evaluate
+    except ImportError as err:
+        raise BaselineError(f"gengap train needs torch and transformers (pip install 'gengap[train]'): {err}") from None
+    if (args.release is None) == (args.suite is None):
+        raise BaselineError("give a RELEASE_DIR or --suite SUITE.yaml (not both)")
+    source: Any = args.release
+    if args.suite is not None:
+        build = getattr(args, "build_suite_split", None)
+        if build is None or not args.config:
+            raise BaselineError("--suite needs --config NAME (a <task>-<split> entry of the suite)")
+        source = build(args.suite, args.config)  # an in-memory SplitResult, supplied by the gengap CLI
+    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **_settings(args))
+    print(summary(results))
+    print(f"wrote {args.out}/results.json")
+    return 0
+
+
+def summary(results: dict[str, Any]) -> str:
+    """A few lines: the run, then ID / OOD exact match and gap per seed and over seeds."""
+    lines = [
+        f"{results['config']}  pos={results['pos']}  preset={results['preset']}  steps={results['steps']}  "
+        f"device={results['device']}  tokens/s={results['tokens_per_s']:.0f}"
+    ]
+    for seed in results["per_seed"]:
+        lines.append(
+            f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}"
+        )
+    a = results["aggregate"]
+    lines.append(
+        f"  mean: ID {a['id_exact_match']['mean']:.3f} ± {a['id_exact_match']['std']:.3f}  "
+        f"OOD {a['ood_exact_match']['mean']:.3f} ± {a['ood_exact_match']['std']:.3f}  "
+        f"gap {a['gap']['mean']:+.3f}  OOD solved {a['ood_solved_fraction']:.2f}"
+    )
+    return "\n".join(lines)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from baselines.report import build_report
+
+    text, _rows, plot = build_report(args.runs, args.out)
+    if args.out:
+        print(f"wrote {args.out}" + (f" and {plot}" if plot else ""))
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,135 @@
+"""The records a baseline trains and evaluates on: a release config, a split directory or an in-memory split.
+
+Baselines read records only (dicts with id, task, input, target, difficulty), never generator
+internals. Three sources are accepted:
+
+- a release directory: ``DIR/data/<config>/{train,validation,test}.jsonl``;
+- a split directory as written by ``gengap split --out DIR``: ``DIR/{train,validation,test}.jsonl``;
+- an in-memory split: any object with ``train``, ``validation`` and ``test`` lists of records
+  (``splits.SplitResult``), or a mapping with those keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from baselines.errors import BaselineError
+
+PARTS = ("train", "validation", "test")
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SplitData:
+    """The three parts of one config, with the config's name and where it came from."""
+
+    name: str
+    source: str
+    train: list[Record]
+    validation: list[Record]
+    test: list[Record]
+
+    def parts(self) -> dict[str, list[Record]]:
+        return {"train": self.train, "validation": self.validation, "test": self.test}
+
+    def fingerprint(self) -> str:
+        """sha256 over every part's inputs and targets, in order: a resumed run must see the same data."""
+        digest = hashlib.sha256()
+        for part, records in self.parts().items():
+            digest.update(f"\x00{part}\x00".encode())
+            for record in records:
+                digest.update(f"{record['input']}\x01{record['target']}\x02".encode())
+        return digest.hexdigest()
+
+
+def read_jsonl(path: Path) -> list[Record]:
+    """Records of a JSONL file; BaselineError naming the first bad line."""
+    records: list[Record] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as err:
+        raise BaselineError(f"cannot read {path}: {err.strerror}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                raise BaselineError(f"{path}: line {number} is not valid JSON") from None
+            check_record(record, f"{path}: line {number}")
+            records.append(record)
+    return records
+
+
+def check_record(record: Any, where: str) -> None:
+    if not isinstance(record, dict):
+        raise BaselineError(f"{where}: a record must be a JSON object")
+    for key in ("input", "target"):
+        value = record.get(key)
+        if not isinstance(value, str) or not value.split():
+            raise BaselineError(f"{where}: {key} must be a non-empty string of tokens")
+
+
+def release_configs(root: Path) -> list[str]:
+    """Config names of a release directory (subdirectories of data/ holding a train.jsonl)."""
+    data = root / "data"
+    if not data.is_dir():
+        return []
+    return sorted(p.name for p in data.iterdir() if (p / "train.jsonl").is_file())
+
+
+def load_directory(root: Path, config: str | None) -> SplitData:
+    """The parts of a release config, or of a split directory."""
+    if not root.is_dir():
+        raise BaselineError(f"{root} is not a directory")
+    configs = release_configs(root)
+    if configs:
+        if config is None:
+            if len(configs) > 1:
+                raise BaselineError(f"{root} has {len(configs)} configs; choose one with --config: {', '.join(configs)}")
+            config = configs[0]
+        if config not in configs:
+            raise BaselineError(f"{root} has no config {config!r}; configs: {', '.join(configs)}")
+        folder = root / "data" / config
+    elif (root / "train.jsonl").is_file():
+        folder = root
+        config = config or root.resolve().name
+    else:
+        raise BaselineError(f"{root} is neither a release (data/<config>/train.jsonl) nor a split directory (train.jsonl)")
+    parts = {part: read_jsonl(folder / f"{part}.jsonl") for part in PARTS}
+    return make_split(config, str(folder), parts)
+
+
+def make_split(name: str, source: str, parts: Mapping[str, Sequence[Record]]) -> SplitData:
+    for part in PARTS:
+        if not parts.get(part):
+            raise BaselineError(f"{name}: the {part} part is empty (baselines need train, validation and test)")
+        for index, record in enumerate(parts[part]):
+            check_record(record, f"{name}: {part} record {index}")
+    return SplitData(name, source, list(parts["train"]), list(parts["validation"]), list(parts["test"]))
+
+
+def load_split(source: Any, config: str | None = None) -> SplitData:
+    """SplitData from a directory path, a SplitResult-like object or a mapping of parts.
+
+    For in-memory splits the name is ``config`` if given, else the task names of the records.
+    """
+    if isinstance(source, SplitData):
+        return source
+    if isinstance(source, (str, Path)):
+        return load_directory(Path(source), config)
+    if isinstance(source, Mapping):
+        parts = {part: source.get(part) or [] for part in PARTS}
+    elif all(hasattr(source, part) for part in PARTS):
+        parts = {part: getattr(source, part) for part in PARTS}
+    else:
+        raise BaselineError(f"cannot read records from {type(source).__name__}: give a directory or a split")
+    if config is None:
+        tasks = sorted({str(r.get("task", "records")) for part in PARTS for r in parts[part]})
+        config = "+".join(tasks) if tasks else "records"
+    return make_split(config, "memory", parts)

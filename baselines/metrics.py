@@ -1,0 +1,188 @@
+"""Scoring predictions against records: exact match, per-token accuracy, buckets, gap, seeds.
+
+Definitions (pure Python, no torch):
+
+- exact match: the predicted token sequence equals the target's (whitespace tokens);
+- per-token accuracy of one example: the share of target positions i whose predicted token
+  equals target token i (a missing position counts as wrong; tokens predicted beyond the
+  target's length are not counted); a set's token accuracy is the mean over its examples;
+- by length: the same two figures per input length (tokens), keys are the lengths as text;
+- by difficulty: per measured difficulty feature, per bucket: the feature's value when it
+  takes at most ``MAX_VALUES`` distinct values over the scored sets, else ``BINS`` equal-width
+  integer ranges labelled ``lo-hi``;
+- gap = ID exact match - OOD exact match (validation vs test);
+- over seeds: mean, sample standard deviation (0 for one seed), min and max, and the share of
+  seeds whose OOD exact match reaches ``SOLVED`` (0.95).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+Record = dict[str, Any]
+
+MAX_VALUES = 16
+BINS = 8
+SOLVED = 0.95
+
+
+def compare(target: str, prediction: str) -> tuple[bool, float]:
+    """(exact match, per-token accuracy) of one prediction."""
+    want = target.split()
+    got = prediction.split()
+    correct = sum(1 for a, b in zip(want, got) if a == b)
+    return want == got, correct / len(want)
+
+
+def input_length(record: Record) -> int:
+    value = record.get("difficulty", {}).get("input_length")
+    return int(value) if isinstance(value, int) else len(record["input"].split())
+
+
+def _figures(exact: Sequence[bool], token: Sequence[float]) -> dict[str, Any]:
+    n = len(exact)
+    return {
+        "n": n,
+        "exact_match": sum(exact) / n if n else None,
+        "token_accuracy": sum(token) / n if n else None,
+    }
+
+
+def make_buckets(record_sets: Iterable[Sequence[Record]], max_values: int = MAX_VALUES, bins: int = BINS) -> dict[str, list[int] | None]:
+    """Per difficulty feature: None (one bucket per value) or the lower edges of equal-width bins."""
+    values: dict[str, set[int]] = defaultdict(set)
+    for records in record_sets:
+        for record in records:
+            for name, value in record.get("difficulty", {}).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    values[name].add(int(value))
+    buckets: dict[str, list[int] | None] = {}
+    for name in sorted(values):
+        seen = values[name]
+        if len(seen) <= max_values:
+            buckets[name] = None
+            continue
+        lo, hi = min(seen), max(seen)
+        width = max(1, math.ceil((hi - lo + 1) / bins))
+        buckets[name] = list(range(lo, hi + 1, width))
+    return buckets
+
+
+def bucket_label(value: int, edges: list[int] | None) -> str:
+    """The bucket of a value: the value itself, or ``lo-hi`` of the bin holding it."""
+    if edges is None:
+        return str(value)
+    index = 0
+    for i, edge in enumerate(edges):
+        if value >= edge:
+            index = i
+    lo = edges[index]
+    hi = edges[index + 1] - 1 if index + 1 < len(edges) else None
+    if hi is None:
+        width = edges[1] - edges[0] if len(edges) > 1 else 1
+        hi = lo + width - 1
+    return f"{lo}-{hi}"
+
+
+def _sort_key(label: str) -> tuple[int, str]:
+    head = label.split("-")[0]
+    try:
+        return int(head), label
+    except ValueError:
+        return 0, label
+
+
+def score(
+    records: Sequence[Record],
+    predictions: Sequence[str],
+    buckets: Mapping[str, list[int] | None] | None = None,
+    mistakes: int = 20,
+) -> dict[str, Any]:
+    """Exact match, token accuracy, by length, by difficulty bucket and the first mistakes of a set."""
+    if len(records) != len(predictions):
+        raise ValueError(f"{len(records)} records but {len(predictions)} predictions")
+    if buckets is None:
+        buckets = make_buckets([records])
+    exact: list[bool] = []
+    token: list[float] = []
+    by_length: dict[int, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
+    by_feature: dict[str, dict[str, tuple[list[bool], list[float]]]] = defaultdict(lambda: defaultdict(lambda: ([], [])))
+    wrong: list[dict[str, str]] = []
+    for record, prediction in zip(records, predictions):
+        ok, accuracy = compare(record["target"], prediction)
+        exact.append(ok)
+        token.append(accuracy)
+        cell = by_length[input_length(record)]
+        cell[0].append(ok)
+        cell[1].append(accuracy)
+        for name, value in record.get("difficulty", {}).items():
+            if name in buckets and isinstance(value, (int, float)) and not isinstance(value, bool):
+                slot = by_feature[name][bucket_label(int(value), buckets[name])]
+                slot[0].append(ok)
+                slot[1].append(accuracy)
+        if not ok and len(wrong) < mistakes:
+            wrong.append({"id": str(record.get("id", "")), "input": record["input"], "target": record["target"], "prediction": prediction})
+    return {
+        **_figures(exact, token),
+        "by_length": {str(k): _figures(*by_length[k]) for k in sorted(by_length)},
+        "by_difficulty": {
+            name: {label: _figures(*cells[label]) for label in sorted(cells, key=_sort_key)}
+            for name, cells in sorted(by_feature.items())
+        },
+        "mistakes": wrong,
+    }
+
+
+def gap(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> float:
+    """ID exact match - OOD exact match."""
+    return float(id_score["exact_match"]) - float(ood_score["exact_match"])
+
+
+def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
+    """The headline figures of one seed from its ID (validation) and OOD (test) scores."""
+    return {
+        "id_exact_match": id_score["exact_match"],
+        "ood_exact_match": ood_score["exact_match"],
+        "gap": gap(id_score, ood_score),
+        "id_token_accuracy": id_score["token_accuracy"],
+        "ood_token_accuracy": ood_score["token_accuracy"],
+        "by_length": {
+            "id": {k: v["exact_match"] for k, v in id_score["by_length"].items()},
+            "ood": {k: v["exact_match"] for k, v in ood_score["by_length"].items()},
+        },
+    }
+
+
+def summarize(values: Sequence[float]) -> dict[str, Any]:
+    """Mean, sample standard deviation (0 for one value), min, max and count."""
+    values = [float(v) for v in values]
+    n = len(values)
+    if not n:
+        return {"mean": None, "std": None, "min": None, "max": None, "n": 0}
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return {"mean": mean, "std": std, "min": min(values), "max": max(values), "n": n}
+
+
+HEADLINE = ("id_exact_match", "ood_exact_match", "gap", "id_token_accuracy", "ood_token_accuracy")
+
+
+def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) -> dict[str, Any]:
+    """Headline figures over seeds, per-length exact match over seeds, and the solved share."""
+    result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
+    result["ood_solved_fraction"] = (
+        sum(1 for s in per_seed if s["ood_exact_match"] >= threshold) / len(per_seed) if per_seed else None
+    )
+    result["solved_threshold"] = threshold
+    by_length: dict[str, dict[str, Any]] = {}
+    for side in ("id", "ood"):
+        lengths = sorted({k for s in per_seed for k in s["by_length"][side]}, key=int)
+        by_length[side] = {
+            k: summarize([s["by_length"][side][k] for s in per_seed if k in s["by_length"][side]]) for k in lengths
+        }
+    result["by_length"] = by_length
+    if all("tokens_per_s" in s for s in per_seed):
+        result["tokens_per_s"] = summarize([s["tokens_per_s"] for s in per_seed])
+    return result

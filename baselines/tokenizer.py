@@ -1,0 +1,91 @@
+"""Whitespace tokenizer over a split's vocabulary, with padding, separator and end tokens.
+
+Ids 0, 1, 2 are ``<pad>``, ``<sep>`` and ``<end>``; the data tokens follow in sorted order,
+so the same records always give the same ids. A model sees ``input <sep> target <end>``.
+Saved with a run as JSON (``tokenizer.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from baselines.errors import BaselineError
+
+PAD, SEP, END = "<pad>", "<sep>", "<end>"
+SPECIALS = (PAD, SEP, END)
+
+
+class Tokenizer:
+    """Maps whitespace-separated tokens to ids and back."""
+
+    pad_id = 0
+    sep_id = 1
+    end_id = 2
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        if tuple(tokens[:3]) != SPECIALS:
+            raise BaselineError(f"a tokenizer's first tokens must be {', '.join(SPECIALS)}")
+        if len(set(tokens)) != len(tokens):
+            raise BaselineError("a tokenizer's tokens must be distinct")
+        self.tokens = list(tokens)
+        self.ids = {token: i for i, token in enumerate(self.tokens)}
+
+    @classmethod
+    def build(cls, texts: Iterable[str]) -> "Tokenizer":
+        """The tokenizer of every whitespace token in texts (inputs and targets of all parts)."""
+        vocabulary: set[str] = set()
+        for text in texts:
+            vocabulary.update(text.split())
+        clash = vocabulary.intersection(SPECIALS)
+        if clash:
+            raise BaselineError(f"the data uses the reserved token(s) {', '.join(sorted(clash))}")
+        return cls([*SPECIALS, *sorted(vocabulary)])
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tokenizer) and self.tokens == other.tokens
+
+    def encode(self, text: str) -> list[int]:
+        try:
+            return [self.ids[token] for token in text.split()]
+        except KeyError as err:
+            raise BaselineError(f"token {err.args[0]!r} is not in the vocabulary") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Tokens of ids joined by spaces (special tokens included as text)."""
+        return " ".join(self.tokens[i] for i in ids)
+
+    def example(self, input_text: str, target_text: str) -> tuple[list[int], int]:
+        """Ids of ``input <sep> target <end>`` and the index of the first target token."""
+        prompt = self.encode(input_text) + [self.sep_id]
+        return prompt + self.encode(target_text) + [self.end_id], len(prompt)
+
+    def prompt(self, input_text: str) -> list[int]:
+        return self.encode(input_text) + [self.sep_id]
+
+    def to_json(self) -> dict:
+        return {
+            "type": "whitespace",
+            "specials": {"pad": PAD, "sep": SEP, "end": END},
+            "tokens": self.tokens,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Tokenizer":
+        if not isinstance(data, dict) or data.get("type") != "whitespace" or not isinstance(data.get("tokens"), list):
+            raise BaselineError("not a gengap whitespace tokenizer")
+        return cls(data["tokens"])
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Tokenizer":
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError) as err:
+            raise BaselineError(f"cannot read tokenizer {path}: {err}") from None

@@ -1,0 +1,680 @@
+"""Train a decoder-only transformer on one split, evaluate ID vs OOD, over several seeds.
+
+``train_and_evaluate(source, config=None, out=RUN_DIR, **settings)`` is the whole job (the
+``gengap train`` command calls it). Per seed:
+
+- the model is initialised on the CPU under its *init seed* (so CPU and GPU runs start from
+  the same weights), the training order comes from its *data seed*: the batch of step s is a
+  pure function of (data seed, s) (consecutive slices of per-epoch permutations), so resuming
+  needs no iterator state. Both seeds derive from the run seed by hashing, or are fixed for
+  all seeds with ``init_seed`` / ``data_seed`` (to vary one source of randomness at a time);
+- AdamW (weight decay on matrices only), linear warmup then cosine decay to
+  ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
+  AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run);
+- the loss is the cross-entropy of the target tokens and the end token only;
+- every ``eval_every`` steps: greedy decoding of a fixed subset of validation (ID) and test
+  (OOD), one line in ``metrics.jsonl``; every ``checkpoint_every`` steps the checkpoint
+  ``seed-<s>/checkpoint.pt`` (model, optimizer, scheduler, RNG states, step, metric history)
+  is replaced atomically; ``resume=True`` continues from it and ends with exactly the
+  metrics of an uninterrupted run on the CPU (on CUDA up to the nondeterminism of its kernels);
+- at the end: full evaluation of validation and test (scores, by length and difficulty
+  bucket, a sample of mistakes), ``seed-<s>/result.json``.
+
+A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
+``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds),
+``plots/accuracy_by_length.png`` and the per-seed folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from baselines.data import SplitData, load_split
+from baselines.decoding import autocast_context, greedy_decode
+from baselines.errors import BaselineError
+from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
+from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
+from baselines.tokenizer import Tokenizer
+
+RUN_FORMAT = "gengap-baseline-run/1"
+RESULTS_FORMAT = "gengap-baseline-results/1"
+IGNORE = -100
+
+
+@dataclass(frozen=True)
+class Preset:
+    layers: int
+    d_model: int
+    heads: int
+    batch_size: int
+    lr: float
+    steps: int
+
+
+PRESETS: dict[str, Preset] = {
+    "tiny": Preset(layers=2, d_model=64, heads=4, batch_size=64, lr=3e-3, steps=2000),  # CPU tests
+    "small": Preset(layers=4, d_model=256, heads=4, batch_size=128, lr=1e-3, steps=10000),
+    "base": Preset(layers=8, d_model=512, heads=8, batch_size=128, lr=5e-4, steps=20000),  # GPU
+}
+
+# Settings a resumed run must share with the interrupted one (they decide the trajectory).
+TRAJECTORY = (
+    "pos", "layers", "d_model", "heads", "steps", "batch_size", "lr", "warmup", "min_lr_ratio",
+    "weight_decay", "grad_clip", "init_seed", "data_seed",
+)
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything that configures a run; None means the preset's (or a derived) default."""
+
+    pos: str = "rope"
+    preset: str = "small"
+    layers: int | None = None
+    d_model: int | None = None
+    heads: int | None = None
+    steps: int | None = None
+    batch_size: int | None = None
+    lr: float | None = None
+    warmup: int | None = None  # default: min(steps // 10, 1000)
+    min_lr_ratio: float = 0.1
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    seeds: tuple[int, ...] = (0,)
+    init_seed: int | None = None  # same init for every seed when set
+    data_seed: int | None = None  # same data order for every seed when set
+    eval_every: int | None = None  # default: steps // 10
+    eval_examples: int = 512  # validation / test examples decoded at each periodic evaluation
+    eval_limit: int | None = None  # cap on the final evaluation (None: every example)
+    eval_batch_size: int = 256
+    checkpoint_every: int | None = None  # default: eval_every
+    mistakes: int = 20
+    device: str = "auto"  # auto, cpu, cuda, cuda:N
+    compile: bool | None = None  # default: on CUDA only
+    kv_cache: bool = True
+
+    def resolve(self) -> "TrainSettings":
+        """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
+        if self.preset not in PRESETS:
+            raise BaselineError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
+        if self.pos not in POSITIONAL:
+            raise BaselineError(f"unknown positional encoding {self.pos!r}; choose one of {', '.join(POSITIONAL)}")
+        preset = PRESETS[self.preset]
+        steps = self.steps if self.steps is not None else preset.steps
+        eval_every = self.eval_every if self.eval_every is not None else max(1, steps // 10)
+        resolved = replace(
+            self,
+            layers=self.layers if self.layers is not None else preset.layers,
+            d_model=self.d_model if self.d_model is not None else preset.d_model,
+            heads=self.heads if self.heads is not None else preset.heads,
+            steps=steps,
+            batch_size=self.batch_size if self.batch_size is not None else preset.batch_size,
+            lr=self.lr if self.lr is not None else preset.lr,
+            warmup=self.warmup if self.warmup is not None else min(steps // 10, 1000),
+            eval_every=eval_every,
+            checkpoint_every=self.checkpoint_every if self.checkpoint_every is not None else eval_every,
+            seeds=tuple(int(s) for s in self.seeds),
+        )
+        resolved.check()
+        return resolved
+
+    def check(self) -> None:
+        positive = ("layers", "d_model", "heads", "steps", "batch_size", "eval_every", "eval_examples", "eval_batch_size", "checkpoint_every")
+        for name in positive:
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise BaselineError(f"{name} must be at least 1, got {value}")
+        if self.lr is not None and not self.lr > 0:
+            raise BaselineError(f"lr must be positive, got {self.lr}")
+        if self.warmup is not None and self.warmup < 0:
+            raise BaselineError(f"warmup must be non-negative, got {self.warmup}")
+        if not 0 <= self.min_lr_ratio <= 1:
+            raise BaselineError(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
+        if self.weight_decay < 0 or self.grad_clip <= 0:
+            raise BaselineError("weight_decay must be >= 0 and grad_clip > 0")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
+            raise BaselineError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
+        if self.eval_limit is not None and self.eval_limit < 1:
+            raise BaselineError(f"eval_limit must be at least 1, got {self.eval_limit}")
+        if self.mistakes < 0:
+            raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
+        if self.layers is not None and self.d_model is not None and self.heads is not None:
+            ModelShape(self.layers, self.d_model, self.heads).check()
+
+    @property
+    def shape(self) -> ModelShape:
+        assert self.layers and self.d_model and self.heads, "resolve() first"
+        return ModelShape(self.layers, self.d_model, self.heads)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["seeds"] = list(self.seeds)
+        return data
+
+
+def make_settings(settings: TrainSettings | None, overrides: Mapping[str, Any]) -> TrainSettings:
+    known = {f.name for f in fields(TrainSettings)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise BaselineError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    values = dict(overrides)
+    if "seeds" in values:
+        values["seeds"] = tuple(values["seeds"])
+    return replace(settings or TrainSettings(), **values)
+
+
+def derive_seed(seed: int, label: str) -> int:
+    """A 63-bit seed from (seed, label) by hashing (never seed + offset)."""
+    digest = hashlib.sha256(f"gengap-baselines\n{label}\n{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise BaselineError(f"unknown device {name!r}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise BaselineError("device cuda was asked for but CUDA is not available")
+    return device
+
+
+def device_name(device: torch.device) -> str:
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return device.type
+
+
+# -- data on the device ---------------------------------------------------------------
+
+
+class EncodedTrain:
+    """The training part as right-padded id and label matrices, for fast batch slicing.
+
+    labels[i, t] is the token at t + 1 when that token belongs to the target or is the end
+    token, else IGNORE: the logits at t predict it.
+    """
+
+    def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer: Tokenizer, device: torch.device) -> None:
+        encoded = [tokenizer.example(r["input"], r["target"]) for r in records]
+        width = max(len(ids) for ids, _ in encoded)
+        ids = np.full((len(encoded), width), tokenizer.pad_id, dtype=np.int32)  # int32 at rest, int64 per batch
+        labels = np.full((len(encoded), width), IGNORE, dtype=np.int32)
+        lengths = np.zeros(len(encoded), dtype=np.int64)
+        for row, (tokens, target_start) in enumerate(encoded):
+            ids[row, : len(tokens)] = tokens
+            labels[row, target_start - 1 : len(tokens) - 1] = tokens[target_start:]
+            lengths[row] = len(tokens)
+        self.size = len(encoded)
+        self.width = width
+        self.lengths = lengths
+        self.ids = torch.from_numpy(ids).to(device)
+        self.labels = torch.from_numpy(labels).to(device)
+        self.device = device
+        self.pad_multiple = 8 if device.type == "cuda" else 1  # fewer distinct shapes for torch.compile
+
+    def batch(self, indices: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """(ids, labels, number of real tokens) of the rows at indices, trimmed to their longest."""
+        lengths = self.lengths[indices]
+        longest = int(lengths.max())
+        longest = min(self.width, -(-longest // self.pad_multiple) * self.pad_multiple)
+        index = torch.from_numpy(indices).to(self.device, non_blocking=True)
+        return self.ids[index, :longest].long(), self.labels[index, :longest].long(), int(lengths.sum())
+
+
+class DataOrder:
+    """Batch indices of step s (1-based): slice s of the stream of per-epoch permutations."""
+
+    def __init__(self, size: int, batch_size: int, seed: int) -> None:
+        self.size = size
+        self.batch_size = batch_size
+        self.seed = seed
+        self._epochs: dict[int, np.ndarray] = {}
+
+    def permutation(self, epoch: int) -> np.ndarray:
+        if epoch not in self._epochs:
+            if len(self._epochs) > 4:
+                self._epochs.clear()
+            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([self.seed, epoch])))
+            self._epochs[epoch] = rng.permutation(self.size)
+        return self._epochs[epoch]
+
+    def indices(self, step: int) -> np.ndarray:
+        start = (step - 1) * self.batch_size
+        out = np.empty(self.batch_size, dtype=np.int64)
+        filled = 0
+        while filled < self.batch_size:
+            epoch, offset = divmod(start + filled, self.size)
+            take = min(self.batch_size - filled, self.size - offset)
+            out[filled : filled + take] = self.permutation(epoch)[offset : offset + take]
+            filled += take
+        return out
+
+
+# -- the optimisation step -------------------------------------------------------------
+
+
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
+    """Multiplier of the base learning rate at 0-based step index: linear warmup, cosine decay."""
+    if step < warmup:
+        return (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+class Trainer:
+    """Optimizer, schedule and one training step of a model on an EncodedTrain."""
+
+    def __init__(self, model: SeqModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool) -> None:
+        self.model = model
+        self.data = data
+        self.settings = settings
+        self.device = device
+        params = [p for p in model.parameters() if p.requires_grad]
+        self.params = params
+        groups = [
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": settings.weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+        ]
+        extra = {"fused": True} if device.type == "cuda" else {}
+        self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, 0.95), **extra)
+        warmup, total, ratio = settings.warmup, settings.steps, settings.min_lr_ratio
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio))
+        self.forward = torch.compile(model) if compile_model else model
+        self.autocast = lambda: autocast_context(device)
+
+    def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        with self.autocast():
+            logits = self.forward(ids)
+        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE)
+
+    def step(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """One optimisation step; returns the (detached) loss without synchronising."""
+        loss = self.loss(ids, labels)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.params, self.settings.grad_clip)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
+
+
+# -- RNG states and checkpoints --------------------------------------------------------
+
+
+def rng_states() -> dict[str, Any]:
+    """Every RNG state as tensors and plain types (loadable with weights_only=True)."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    version, state, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "numpy": {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)},
+        "python": {"version": version, "state": torch.tensor(state, dtype=torch.int64), "gauss": gauss},
+    }
+
+
+def set_rng_states(states: Mapping[str, Any]) -> None:
+    torch.set_rng_state(states["torch"])
+    if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(states["cuda"])
+    n = states["numpy"]
+    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    p = states["python"]
+    random.setstate((p["version"], tuple(int(v) for v in p["state"].tolist()), p["gauss"]))
+
+
+def atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # a truncated or foreign file
+        raise BaselineError(f"cannot load checkpoint {path}: {err}") from None
+
+
+# -- one run ---------------------------------------------------------------------------
+
+
+def _subset(records: Sequence[dict], limit: int | None) -> list[dict]:
+    """A fixed spread of at most limit records (the same for every seed and resume)."""
+    if limit is None or len(records) <= limit:
+        return list(records)
+    chosen = np.sort(np.random.default_rng(20240601).choice(len(records), size=limit, replace=False))
+    return [records[i] for i in chosen]
+
+
+class EvalSet:
+    """Records of one side with their prompts, ready to decode."""
+
+    def __init__(self, records: Sequence[dict], tokenizer: Tokenizer) -> None:
+        self.records = list(records)
+        self.prompts = [tokenizer.prompt(r["input"]) for r in self.records]
+        self.max_new = [len(r["target"].split()) for r in self.records]
+
+
+class Run:
+    """Shared state of a run: data, tokenizer, settings, device, output folder."""
+
+    def __init__(
+        self,
+        data: SplitData,
+        settings: TrainSettings,
+        device: torch.device,
+        out: Path | None,
+        progress: bool,
+        callback: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        self.data = data
+        self.settings = settings
+        self.device = device
+        self.out = out
+        self.progress = progress
+        self.callback = callback
+        self.tokenizer = Tokenizer.build(r[key] for part in data.parts().values() for r in part for key in ("input", "target"))
+        self.max_len = max(len(r["input"].split()) + len(r["target"].split()) + 2 for part in data.parts().values() for r in part)
+        self.compile = settings.compile if settings.compile is not None else device.type == "cuda"
+        self.train = EncodedTrain(data.train, self.tokenizer, device)
+        self.buckets = make_buckets([data.validation, data.test])
+        self.periodic = {
+            "id": EvalSet(_subset(data.validation, settings.eval_examples), self.tokenizer),
+            "ood": EvalSet(_subset(data.test, settings.eval_examples), self.tokenizer),
+        }
+        self.final = {
+            "id": EvalSet(_subset(data.validation, settings.eval_limit), self.tokenizer),
+            "ood": EvalSet(_subset(data.test, settings.eval_limit), self.tokenizer),
+        }
+
+    def new_model(self, init_seed: int) -> SeqModel:
+        torch.manual_seed(init_seed)
+        model = build_model(self.settings.pos, self.settings.shape, len(self.tokenizer), self.max_len, self.tokenizer.pad_id)
+        return model.to(self.device)
+
+    def evaluate(self, model: SeqModel, side: EvalSet, mistakes: int) -> dict[str, Any]:
+        outputs = greedy_decode(
+            model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
+            batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
+        )
+        predictions = [self.tokenizer.decode(ids) for ids in outputs]
+        return score(side.records, predictions, self.buckets, mistakes)
+
+    # metrics.jsonl ---------------------------------------------------------------------
+
+    def metrics_path(self) -> Path | None:
+        return self.out / "metrics.jsonl" if self.out else None
+
+    def keep_metrics(self, seed: int, upto: int) -> None:
+        """Drop the lines of seed after step upto (left by an interrupted run)."""
+        path = self.metrics_path()
+        if path is None or not path.exists():
+            return
+        kept = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if row.get("seed") == seed and row.get("step", 0) > upto:
+                continue
+            kept.append(line + "\n")
+        atomic_write(path, "".join(kept))
+
+    def append_metrics(self, row: Mapping[str, Any]) -> None:
+        path = self.metrics_path()
+        if path is not None:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
+
+    # one seed --------------------------------------------------------------------------
+
+    def run_seed(self, seed: int, resume: bool, model: SeqModel | None = None) -> dict[str, Any]:
+        """Train and evaluate one seed (model: train this one instead of a fresh one, for benchmarks)."""
+        s = self.settings
+        init_seed = s.init_seed if s.init_seed is not None else derive_seed(seed, "init")
+        data_seed = s.data_seed if s.data_seed is not None else derive_seed(seed, "data")
+        folder = self.out / f"seed-{seed}" if self.out else None
+        if folder is not None:
+            folder.mkdir(exist_ok=True)
+            if resume and (folder / "result.json").exists():
+                return json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        model = model if model is not None else self.new_model(init_seed)
+        trainer = Trainer(model, self.train, s, self.device, self.compile)
+        order = DataOrder(self.train.size, s.batch_size, data_seed)
+        start, history, train_seconds, tokens = 0, [], 0.0, 0
+        loss_sum = torch.zeros((), device=self.device)
+        loss_count = 0
+        checkpoint = folder / "checkpoint.pt" if folder else None
+        if resume and checkpoint is not None and checkpoint.exists():
+            state = load_checkpoint(checkpoint)
+            model.load_state_dict(state["model"])
+            trainer.optimizer.load_state_dict(state["optimizer"])
+            trainer.scheduler.load_state_dict(state["scheduler"])
+            set_rng_states(state["rng"])
+            start, history = int(state["step"]), list(state["history"])
+            train_seconds, tokens = float(state["train_seconds"]), int(state["tokens"])
+            loss_sum = state["loss_sum"].to(self.device)
+            loss_count = int(state["loss_count"])
+        self.keep_metrics(seed, start)
+        window_tokens, window_seconds = 0, 0.0
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=s.steps, initial=start, desc=f"{self.data.name} {s.pos} seed {seed}", unit="step",
+            file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
+        )
+        with bar:
+            clock = time.perf_counter()
+            for step in range(start + 1, s.steps + 1):
+                ids, labels, count = self.train.batch(order.indices(step))
+                loss_sum += trainer.step(ids, labels)
+                loss_count += 1
+                tokens += count
+                window_tokens += count
+                bar.update(1)
+                row = None
+                if step % s.eval_every == 0 or step == s.steps:
+                    if self.device.type == "cuda":
+                        torch.cuda.synchronize(self.device)
+                    elapsed = time.perf_counter() - clock
+                    train_seconds += elapsed
+                    window_seconds += elapsed
+                    row = self.periodic_row(model, trainer, seed, step, float(loss_sum) / max(loss_count, 1), window_tokens / max(window_seconds, 1e-9), train_seconds)
+                    loss_sum.zero_()
+                    loss_count, window_tokens, window_seconds = 0, 0, 0.0
+                    history.append(row)
+                    self.append_metrics(row)
+                    bar.set_postfix(loss=f"{row['loss']:.4f}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
+                    clock = time.perf_counter()
+                saved = False
+                if checkpoint is not None and (step % s.checkpoint_every == 0 or step == s.steps):
+                    if row is None:
+                        elapsed = time.perf_counter() - clock
+                        train_seconds += elapsed
+                        window_seconds += elapsed
+                    save_checkpoint(checkpoint, {
+                        "format": RUN_FORMAT, "seed": seed, "step": step,
+                        "model": model.state_dict(), "optimizer": trainer.optimizer.state_dict(),
+                        "scheduler": trainer.scheduler.state_dict(), "rng": rng_states(),
+                        "history": history, "train_seconds": train_seconds, "tokens": tokens,
+                        "loss_sum": loss_sum.detach().cpu(), "loss_count": loss_count,
+                    })
+                    saved = True
+                    clock = time.perf_counter()
+                if self.callback is not None:
+                    self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
+        scores = {side: self.evaluate(model, evals, s.mistakes) for side, evals in self.final.items()}
+        result = {
+            "seed": seed,
+            "init_seed": init_seed,
+            "data_seed": data_seed,
+            **seed_summary(scores["id"], scores["ood"]),
+            "id_n": scores["id"]["n"],
+            "ood_n": scores["ood"]["n"],
+            "by_difficulty": {side: scores[side]["by_difficulty"] for side in scores},
+            "by_length_detail": {side: scores[side]["by_length"] for side in scores},
+            "mistakes": {side: scores[side]["mistakes"] for side in scores},
+            "final_loss": history[-1]["loss"] if history else None,
+            "tokens_per_s": tokens / train_seconds if train_seconds > 0 else 0.0,
+            "train_seconds": train_seconds,
+            "train_tokens": tokens,
+            "steps": s.steps,
+        }
+        if folder is not None:
+            atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")
+        return result
+
+    def periodic_row(
+        self, model: SeqModel, trainer: Trainer, seed: int, step: int, loss: float, rate: float, seconds: float
+    ) -> dict[str, Any]:
+        scores = {side: self.evaluate(model, evals, 0) for side, evals in self.periodic.items()}
+        return {
+            "seed": seed,
+            "step": step,
+            "loss": loss,
+            "lr": trainer.scheduler.get_last_lr()[0],
+            "id_exact_match": scores["id"]["exact_match"],
+            "ood_exact_match": scores["ood"]["exact_match"],
+            "id_token_accuracy": scores["id"]["token_accuracy"],
+            "ood_token_accuracy": scores["ood"]["token_accuracy"],
+            "tokens_per_s": rate,
+            "train_seconds": seconds,
+        }
+
+
+# -- the whole job ---------------------------------------------------------------------
+
+
+def _run_record(data: SplitData, settings: TrainSettings) -> dict[str, Any]:
+    return {"format": RUN_FORMAT, "config": data.name, "source": data.source, "data_fingerprint": data.fingerprint(), "settings": settings.to_json()}
+
+
+def prepare_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: Tokenizer) -> None:
+    """Create the run directory, or check on resume that it belongs to the same run."""
+    run_file = out / "run.json"
+    if out.exists() and not out.is_dir():
+        raise BaselineError(f"{out} exists and is not a directory")
+    if out.exists() and any(out.iterdir()):
+        if not resume:
+            raise BaselineError(f"{out} is not empty: use --resume to continue that run, or another directory")
+        if run_file.exists():
+            try:
+                old = json.loads(run_file.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                raise BaselineError(f"cannot read {run_file}") from None
+            if old.get("data_fingerprint") != record["data_fingerprint"]:
+                raise BaselineError(f"{out} was trained on other data (config {old.get('config')!r}); cannot resume")
+            changed = [k for k in TRAJECTORY if old.get("settings", {}).get(k) != record["settings"][k]]
+            if changed:
+                detail = ", ".join(f"{k} {old['settings'].get(k)!r} -> {record['settings'][k]!r}" for k in changed)
+                raise BaselineError(f"cannot resume {out} with different settings: {detail}")
+            if (out / "tokenizer.json").exists() and Tokenizer.load(out / "tokenizer.json") != tokenizer:
+                raise BaselineError(f"{out}/tokenizer.json does not match the data's vocabulary")
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(run_file, json.dumps(record, indent=1) + "\n")
+    tokenizer.save(out / "tokenizer.json")
+
+
+def _length_range(records: Sequence[Mapping[str, Any]]) -> list[int]:
+    lengths = [input_length(r) for r in records]
+    return [min(lengths), max(lengths)]
+
+
+def train_and_evaluate(
+    source: Any,
+    config: str | None = None,
+    *,
+    settings: TrainSettings | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    progress: bool | None = None,
+    callback: Callable[[dict[str, Any]], None] | None = None,
+    plots: bool = True,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Train and evaluate one config over the given seeds; returns (and writes) the results.
+
+    source: a release or split directory, a ``splits.SplitResult`` or a mapping of parts;
+    config: the release config (or the name of an in-memory split). Settings come from
+    ``settings`` and keyword overrides (fields of :class:`TrainSettings`). With ``out`` the
+    run directory is written (see the module doc), without it nothing is written and
+    nothing can be resumed. ``callback(event)`` is called after every step with
+    ``{"seed", "step", "checkpoint": saved?, "metrics": row or None}``; an exception it
+    raises (e.g. KeyboardInterrupt) stops the run as a kill would.
+    """
+    chosen = make_settings(settings, overrides).resolve()
+    data = load_split(source, config)
+    device = pick_device(chosen.device)
+    if resume and out is None:
+        raise BaselineError("resume needs a run directory")
+    if progress is None:
+        progress = sys.stderr.isatty()
+    out_path = Path(out) if out is not None else None
+    threads = torch.get_num_threads()
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        run = Run(data, chosen, device, out_path, progress, callback)
+        if out_path is not None:
+            prepare_out(out_path, resume, _run_record(data, chosen), run.tokenizer)
+        per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
+        with torch.random.fork_rng(devices=[]):
+            model = build_model(chosen.pos, chosen.shape, len(run.tokenizer), run.max_len, run.tokenizer.pad_id)
+        results = {
+            "format": RESULTS_FORMAT,
+            "config": data.name,
+            "source": data.source,
+            "pos": chosen.pos,
+            "preset": chosen.preset,
+            "steps": chosen.steps,
+            "seeds": list(chosen.seeds),
+            "device": device_name(device),
+            "compiled": run.compile,
+            "model": model.describe(),
+            "settings": chosen.to_json(),
+            "data": {
+                "sizes": {part: len(records) for part, records in data.parts().items()},
+                "evaluated": {side: len(run.final[side].records) for side in run.final},
+                "vocab_size": len(run.tokenizer),
+                "max_len": run.max_len,
+                "input_length": {part: _length_range(records) for part, records in data.parts().items()},
+                "fingerprint": data.fingerprint(),
+            },
+            "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
+            "per_seed": per_seed,
+            "aggregate": aggregate(per_seed),
+            "plots": [],
+        }
+        if out_path is not None:
+            if plots:
+                from baselines.plots import plot_run
+
+                made = plot_run(results, out_path / "plots" / "accuracy_by_length.png")
+                results["plots"] = [str(Path(made).relative_to(out_path))] if made else []
+            atomic_write(out_path / "results.json", json.dumps(results, indent=1) + "\n")
+        return results
+    finally:
+        torch.set_num_threads(threads)

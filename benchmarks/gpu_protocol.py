@@ -1,0 +1,161 @@
+"""GPU protocol: ID vs OOD gap of RoPE vs NoPE transformers on SCAN splits and four Chomsky tasks.
+
+    python benchmarks/gpu_protocol.py --out runs/protocol             # one H200, sized for <= 10 minutes
+    python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
+
+Experiments (all splits built in memory, no release needed):
+
+- SCAN (all 20,910 commands): ``scan_simple`` (iid, test fraction 0.2), ``scan_length``
+  (train <= 22 actions, test >= 24), ``scan_addprim_jump`` ("jump" held out, seen alone 1,467
+  times in train);
+- ``parity_check``, ``even_pairs``, ``reverse_string``, ``bucket_sort``: trained on input
+  lengths 1..40, tested on 41..100 (``splits.sample_length_split``).
+
+Each experiment x positional encoding (rope, nope) x seed (0, 1, 2) is one run directory
+under ``OUT/runs``; runs go to ``--workers`` processes sharing the device (small models leave
+a GPU mostly idle, so several runs at once use it better than one after another). Runs
+resume from their checkpoints, so re-running the same command after an interruption
+continues. The protocol ends with ``OUT/report.md`` and ``OUT/report.png`` (``gengap report``'s
+table and plot) and prints the table.
+
+Sizing for one H200 in <= 10 minutes (default): preset small (4 layers, d=256), 2,000 steps of
+batch 128, bf16, no torch.compile (compilation costs more than it saves in runs this short),
+8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
+``--preset`` and ``--eval-limit`` change that. ``--smoke`` (tiny model, 30 steps, small data,
+one seed) checks the whole pipeline on a CPU in a minute or two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCAN_SPLITS = {
+    "scan_simple": ("iid", {"test_fraction": 0.2}),
+    "scan_length": ("length", {"by": "output_length", "train_max": 22, "test_min": 24}),
+    "scan_addprim_jump": ("holdout", {"atom": "jump", "primitive_repeats": 1467}),
+}
+CHOMSKY = ("parity_check", "even_pairs", "reverse_string", "bucket_sort")
+EXPERIMENTS = (*SCAN_SPLITS, *CHOMSKY)
+KEEP = ("id", "task", "input", "target", "difficulty")
+
+
+def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, list[dict]]]:
+    """The parts of each experiment, as plain record lists (structure dropped: baselines do not read it)."""
+    from generators import get_task
+    from splits import sample_length_split, split
+
+    out: dict[str, dict[str, list[dict]]] = {}
+    scan = [n for n in names if n in SCAN_SPLITS]
+    if scan:
+        task = get_task("scan")
+        records = [{k: r[k] for k in KEEP} for r in task.enumerate(task.default_params()).records("scan")]
+        for name in scan:
+            strategy, options = SCAN_SPLITS[name]
+            result = split(records, strategy, options)
+            out[name] = result.parts()
+    for name in (n for n in names if n in CHOMSKY):
+        result = sample_length_split(name, (1, 40), (41, 100), sizes, seed=0)
+        out[name] = {part: [{k: r[k] for k in KEEP} for r in rows] for part, rows in result.parts().items()}
+    return out
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """One (experiment, encoding, seed) run in a worker process."""
+    from baselines.training import train_and_evaluate
+
+    started = time.perf_counter()
+    results = train_and_evaluate(job["parts"], job["name"], out=job["out"], resume=True, progress=False, **job["settings"])
+    seed = results["per_seed"][0]
+    return {
+        "name": job["name"], "pos": job["settings"]["pos"], "seed": seed["seed"], "seconds": time.perf_counter() - started,
+        "id": seed["id_exact_match"], "ood": seed["ood_exact_match"], "tokens_per_s": seed["tokens_per_s"], "device": results["device"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
+    parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
+    parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS))
+    parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
+    parser.add_argument("--seeds", help="comma-separated seeds (default 0,1,2; --smoke: 0)")
+    parser.add_argument("--preset", help="model preset (default small; --smoke: tiny)")
+    parser.add_argument("--steps", type=int, help="training steps per run (default 2000; --smoke: 30)")
+    parser.add_argument("--batch-size", type=int, help="batch size (default 128; --smoke: 32)")
+    parser.add_argument("--eval-limit", type=int, help="final evaluation examples per side (default 2000; --smoke: 24)")
+    parser.add_argument("--workers", type=int, help="parallel runs (default 8 on CUDA, 1 on the CPU)")
+    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False, help="torch.compile (default off)")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    cuda = args.device != "cpu" and torch.cuda.is_available()
+    names = args.only.split(",") if args.only else list(EXPERIMENTS)
+    unknown = sorted(set(names) - set(EXPERIMENTS))
+    if unknown:
+        parser.error(f"unknown experiment(s) {', '.join(unknown)}")
+    smoke = args.smoke
+    seeds = [int(s) for s in (args.seeds or ("0" if smoke else "0,1,2")).split(",")]
+    steps = args.steps or (30 if smoke else 2000)
+    settings = {
+        "preset": args.preset or ("tiny" if smoke else "small"),
+        "steps": steps,
+        "batch_size": args.batch_size or (32 if smoke else 128),
+        "lr": 3e-3 if smoke else 1e-3,
+        "warmup": max(1, steps // 10),
+        "eval_every": max(1, steps // 4),
+        "eval_examples": 16 if smoke else 256,
+        "eval_limit": args.eval_limit or (24 if smoke else 2000),
+        "eval_batch_size": 512 if cuda else 64,
+        "device": "cuda" if cuda else "cpu",
+        "compile": args.compile,
+    }
+    sizes = {"train": 300, "validation": 24, "test": 24} if smoke else {"train": 20000, "validation": 1000, "test": 2000}
+    workers = args.workers or (8 if cuda else 1)
+    out = Path(args.out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+
+    clock = time.perf_counter()
+    parts = build_splits(names, smoke, sizes)
+    print(f"splits built in {time.perf_counter() - clock:.1f}s: " + ", ".join(f"{n} {len(p['train'])}/{len(p['validation'])}/{len(p['test'])}" for n, p in parts.items()), flush=True)
+    jobs = [
+        {"name": name, "parts": parts[name], "out": str(out / "runs" / f"{name}-{pos}-seed{seed}"),
+         "settings": {**settings, "pos": pos, "seeds": (seed,)}}
+        for name in names for pos in args.encodings.split(",") for seed in seeds
+    ]
+    jobs.sort(key=lambda j: -len(j["parts"]["test"]))  # the longest evaluations first
+    done: list[dict[str, Any]] = []
+    if workers > 1:
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(workers) as pool:
+            for row in pool.imap_unordered(run_job, jobs):
+                done.append(row)
+                print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
+    else:
+        for job in jobs:
+            row = run_job(job)
+            done.append(row)
+            print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
+
+    from baselines.report import build_report
+
+    text, _rows, plot = build_report([out / "runs"], out / "report.md")
+    (out / "protocol.json").write_text(json.dumps({"settings": settings, "seeds": seeds, "workers": workers, "runs": done,
+                                                   "wall_seconds": time.perf_counter() - clock}, indent=1) + "\n")
+    print(text)
+    print(f"{len(done)} runs in {time.perf_counter() - clock:.0f}s on {done[0]['device'] if done else '?'}; wrote {out / 'report.md'}" + (f" and {plot}" if plot else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

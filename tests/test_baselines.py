@@ -1,0 +1,273 @@
+"""Baselines without torch: metrics on hand-made predictions, tokenizer, data loading, report, CLI parser."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baselines.cli import add_commands, parse_seeds
+from baselines.data import load_split
+from baselines.errors import BaselineError
+from baselines.metrics import aggregate, bucket_label, compare, gap, make_buckets, score, seed_summary, summarize
+from baselines.report import build_report, group_runs, markdown
+from baselines.tokenizer import Tokenizer
+
+
+def rec(text: str, target: str, **difficulty: int) -> dict:
+    return {
+        "id": f"t-{text}",
+        "task": "t",
+        "input": text,
+        "target": target,
+        "difficulty": {"input_length": len(text.split()), "output_length": len(target.split()), **difficulty},
+    }
+
+
+# -- metrics ---------------------------------------------------------------------------
+
+
+def test_compare_exact_and_token_accuracy() -> None:
+    assert compare("1 0 1", "1 0 1") == (True, 1.0)
+    assert compare("1 0 1", "1 1 1") == (False, pytest.approx(2 / 3))
+    assert compare("1 0 1", "1 0") == (False, pytest.approx(2 / 3))  # a missing position is wrong
+    assert compare("1 0 1", "1 0 1 1") == (False, 1.0)  # extra tokens: not exact, positions all right
+    assert compare("1 0 1", "") == (False, 0.0)
+    assert compare("a b", "b a") == (False, 0.0)
+    assert compare("I_JUMP I_WALK", "I_JUMP  I_WALK") == (True, 1.0)  # whitespace tokens
+
+
+def test_score_by_length_and_difficulty_hand_worked() -> None:
+    records = [
+        rec("0 1", "1 0", depth=1),
+        rec("1 1", "1 1", depth=1),
+        rec("0 0 1", "1 0 0", depth=2),
+        rec("1 0 1 1 0", "0 1 1 0 1", depth=2),
+    ]
+    predictions = ["1 0", "1 0", "1 0 0", "0 1 1 1 1"]
+    s = score(records, predictions, mistakes=1)
+    assert s["n"] == 4
+    assert s["exact_match"] == 0.5
+    # per example: 1, 1/2, 1, 4/5 (only position 4 of the last one is wrong)
+    assert s["token_accuracy"] == pytest.approx((1 + 0.5 + 1 + 0.8) / 4)
+    assert s["by_length"] == {
+        "2": {"n": 2, "exact_match": 0.5, "token_accuracy": pytest.approx(0.75)},
+        "3": {"n": 1, "exact_match": 1.0, "token_accuracy": 1.0},
+        "5": {"n": 1, "exact_match": 0.0, "token_accuracy": pytest.approx(0.8)},
+    }
+    assert s["by_difficulty"]["depth"] == {
+        "1": {"n": 2, "exact_match": 0.5, "token_accuracy": pytest.approx(0.75)},
+        "2": {"n": 2, "exact_match": 0.5, "token_accuracy": pytest.approx(0.9)},
+    }
+    assert s["by_difficulty"]["output_length"]["5"]["exact_match"] == 0.0
+    assert s["mistakes"] == [{"id": "t-1 1", "input": "1 1", "target": "1 1", "prediction": "1 0"}]
+    with pytest.raises(ValueError):
+        score(records, predictions[:3])
+
+
+def test_buckets_bin_many_values() -> None:
+    records = [rec(" ".join("1" * k), "1", carries=k) for k in range(1, 41)]
+    buckets = make_buckets([records])
+    assert buckets["carries"] == [1, 6, 11, 16, 21, 26, 31, 36]  # 40 values -> 8 bins of width 5
+    assert bucket_label(1, buckets["carries"]) == "1-5"
+    assert bucket_label(7, buckets["carries"]) == "6-10"
+    assert bucket_label(40, buckets["carries"]) == "36-40"
+    assert bucket_label(3, None) == "3"
+    s = score(records, ["1"] * 20 + ["0"] * 20, buckets)
+    assert s["by_difficulty"]["carries"]["1-5"]["exact_match"] == 1.0
+    assert s["by_difficulty"]["carries"]["16-20"]["exact_match"] == 1.0
+    assert s["by_difficulty"]["carries"]["21-25"]["exact_match"] == 0.0
+    assert list(s["by_difficulty"]["carries"]) == ["1-5", "6-10", "11-15", "16-20", "21-25", "26-30", "31-35", "36-40"]
+
+
+def test_gap_and_seed_summary() -> None:
+    id_records = [rec("0 1", "1 0"), rec("1 1", "1 1"), rec("0 0", "0 0"), rec("1 0", "0 1")]
+    ood_records = [rec("0 1 1", "1 1 0"), rec("1 1 0", "0 1 1")]
+    ids = score(id_records, ["1 0", "1 1", "0 0", "1 1"])
+    ood = score(ood_records, ["1 1 0", "1 1 1"])
+    assert gap(ids, ood) == pytest.approx(0.75 - 0.5)
+    summary = seed_summary(ids, ood)
+    assert summary["id_exact_match"] == 0.75 and summary["ood_exact_match"] == 0.5
+    assert summary["gap"] == pytest.approx(0.25)
+    assert summary["id_token_accuracy"] == pytest.approx((1 + 1 + 1 + 0.5) / 4)
+    assert summary["ood_token_accuracy"] == pytest.approx((1 + 2 / 3) / 2)
+    assert summary["by_length"] == {"id": {"2": 0.75}, "ood": {"3": 0.5}}
+
+
+def test_summaries_over_seeds() -> None:
+    assert summarize([1.0, 2.0, 3.0]) == {"mean": 2.0, "std": 1.0, "min": 1.0, "max": 3.0, "n": 3}
+    assert summarize([0.5]) == {"mean": 0.5, "std": 0.0, "min": 0.5, "max": 0.5, "n": 1}
+    seeds = [
+        {"id_exact_match": 1.0, "ood_exact_match": 0.96, "gap": 0.04, "id_token_accuracy": 1.0, "ood_token_accuracy": 0.99,
+         "by_length": {"id": {"2": 1.0}, "ood": {"3": 0.96}}},
+        {"id_exact_match": 1.0, "ood_exact_match": 0.5, "gap": 0.5, "id_token_accuracy": 1.0, "ood_token_accuracy": 0.8,
+         "by_length": {"id": {"2": 1.0}, "ood": {"3": 0.5, "4": 0.0}}},
+    ]
+    a = aggregate(seeds)
+    assert a["ood_solved_fraction"] == 0.5
+    assert a["ood_exact_match"]["mean"] == pytest.approx(0.73)
+    assert a["ood_exact_match"]["min"] == 0.5 and a["ood_exact_match"]["max"] == 0.96
+    assert a["gap"]["std"] == pytest.approx(((0.04 - 0.27) ** 2 * 2) ** 0.5)
+    assert a["by_length"]["ood"]["3"]["mean"] == pytest.approx(0.73)
+    assert a["by_length"]["ood"]["4"] == {"mean": 0.0, "std": 0.0, "min": 0.0, "max": 0.0, "n": 1}
+
+
+# -- tokenizer -------------------------------------------------------------------------
+
+
+def test_tokenizer_ids_round_trip(tmp_path: Path) -> None:
+    tok = Tokenizer.build(["b a", "c", "a a"])
+    assert tok.tokens == ["<pad>", "<sep>", "<end>", "a", "b", "c"]
+    ids, start = tok.example("b a", "c")
+    assert ids == [4, 3, 1, 5, 2] and start == 3
+    assert tok.prompt("a") == [3, 1]
+    assert tok.decode([5, 3]) == "c a"
+    tok.save(tmp_path / "tokenizer.json")
+    assert Tokenizer.load(tmp_path / "tokenizer.json") == tok
+    assert json.loads((tmp_path / "tokenizer.json").read_text())["specials"] == {"pad": "<pad>", "sep": "<sep>", "end": "<end>"}
+    with pytest.raises(BaselineError, match="not in the vocabulary"):
+        tok.encode("a z")
+    with pytest.raises(BaselineError, match="reserved"):
+        Tokenizer.build(["a <sep>"])
+
+
+# -- data ------------------------------------------------------------------------------
+
+
+def write_parts(folder: Path, parts: dict[str, list[dict]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, rows in parts.items():
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+PARTS = {"train": [rec("0 1", "1 0")], "validation": [rec("1 1", "1 1")], "test": [rec("0 1 1", "1 1 0")]}
+
+
+def test_load_release_split_dir_and_memory(tmp_path: Path) -> None:
+    write_parts(tmp_path / "rel" / "data" / "rev", PARTS)
+    data = load_split(tmp_path / "rel")
+    assert data.name == "rev" and data.train == PARTS["train"] and data.test == PARTS["test"]
+    write_parts(tmp_path / "rel" / "data" / "other", PARTS)
+    with pytest.raises(BaselineError, match="choose one with --config: other, rev"):
+        load_split(tmp_path / "rel")
+    assert load_split(tmp_path / "rel", "other").name == "other"
+    with pytest.raises(BaselineError, match="no config 'x'"):
+        load_split(tmp_path / "rel", "x")
+    write_parts(tmp_path / "split", PARTS)
+    assert load_split(tmp_path / "split").name == "split"
+    memory = load_split(PARTS)
+    assert memory.name == "t" and memory.fingerprint() == data.fingerprint()
+    with pytest.raises(BaselineError, match="validation part is empty"):
+        load_split({**PARTS, "validation": []})
+    with pytest.raises(BaselineError, match="neither a release"):
+        load_split(tmp_path)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "train.jsonl").write_text("{not json\n")
+    with pytest.raises(BaselineError, match="line 1 is not valid JSON"):
+        load_split(tmp_path / "bad")
+
+
+def test_in_memory_split_result() -> None:
+    from splits import sample_length_split
+
+    r = sample_length_split("reverse_string", (1, 4), (5, 6), {"train": 50, "validation": 10, "test": 10}, seed=0)
+    data = load_split(r)
+    assert data.name == "reverse_string" and len(data.test) == len(r.test)
+
+
+# -- report ----------------------------------------------------------------------------
+
+
+def fake_results(config: str, pos: str, seeds: dict[int, tuple[float, float]]) -> dict:
+    per_seed = []
+    for seed, (id_em, ood_em) in seeds.items():
+        per_seed.append({
+            "seed": seed, "id_exact_match": id_em, "ood_exact_match": ood_em, "gap": id_em - ood_em,
+            "id_token_accuracy": id_em, "ood_token_accuracy": ood_em,
+            "by_length": {"id": {"2": id_em}, "ood": {"5": ood_em}},
+        })
+    return {"config": config, "pos": pos, "preset": "tiny", "steps": 10, "per_seed": per_seed,
+            "data": {"input_length": {"train": [1, 2]}}}
+
+
+def test_report_pools_seeds_across_runs(tmp_path: Path) -> None:
+    runs = {
+        "a": fake_results("rev", "rope", {0: (1.0, 0.5)}),
+        "b": fake_results("rev", "rope", {1: (1.0, 0.3)}),
+        "c": fake_results("rev", "nope", {0: (0.9, 0.96), 1: (0.9, 0.98)}),
+        "d": fake_results("par", "rope", {0: (1.0, 1.0)}),
+    }
+    for name, results in runs.items():
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "results.json").write_text(json.dumps(results))
+    rows = group_runs(list(runs.values()))
+    assert [(r["config"], r["pos"], r["seeds"]) for r in rows] == [("rev", "rope", [0, 1]), ("rev", "nope", [0, 1]), ("par", "rope", [0])]
+    table = markdown(rows)
+    assert "| rev | rope | tiny | 10 | 2 | 1.000 ± 0.000 | 0.400 ± 0.141 | 0.600 ± 0.141 | 0.400 ± 0.141 | 0/2 |" in table
+    assert "| rev | nope | tiny | 10 | 2 | 0.900 ± 0.000 | 0.970 ± 0.014 | -0.070 ± 0.014 | 0.970 ± 0.014 | 2/2 |" in table
+    text, _, plot = build_report([tmp_path / "runs"], tmp_path / "report.md")
+    assert (tmp_path / "report.md").read_text() == text and "| par | rope |" in text
+    assert plot == tmp_path / "report.png" and plot.stat().st_size > 1000
+    with pytest.raises(BaselineError, match="not a run directory"):
+        build_report([tmp_path / "report.png"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BaselineError, match="no results.json"):
+        build_report([tmp_path / "empty"])
+
+
+# -- CLI -------------------------------------------------------------------------------
+
+
+def make_parser() -> argparse.ArgumentParser:
+    class Strict(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise BaselineError(message)
+
+    parser = Strict(prog="gengap")
+    add_commands(parser.add_subparsers(dest="command", required=True, parser_class=Strict))
+    return parser
+
+
+def test_cli_train_options() -> None:
+    args = make_parser().parse_args([
+        "train", "rel", "--config", "c", "--pos", "alibi", "--preset", "tiny", "--steps", "5", "--seeds", "0,1,2",
+        "--batch-size", "8", "--lr", "0.01", "--eval-every", "2", "--out", "run", "--resume", "--d-model", "32", "--no-compile",
+    ])
+    assert (args.release, args.config, args.pos, args.preset, args.steps, args.seeds) == ("rel", "c", "alibi", "tiny", 5, (0, 1, 2))
+    assert (args.batch_size, args.lr, args.eval_every, args.out, args.resume, args.d_model, args.compile) == (8, 0.01, 2, "run", True, 32, False)
+    from baselines.cli import _settings
+
+    assert _settings(args)["seeds"] == (0, 1, 2) and "layers" not in _settings(args)
+    with pytest.raises(BaselineError):
+        make_parser().parse_args(["train", "rel", "--out", "r", "--pos", "xpos"])
+    with pytest.raises(BaselineError):
+        make_parser().parse_args(["train", "rel", "--out", "r", "--seeds", "0,0"])
+    with pytest.raises(BaselineError):
+        make_parser().parse_args(["train", "rel"])  # --out is required
+    assert parse_seeds("3, 1") == (3, 1)
+
+
+def test_cli_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "results.json").write_text(json.dumps(fake_results("rev", "rope", {0: (1.0, 0.25)})))
+    args = make_parser().parse_args(["report", str(tmp_path / "r")])
+    assert args.func(args) == 0
+    assert "| rev | rope | tiny | 10 | 1 | 1.000 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.000 |" in capsys.readouterr().out
+    args = make_parser().parse_args(["report", str(tmp_path / "r"), "--out", str(tmp_path / "out.md")])
+    assert args.func(args) == 0 and (tmp_path / "out.png").exists()
+    args = make_parser().parse_args(["report", str(tmp_path / "missing")])
+    with pytest.raises(BaselineError):
+        args.func(args)
+
+
+def test_light_modules_do_not_import_torch() -> None:
+    code = (
+        "import sys, baselines, baselines.cli, baselines.report, baselines.metrics, baselines.data, "
+        "baselines.tokenizer, generators, splits; print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
