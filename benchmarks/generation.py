@@ -6,9 +6,16 @@
     python benchmarks/generation.py --only-compare     # gengap vs reasoning-gym on the closest pairs
 
 "in memory" = BlockPlan blocks of columnar Batches (what `generate` returns);
-"jsonl" = the same plus serialization to JSONL bytes written to a temporary file (what
-`gengap generate --out` does). Sizes go through each task's `with_size` (input length
-in tokens for sequence tasks, digits per operand for arithmetic, see `gengap list`).
+"records" = the same turned into record dicts with ids (what splits work on);
+"jsonl" = the batches serialized to JSONL bytes written to a temporary file (what
+`gengap generate --out` does).
+
+--size goes through each task's `with_size` (input length in tokens for sequence tasks,
+digits per operand for arithmetic, ... see `gengap list`). --length L instead calibrates
+every task to inputs of about L tokens: it searches the size knob (a fixed value s, as
+with_size(s, s)) for the mean input length closest to L on a sample, so tasks whose knob
+is not the input length (hops, edges, functions, digits) are compared at the same input
+length; the table shows the mean input length reached.
 Each figure is the best of --repeats timed runs of at least --seconds each.
 """
 
@@ -38,11 +45,54 @@ def _timed(fn, min_seconds: float) -> tuple[int, float]:
         n = int(n * min(10.0, max(2.0, 1.2 * min_seconds / max(elapsed, 1e-3))))
 
 
+def _mean_input_length(task_name: str, params) -> float:
+    batch = BlockPlan(task_name, params, 200, 0).generate_block(0)
+    return float(batch.difficulty()["input_length"].mean())
+
+
+def params_for_length(task_name: str, length: int):
+    """Parameters with mean input length closest to length (size knob searched by bisection)."""
+    task = get_task(task_name)
+    try:
+        task.with_size(1, 1)
+    except ParamError:
+        try:
+            task.with_size(length, length)
+        except ParamError:
+            return task.default_params()
+    lo, hi = 1, 1
+    while hi < 100_000:
+        try:
+            if _mean_input_length(task_name, task.with_size(hi, hi)) >= length:
+                break
+        except ParamError:
+            break
+        lo, hi = hi, hi * 2
+    best, best_gap = None, float("inf")
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        try:
+            params = task.with_size(mid, mid)
+            mean = _mean_input_length(task_name, params)
+        except ParamError:
+            hi = mid - 1
+            continue
+        if abs(mean - length) < best_gap:
+            best, best_gap = params, abs(mean - length)
+        if mean < length:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return best if best is not None else task.default_params()
+
+
 def measure(
-    task_name: str, size: int, min_seconds: float, repeats: int, values: dict | None = None
+    task_name: str, size: int, min_seconds: float, repeats: int, values: dict | None = None, params=None
 ) -> dict[str, float]:
     task = get_task(task_name)
-    if values is not None:
+    if params is not None:
+        pass
+    elif values is not None:
         params = task.make_params(values)
     else:
         try:
@@ -54,13 +104,17 @@ def measure(
         for _ in BlockPlan(task_name, params, n, 1).batches():
             pass
 
+    def records(n: int) -> None:
+        for batch in BlockPlan(task_name, params, n, 1).batches():
+            list(batch.records(task_name))
+
     def to_jsonl(n: int) -> None:
         with tempfile.TemporaryFile() as handle:
             for batch in BlockPlan(task_name, params, n, 1).batches():
                 handle.write(batch_to_jsonl(batch, task_name))
 
-    result = {}
-    for label, fn in (("in_memory", in_memory), ("jsonl", to_jsonl)):
+    result = {"input_length": _mean_input_length(task_name, params)}
+    for label, fn in (("in_memory", in_memory), ("records", records), ("jsonl", to_jsonl)):
         best = 0.0
         for _ in range(repeats):
             n, seconds = _timed(fn, min_seconds)
@@ -101,13 +155,17 @@ def reasoning_gym_rate(name: str, config: dict, min_seconds: float) -> float:
 def compare_reasoning_gym(min_seconds: float, repeats: int) -> None:
     print()
     print("# gengap vs reasoning-gym, one core, same run (examples/s; ratio = gengap / reasoning-gym)")
-    print(f"{'pair':40s} {'setting':26s} {'rg':>10s} {'gengap mem':>12s} {'gengap jsonl':>13s} {'ratio mem':>10s} {'ratio jsonl':>12s}")
+    print(
+        f"{'pair':40s} {'setting':26s} {'rg':>10s} {'gengap mem':>12s} {'records':>10s} {'jsonl':>10s} "
+        f"{'x mem':>7s} {'x records':>9s} {'x jsonl':>8s}"
+    )
     for rg_name, rg_config, ours, params, setting in PAIRS:
         rg = max(reasoning_gym_rate(rg_name, rg_config, min_seconds) for _ in range(repeats))
         figures = measure(ours, 0, min_seconds, repeats, params)
         print(
             f"{rg_name + ' vs ' + ours:40s} {setting:26.26s} {rg:10,.0f} {figures['in_memory']:12,.0f} "
-            f"{figures['jsonl']:13,.0f} {figures['in_memory'] / rg:10.1f} {figures['jsonl'] / rg:12.1f}",
+            f"{figures['records']:10,.0f} {figures['jsonl']:10,.0f} {figures['in_memory'] / rg:7.1f} "
+            f"{figures['records'] / rg:9.1f} {figures['jsonl'] / rg:8.1f}",
             flush=True,
         )
 
@@ -116,6 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--size", type=int, default=40, help="size knob (input length / digits); default 40")
+    parser.add_argument("--length", type=int, help="calibrate every task to inputs of about this many tokens instead of --size")
     parser.add_argument("--seconds", type=float, default=1.0, help="minimum seconds per timed run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (best is kept)")
     parser.add_argument("--compare-reasoning-gym", action="store_true", help="also time the closest reasoning-gym tasks (pip install reasoning-gym)")
@@ -125,11 +184,17 @@ def main() -> None:
         compare_reasoning_gym(args.seconds, args.repeats)
         return
     names = args.tasks.split(",") if args.tasks else task_names()
-    print(f"# generation throughput, one core, size {args.size} (examples/s, best of {args.repeats})")
-    print(f"{'task':32s} {'in memory':>12s} {'to JSONL':>12s}")
+    setting = f"input length ~{args.length}" if args.length else f"size {args.size}"
+    print(f"# generation throughput, one core, {setting} (examples/s, best of {args.repeats})")
+    print(f"{'task':30s} {'input len':>9s} {'in memory':>12s} {'records':>10s} {'to JSONL':>10s}")
     for name in names:
-        figures = measure(name, args.size, args.seconds, args.repeats)
-        print(f"{name:32s} {figures['in_memory']:12,.0f} {figures['jsonl']:12,.0f}", flush=True)
+        params = params_for_length(name, args.length) if args.length else None
+        figures = measure(name, args.size, args.seconds, args.repeats, params=params)
+        print(
+            f"{name:30s} {figures['input_length']:9.1f} {figures['in_memory']:12,.0f} "
+            f"{figures['records']:10,.0f} {figures['jsonl']:10,.0f}",
+            flush=True,
+        )
     if args.compare_reasoning_gym:
         compare_reasoning_gym(args.seconds, args.repeats)
 
