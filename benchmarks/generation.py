@@ -50,22 +50,23 @@ def _mean_input_length(task_name: str, params) -> float:
     return float(batch.difficulty()["input_length"].mean())
 
 
+def _valid_size(task, size: int) -> bool:
+    try:
+        task.with_size(size, size)
+    except ParamError:
+        return False
+    return True
+
+
 def params_for_length(task_name: str, length: int):
     """Parameters with mean input length closest to length (size knob searched by bisection)."""
     task = get_task(task_name)
-    try:
-        task.with_size(1, 1)
-    except ParamError:
-        try:
-            task.with_size(length, length)
-        except ParamError:
-            return task.default_params()
-    lo, hi = 1, 1
-    while hi < 100_000:
-        try:
-            if _mean_input_length(task_name, task.with_size(hi, hi)) >= length:
-                break
-        except ParamError:
+    smallest = next((k for k in range(1, 65) if _valid_size(task, k)), None)
+    if smallest is None:
+        return task.default_params()
+    lo, hi = smallest, smallest
+    while hi < 100_000 and _valid_size(task, hi):
+        if _mean_input_length(task_name, task.with_size(hi, hi)) >= length:
             break
         lo, hi = hi, hi * 2
     best, best_gap = None, float("inf")

@@ -45,9 +45,14 @@ class DuplicateString(Task[SymbolParams]):
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
         codes = random_symbols(rng, n, width, params.alphabet_size) + 48
-        position = np.arange(2 * width)[None, :]
-        source = np.where(position < lengths[:, None], position, position - lengths[:, None])
-        doubled = np.take_along_axis(codes, np.clip(source, 0, width - 1), axis=1)
+        if params.min_length == params.max_length:
+            doubled = np.concatenate([codes, codes], axis=1)
+        else:
+            position = np.arange(2 * width, dtype=np.int32)[None, :]
+            short = lengths.astype(np.int32)[:, None]
+            source = position - short * (position >= short)
+            np.minimum(source, width - 1, out=source)
+            doubled = np.take_along_axis(codes, source, axis=1)
         return Batch(join_chars(codes, lengths), join_chars(doubled, 2 * lengths))
 
     def solve(self, example: Mapping[str, Any]) -> str:
@@ -82,7 +87,7 @@ class BucketSort(Task[BucketSortParams]):
         padded = symbols.copy()
         beyond = past_length(lengths, width)
         padded[beyond] = 255
-        ordered = np.sort(padded, axis=1)
+        ordered = np.sort(padded, axis=1, kind="stable")  # radix sort for uint8
         changes = (ordered[:, 1:] != ordered[:, :-1]) & ~beyond[:, 1:]
         distinct = changes.sum(axis=1, dtype=np.int64) + 1
         return Batch(
