@@ -85,20 +85,24 @@ class Batch:
     def records(self, task: str) -> Iterator[Record]:
         """The examples as record dicts (the JSONL form, before serialization)."""
         difficulty = self.difficulty()
-        names = list(difficulty)
-        values = [difficulty[k].tolist() for k in names]
-        for i, (raw_in, raw_out) in enumerate(zip(self.inputs.tolist(), self.targets.tolist())):
+        names = tuple(difficulty)
+        rows = zip(*(difficulty[k].tolist() for k in names))
+        sha = hashlib.sha256
+        prefix = f"{task}-"
+        meta = dict(self.meta) if self.meta else None
+        structure = self.structure
+        for i, (raw_in, raw_out, values) in enumerate(zip(self.inputs.tolist(), self.targets.tolist(), rows)):
             record: Record = {
-                "id": record_id(task, raw_in, raw_out),
+                "id": prefix + sha(raw_in + b"\n" + raw_out).hexdigest()[:16],
                 "task": task,
                 "input": raw_in.decode(),
                 "target": raw_out.decode(),
-                "difficulty": {k: column[i] for k, column in zip(names, values)},
+                "difficulty": dict(zip(names, values)),
             }
-            if self.meta:
-                record["meta"] = dict(self.meta)
-            if self.structure is not None:
-                record["structure"] = self.structure[i]
+            if meta is not None:
+                record["meta"] = dict(meta)
+            if structure is not None:
+                record["structure"] = structure[i]
             yield record
 
 
