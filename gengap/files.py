@@ -16,12 +16,17 @@ def check_writable_file(path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"output path {str(target)!r} is a directory")
+    _check_parent(target, "output directory")
+    return target
+
+
+def _check_parent(target: Path, label: str) -> None:
+    """UsageError unless target's parent directory exists and is writable."""
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
-        raise UsageError(f"output directory {str(parent)!r} does not exist")
+        raise UsageError(f"{label} {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"output directory {str(parent)!r} is not writable")
-    return target
+        raise UsageError(f"{label} {str(parent)!r} is not writable")
 
 
 @contextlib.contextmanager
@@ -48,11 +53,7 @@ def check_output_directory(path: str | os.PathLike[str], force: bool = False) ->
         raise UsageError(f"output path {str(target)!r} exists and is not a directory")
     if target.is_dir() and any(target.iterdir()) and not force:
         raise UsageError(f"output directory {str(target)!r} is not empty (use --force to replace it)")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"output directory's parent {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"output directory's parent {str(parent)!r} is not writable")
+    _check_parent(target, "output directory's parent")
     return target
 
 
