@@ -316,7 +316,6 @@ class Mcd(Strategy):
             "search": {
                 "steps": result.steps,
                 "accepted": result.accepted,
-                "seconds": round(result.seconds, 3),
                 "pool_unique_inputs": len(pool),
             }
         }

@@ -23,6 +23,7 @@ entries:
   - {task: addition, split: iid, pool: {n: 120}, options: {test_fraction: 0.3}}
   - {task: pcfg_set, split: holdout, pool: {n: 300}, options: {template: "X -> reverse X(X -> reverse X(_))", validation_fraction: 0.2}}
   - {task: multiplication, split: easy_to_hard, strategy: difficulty, level_max: 2, test_levels: [3], sizes: {train: 40, validation: 5, test: 15}}
+  - {task: scan, split: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 3000}}
 """
 
 
@@ -45,7 +46,9 @@ def test_layout_and_manifest(release: Path) -> None:
         assert (release / name).is_file(), name
     manifest = json.loads((release / "manifest.json").read_text())
     names = [c["name"] for c in manifest["configs"]]
-    assert names == ["parity_check-length", "scan-length", "addition-iid", "pcfg_set-holdout", "multiplication-easy_to_hard"]
+    assert names == [
+        "parity_check-length", "scan-length", "addition-iid", "pcfg_set-holdout", "multiplication-easy_to_hard", "scan-mcd",
+    ]  # fmt: skip
     for config in manifest["configs"]:
         for part in ("train", "validation", "test"):
             info = config["files"][part]
