@@ -2,7 +2,7 @@
 
     python benchmarks/splits.py scan                    # all 20,910 SCAN commands, 8,365 / 1,045
     python benchmarks/splits.py pcfg_set --pool 100000  # 100,000 generated pcfg_set examples
-    python benchmarks/splits.py cogs_like --pool 100000 --steps 2000000
+    python benchmarks/splits.py cogs_like --pool 100000 --abstract-lexical   # structural compounds
 
 Prints, for the MCD split and for a random split with the same train/test sizes, the atom
 and compound divergence (train vs test), the wall time and the peak resident memory.
@@ -35,6 +35,7 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=0, help="test size (default 1,045 for SCAN, 5%% of the pool)")
     parser.add_argument("--steps", type=int, default=0, help="MCD search steps (default: the strategy default)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--abstract-lexical", action="store_true", help="structural compounds (lexical items abstracted)")
     args = parser.parse_args()
 
     task = get_task(args.task)
@@ -49,7 +50,7 @@ def main() -> None:
     print(f"pool: {len(pool):,} {args.task} records in {time.perf_counter() - start:.1f} s")
     train = args.train or (8365 if args.task == "scan" and not args.pool else int(0.4 * len(pool)))
     test = args.test or (1045 if args.task == "scan" and not args.pool else int(0.05 * len(pool)))
-    options = {"train_size": train, "test_size": test, "validation_fraction": 0.0}
+    options = {"train_size": train, "test_size": test, "validation_fraction": 0.0, "abstract_lexical": args.abstract_lexical}
     if args.steps:
         options["steps"] = args.steps
 
@@ -59,7 +60,8 @@ def main() -> None:
     fraction = test / (train + test)
     sub = pool[: train + test] if len(pool) > train + test else pool
     start = time.perf_counter()
-    random = split(sub, "iid", {"test_fraction": fraction, "validation_fraction": 0.0}, seed=args.seed)
+    random_options = {"test_fraction": fraction, "validation_fraction": 0.0, "abstract_lexical": args.abstract_lexical}
+    random = split(sub, "iid", random_options, seed=args.seed)
     random_seconds = time.perf_counter() - start
 
     print(f"{'split':8s} {'train':>7s} {'test':>6s} {'D_A':>8s} {'D_C':>8s} {'seconds':>8s}")

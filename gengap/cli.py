@@ -207,7 +207,7 @@ def cmd_divergence(args: argparse.Namespace) -> int:
     train, test = read_records(args.train), read_records(args.test)
     if not train or not test:
         raise UsageError("both files need at least one record")
-    figures = divergence_report(train, test)
+    figures = divergence_report(train, test, args.abstract_lexical)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -329,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("train", help="train JSONL")
     p.add_argument("test", help="test JSONL")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--abstract-lexical", action="store_true", help="compounds with lexical items abstracted (structure only)")
     p.set_defaults(func=cmd_divergence)
 
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")

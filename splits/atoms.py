@@ -27,9 +27,10 @@ def record_atoms(record: Mapping[str, Any]) -> Counter[str]:
     return found if found is not None else Counter(record["input"].split())
 
 
-def record_compounds(record: Mapping[str, Any]) -> Counter[str]:
+def record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
+    """Compounds of a record; with abstract_lexical, lexical items are written * (structure only)."""
     task = _task(record)
-    found = task.compounds(record) if task is not None else None
+    found = task.compounds(record, abstract_lexical) if task is not None else None
     if found is not None:
         return found
     tokens = record["input"].split()

@@ -42,6 +42,9 @@ class SplitOptions(Params):
     validation_fraction: float = knob(
         0.1, lo=0.0, hi=0.9, doc="share of the train side carved out as in-distribution validation"
     )
+    abstract_lexical: bool = knob(
+        False, doc="compounds with lexical items written * (structure only) in the search and the report"
+    )
 
 
 @dataclass
@@ -163,7 +166,9 @@ def part_summary(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
-def divergence_report(train: Sequence[Record], test: Sequence[Record]) -> dict[str, Any]:
+def divergence_report(
+    train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False
+) -> dict[str, Any]:
     """Atom and compound divergence of train vs test, unseen atoms, atom definition used."""
     if not train or not test:
         return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
@@ -173,8 +178,8 @@ def divergence_report(train: Sequence[Record], test: Sequence[Record]) -> dict[s
     return {
         "atom_divergence": atom_divergence(train_atoms, test_atoms),
         "compound_divergence": compound_divergence(
-            sum_counters([record_compounds(r) for r in train]),
-            sum_counters([record_compounds(r) for r in test]),
+            sum_counters([record_compounds(r, abstract_lexical) for r in train]),
+            sum_counters([record_compounds(r, abstract_lexical) for r in test]),
         ),
         "unseen_atoms": unseen[:UNSEEN_LISTED],
         "unseen_atom_count": len(unseen),
@@ -194,6 +199,8 @@ def build_report(
         "sizes": {name: len(parts[name]) for name in PARTS},
         "overlap": sum(1 for r in parts["test"] if r["input"] in train_inputs),
     }
-    report.update(divergence_report(parts["train"], parts["test"]))
+    abstract = bool(options.get("abstract_lexical", False))
+    report.update(divergence_report(parts["train"], parts["test"], abstract))
+    report["compounds"] = "structural (lexical items abstracted)" if abstract else "lexical"
     report["parts"] = {name: part_summary(parts[name]) for name in PARTS}
     return report

@@ -303,7 +303,7 @@ class Mcd(Strategy):
         test_size = options.test_size or max(1, int(0.1 * len(pool)))
         result = search(
             [record_atoms(r) for r in pool],
-            [record_compounds(r) for r in pool],
+            [record_compounds(r, options.abstract_lexical) for r in pool],
             train_size,
             test_size,
             options.atom_divergence_max,

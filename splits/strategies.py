@@ -164,7 +164,7 @@ class Holdout(Strategy):
         else:
 
             def held(record: Record) -> bool:
-                return record_compounds(record).get(options.template, 0) > 0
+                return record_compounds(record, options.abstract_lexical).get(options.template, 0) > 0
 
         train, test = [], []
         for record in records:

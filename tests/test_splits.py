@@ -214,3 +214,24 @@ def test_scan_mcd_reaches_the_published_divergence_and_files_agree(scan_pool: li
     assert recomputed["compound_divergence"] == pytest.approx(report["compound_divergence"], abs=1e-12)
     random = split(scan_pool[: 8365 + 1045], "iid", {"test_fraction": 1045 / 9410, "validation_fraction": 0}, seed=0)
     assert random.report["compound_divergence"] < 0.05
+
+
+def test_structural_compounds_for_mcd(tmp_path: Path) -> None:
+    """abstract_lexical: compounds without lexical items, in the search, the report and `divergence`."""
+    task = get_task("pcfg_set")
+    pool = generate_records("pcfg_set", task.default_params(), 2000, 5)
+    options = {"train_size": 800, "test_size": 100, "steps": 20000, "abstract_lexical": True, "validation_fraction": 0}
+    mcd = split(pool, "mcd", options, seed=1)
+    random = split(pool[:900], "iid", {"test_fraction": 100 / 900, "validation_fraction": 0, "abstract_lexical": True}, seed=1)
+    assert mcd.report["compounds"].startswith("structural")
+    assert mcd.report["atom_divergence"] <= 0.02
+    assert mcd.report["compound_divergence"] > random.report["compound_divergence"] + 0.1
+    lexical = split(pool[:900], "iid", {"test_fraction": 100 / 900, "validation_fraction": 0}, seed=1)
+    assert lexical.report["compound_divergence"] > random.report["compound_divergence"]  # symbols make compounds rare
+    for name, rows in (("train", mcd.train), ("test", mcd.test)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from splits.base import divergence_report
+
+    again = divergence_report(mcd.train, mcd.test, abstract_lexical=True)
+    assert again["compound_divergence"] == pytest.approx(mcd.report["compound_divergence"], abs=1e-12)
+    assert main(["divergence", str(tmp_path / "train.jsonl"), str(tmp_path / "test.jsonl"), "--abstract-lexical"]) == 0
