@@ -30,12 +30,6 @@ Tree = Any  # list [rule, *children] or a str leaf
 COMPOUND_MAX_NODES = 5
 
 
-def _label(node: Tree, abstract_lexical: bool) -> str:
-    if isinstance(node, str):
-        return "*" if abstract_lexical else node
-    return str(node[0])
-
-
 def internal_nodes(tree: Tree) -> Iterator[list[Any]]:
     """Internal nodes in pre-order."""
     stack = [tree]

@@ -75,6 +75,20 @@ def _mixture(task: str, settings: Sequence[Params], n: int, seed: int, side: str
     return records
 
 
+def space_warnings(task: str, settings: Sequence[Params], n: int, side: str) -> list[str]:
+    """Warnings when a side asks for more examples than its parameters have distinct inputs."""
+    spec = get_task(task)
+    sizes = [spec.input_space_size(p) for p in settings]
+    if any(size is None for size in sizes):
+        return []
+    space = sum(sizes)  # type: ignore[arg-type]
+    if n > space:
+        return [f"{side}: {n} examples drawn from only {space} distinct inputs: duplicates are certain"]
+    if n > space // 10:
+        return [f"{side}: {n} examples drawn from {space} distinct inputs: expect many duplicates"]
+    return []
+
+
 def sample_split(
     task: str,
     train_settings: Sequence[Params],
@@ -104,6 +118,8 @@ def sample_split(
         "sampled": True,
         "train_params": [p.to_dict() for p in train_settings],
         "test_params": [p.to_dict() for p in test_settings],
+        "warnings": space_warnings(task, train_settings, train_side_n, "train side")
+        + space_warnings(task, test_settings, sizes["test"], "test side"),
     }
     rng = split_rng(seed, strategy)
     options = {**options, "validation_fraction": fraction}

@@ -10,8 +10,10 @@ every strategy alike:
    ``validation_fraction`` of the train side (exactly, unless large groups prevent it)
    (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
 3. the report states sizes, length and difficulty ranges per part, atom and compound
-   divergence of train vs test, atoms unseen in train, overlap, and duplicate inputs
-   within each part (reported, not removed).
+   divergence of train vs test, atoms unseen in train, overlap, duplicate inputs within
+   each part (reported, not removed), and warnings (test examples removed for overlap; a
+   sampled side asking for more examples than its parameters have distinct inputs, from
+   the tasks' input_space_size).
 
 Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
 """
@@ -135,6 +137,12 @@ def finish(
     report["removed_overlap"] = removed
     report["unused"] = partition.unused
     report.update(partition.notes)
+    warnings = list(report.get("warnings", []))
+    if removed:
+        warnings.append(f"{removed} test examples were removed because their input also occurs on the train side")
+    if not test:
+        warnings.append("the test part is empty")
+    report["warnings"] = warnings
     return SplitResult(train, validation, test, report)
 
 

@@ -235,3 +235,17 @@ def test_structural_compounds_for_mcd(tmp_path: Path) -> None:
     again = divergence_report(mcd.train, mcd.test, abstract_lexical=True)
     assert again["compound_divergence"] == pytest.approx(mcd.report["compound_divergence"], abs=1e-12)
     assert main(["divergence", str(tmp_path / "train.jsonl"), str(tmp_path / "test.jsonl"), "--abstract-lexical"]) == 0
+
+
+def test_reports_warn_when_train_and_test_must_overlap() -> None:
+    result = sample_length_split("parity_check", (1, 3), (4, 5), {"train": 100, "validation": 0, "test": 100}, seed=1)
+    warnings = " ".join(result.report["warnings"])
+    assert "only 14 distinct inputs" in warnings  # 2 + 4 + 8 strings of length 1..3
+    assert "only 48 distinct inputs" in warnings  # 16 + 32 strings of length 4..5
+    # modular_operation's levels grow p, so small inputs such as "1 + 1" occur at every level
+    overlapping = sample_level_split("modular_operation", 3, {"train": 300, "validation": 0, "test": 300}, seed=1)
+    assert overlapping.report["removed_overlap"] > 0
+    assert any("removed" in w for w in overlapping.report["warnings"])
+    assert overlapping.report["overlap"] == 0
+    roomy = sample_length_split("parity_check", (30, 40), (41, 50), {"train": 100, "validation": 0, "test": 100}, seed=1)
+    assert roomy.report["warnings"] == []
