@@ -118,6 +118,7 @@ class DifficultyOptions(SplitOptions):
     train_max: int = knob(-INFINITE, doc="largest value on the train side (required)")
     test_min: int = knob(-INFINITE, doc="smallest test value (default train_max + 1)")
     test_max: int = knob(INFINITE, doc="largest test value (default unbounded)")
+    level_max: int = knob(0, lo=0, hi=9, doc="train on levels 1..level_max: generated splits only (suites, sample_level_split)")
 
 
 class Difficulty(Strategy):
@@ -126,6 +127,11 @@ class Difficulty(Strategy):
     options_type = DifficultyOptions
 
     def partition(self, records: Sequence[Record], options: DifficultyOptions, rng: np.random.Generator) -> Partition:
+        if options.level_max:
+            raise SplitError(
+                "level_max splits generate each side from its levels: use a suite entry with level_max "
+                "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
+            )
         if options.train_max == -INFINITE:
             raise SplitError("difficulty split needs option train_max (or level_max with a generated task)")
         test_min = options.test_min if options.test_min != -INFINITE else options.train_max + 1

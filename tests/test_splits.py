@@ -137,6 +137,7 @@ def test_sampled_level_split_is_easy_to_hard() -> None:
         ("holdout", {"atom": "zzz"}, "no example contains"),
         ("difficulty", {"feature": "nonexistent", "train_max": 1}, "no difficulty feature"),
         ("mcd", {"train_size": 10**6, "test_size": 10}, "exceeds the pool"),
+        ("difficulty", {"level_max": 3}, "sample_level_split"),
     ],
 )
 def test_impossible_splits_are_errors(pool: list[dict], strategy: str, options: dict, message: str) -> None:
