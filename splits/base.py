@@ -94,15 +94,21 @@ def split_rng(seed: int, strategy: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
 
 
+def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:
+    """Indices of the records sharing each input, inputs in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        groups.setdefault(record["input"], []).append(index)
+    return groups
+
+
 def carve_validation(
     train_side: Sequence[Record], fraction: float, rng: np.random.Generator
 ) -> tuple[list[Record], list[Record]]:
     """Move whole input groups, at random, from train to validation until fraction is reached."""
     if fraction <= 0 or not train_side:
         return list(train_side), []
-    groups: dict[str, list[int]] = {}
-    for index, record in enumerate(train_side):
-        groups.setdefault(record["input"], []).append(index)
+    groups = input_groups(train_side)
     keys = list(groups)
     order = rng.permutation(len(keys))
     wanted = int(round(fraction * len(train_side)))

@@ -5,7 +5,6 @@ Each strategy partitions a pool of records; splits.base adds validation and the 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -14,16 +13,9 @@ import numpy as np
 from generators.batch import Record
 from generators.params import knob
 from splits.atoms import record_atoms, record_compounds
-from splits.base import Partition, SplitError, SplitOptions, Strategy
+from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
 
 INFINITE = 10**9
-
-
-def _groups(records: Sequence[Record]) -> dict[str, list[int]]:
-    groups: dict[str, list[int]] = {}
-    for index, record in enumerate(records):
-        groups.setdefault(record["input"], []).append(index)
-    return groups
 
 
 # -- iid -------------------------------------------------------------------------------
@@ -40,7 +32,7 @@ class Iid(Strategy):
     options_type = IidOptions
 
     def partition(self, records: Sequence[Record], options: IidOptions, rng: np.random.Generator) -> Partition:
-        groups = _groups(records)
+        groups = input_groups(records)
         keys = list(groups)
         order = rng.permutation(len(keys))
         wanted = int(round(options.test_fraction * len(records)))
@@ -191,7 +183,3 @@ class Holdout(Strategy):
 
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout())}
-
-
-def fraction_count(fraction: float, total: int) -> int:
-    return int(math.floor(fraction * total + 0.5))
