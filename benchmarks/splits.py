@@ -3,6 +3,7 @@
     python benchmarks/splits.py scan                    # all 20,910 SCAN commands, 8,365 / 1,045
     python benchmarks/splits.py pcfg_set --pool 100000  # 100,000 generated pcfg_set examples
     python benchmarks/splits.py cogs_like --pool 100000 --abstract-lexical   # structural compounds
+    taskset -c 0 python benchmarks/splits.py scan --seeds 0,1,2,3,4          # robustness over seeds
 
 Prints, for the MCD split and for a random split with the same train/test sizes, the atom
 and compound divergence (train vs test), the wall time and the peak resident memory.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -35,6 +37,7 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=0, help="test size (default 1,045 for SCAN, 5%% of the pool)")
     parser.add_argument("--steps", type=int, default=0, help="MCD search steps (default: the strategy default)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", help="comma-separated seeds: run the MCD search once per seed, print min/median/max")
     parser.add_argument("--abstract-lexical", action="store_true", help="structural compounds (lexical items abstracted)")
     args = parser.parse_args()
 
@@ -54,6 +57,9 @@ def main() -> None:
     if args.steps:
         options["steps"] = args.steps
 
+    if args.seeds:
+        seeds_report(pool, options, [int(s) for s in args.seeds.split(",")])
+        return
     start = time.perf_counter()
     mcd = split(pool, "mcd", options, seed=args.seed)
     mcd_seconds = time.perf_counter() - start
@@ -72,6 +78,22 @@ def main() -> None:
             f"{r['atom_divergence']:8.4f} {r['compound_divergence']:8.4f} {seconds:8.1f}"
         )
     print(f"search: {mcd.report['search']}")
+    print(f"peak memory: {peak_rss_mib():.0f} MiB")
+
+
+def seeds_report(pool: list, options: dict, seeds: list[int]) -> None:
+    """One MCD search per seed: D_C, D_A and seconds each, then min / median / max of D_C and time."""
+    rows = []
+    print(f"{'seed':>4s} {'D_A':>8s} {'D_C':>8s} {'seconds':>8s}")
+    for seed in seeds:
+        start = time.perf_counter()
+        report = split(pool, "mcd", options, seed=seed).report
+        seconds = time.perf_counter() - start
+        rows.append((report["compound_divergence"], seconds))
+        print(f"{seed:4d} {report['atom_divergence']:8.4f} {report['compound_divergence']:8.4f} {seconds:8.1f}", flush=True)
+    for label, index in (("D_C", 0), ("seconds", 1)):
+        values = [row[index] for row in rows]
+        print(f"{label}: min {min(values):.4f}  median {statistics.median(values):.4f}  max {max(values):.4f}")
     print(f"peak memory: {peak_rss_mib():.0f} MiB")
 
 

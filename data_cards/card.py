@@ -10,7 +10,8 @@ Features declared in ``dataset_info``: id, task, input, target (string), difficu
 struct of int64 fields, one per name in config["features"]). ``meta`` (an object whose
 keys depend on the task) and ``structure`` (a derivation tree: nested lists mixing
 strings and lists, which Arrow cannot type) are declared with the ``json`` dtype
-(datasets >= 4.7), and only for configs whose records carry them; other top-level keys
+(datasets >= 4.7), and only for configs whose records carry them; ``novelty`` (validation
+and test records only; null in train) is a struct of two int64; other top-level keys
 are declared ``json`` too. Declaring the features makes ``datasets`` check the split
 sizes against ``num_examples`` when it loads a config. ``num_bytes`` is the size of the
 JSONL file (the hub's own figure is the Arrow size, which a renderer cannot know).
@@ -43,6 +44,7 @@ from data_cards.common import (
 
 STRING_COLUMNS = ("id", "task", "input", "target")
 JSON_COLUMNS = ("meta", "structure")
+NOVELTY_FIELDS = ("unseen_compounds", "unseen_atoms")
 KEY_SCAN_ROWS = 1000  # records per file read to find which optional columns a config has
 EXAMPLES_PER_PART = 2
 FIELD_LIMIT = 200  # characters of a string shown in an example before it is cut
@@ -58,6 +60,11 @@ RECORD_FIELDS = (
     ),
     ("meta", "object (some tasks)", "settings needed to read the input, e.g. a modulus"),
     ("structure", "nested lists (compositional tasks)", "derivation tree: [rule, child, ...], leaves are words"),
+    (
+        "novelty",
+        "object of integers (validation and test)",
+        "unseen_compounds / unseen_atoms: distinct compounds / atoms of the record that never occur in the train part",
+    ),
 )
 FIXED_TAGS = ("synthetic", "generalization", "out-of-distribution", "benchmark", "procedurally-generated", "gengap")
 
@@ -96,6 +103,8 @@ def features_yaml(config: Mapping[str, Any], release_dir: Path) -> list[dict[str
         elif column == "difficulty":
             fields = [{"name": str(name), "dtype": "int64"} for name in config["features"]]
             features.append({"name": "difficulty", "struct": fields})
+        elif column == "novelty":
+            features.append({"name": "novelty", "struct": [{"name": name, "dtype": "int64"} for name in NOVELTY_FIELDS]})
         else:
             features.append({"name": column, "dtype": "json"})
     return features

@@ -27,6 +27,7 @@ from gengap import __version__
 from gengap.files import atomic_directory
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from splits.api import derived_seed
+from splits.novelty import annotate
 
 PARTS = ("train", "validation", "test")
 
@@ -56,6 +57,7 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
             keep = np.sort(rng.choice(len(rows), size=cap, replace=False))
             rows = [rows[i] for i in keep.tolist()]
         parts[name] = rows
+    parts = annotate(parts, bool(result.report.get("options", {}).get("abstract_lexical")))
     old = result.report
     report = build_report(old["strategy"], old["options"], old["seed"], parts)
     for key, value in old.items():

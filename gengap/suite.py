@@ -9,7 +9,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   1..level_max, test on the higher ones (``test_levels``).
 - ``pool``: any strategy over a pool, ``pool: {n: N}`` generated examples or
   ``pool: all`` (every example of a finite task, e.g. SCAN); ``options`` are the
-  strategy's options; ``sizes`` (optional) cap each part by a seeded subsample.
+  strategy's options; ``sizes`` (optional) cap each part by a seeded subsample. An
+  ``mcd`` entry whose ``options.compound_divergence`` is a list of targets is a sweep:
+  one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``.
 
 Errors name the config file, the line and the offending key (SuiteError).
 """
@@ -163,12 +165,36 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
     }
     names: dict[str, int] = {}
     for index, entry in enumerate(data["entries"]):
-        resolved = _resolve_entry(entry, ["entries", index], source)
-        if resolved["name"] in names:
-            raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
-        names[resolved["name"]] = index
-        suite["entries"].append(resolved)
+        for expanded in _expand_targets(entry, ["entries", index], source):
+            resolved = _resolve_entry(expanded, ["entries", index], source)
+            if resolved["name"] in names:
+                raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
+            names[resolved["name"]] = index
+            suite["entries"].append(resolved)
     return suite
+
+
+def target_split_name(split_name: str, target: float) -> str:
+    """The split name of one target of a graded-MCD sweep: <split>_dc<4 digits of 1/1000>, so
+    configs sort by target (0.3 -> mcd_dc0300)."""
+    return f"{split_name}_dc{round(target * 1000):04d}"
+
+
+def _expand_targets(entry: dict[str, Any], path: list[Any], source: _Source) -> list[dict[str, Any]]:
+    """An entry whose options.compound_divergence is a list becomes one entry per target."""
+    targets = (entry.get("options") or {}).get("compound_divergence")
+    if not isinstance(targets, list):
+        return [entry]
+    where = path + ["options", "compound_divergence"]
+    if not targets or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t <= 1 for t in targets):
+        raise source.error(where, "a sweep of targets is a non-empty list of numbers in (0, 1]")
+    names = [target_split_name(entry["split"], float(t)) for t in targets]
+    if len(set(names)) != len(names):
+        raise source.error(where, "targets must differ by at least 0.001")
+    return [
+        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**entry["options"], "compound_divergence": float(t)}}
+        for name, t in zip(names, targets)
+    ]
 
 
 def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> dict[str, Any]:

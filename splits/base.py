@@ -9,9 +9,11 @@ every strategy alike:
    sharing an input, chosen at random among those that still fit, until
    ``validation_fraction`` of the train side (exactly, unless large groups prevent it)
    (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
-3. the report states sizes, length and difficulty ranges per part, atom and compound
+3. validation and test records get their ``novelty`` relative to the train part
+   (splits.novelty: unseen compounds and atoms), train records none;
+4. the report states sizes, length and difficulty ranges per part, atom and compound
    divergence of train vs test, atoms unseen in train, overlap, duplicate inputs within
-   each part (reported, not removed), and warnings (test examples removed for overlap; a
+   each part (reported, not removed), the novelty summary of validation and test, and warnings (test examples removed for overlap; a
    sampled side asking for more examples than its parameters have distinct inputs, from
    the tasks' input_space_size).
 
@@ -32,6 +34,7 @@ from generators.batch import Record
 from generators.params import Params, knob
 from splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
 from splits.divergence import atom_divergence, compound_divergence
+from splits.novelty import annotate, novelty_summary
 
 PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
@@ -132,13 +135,13 @@ def finish(
     validation_fraction: float,
     rng: np.random.Generator,
 ) -> SplitResult:
-    """Steps 1-3 of the module doc: overlap removal, validation, report."""
+    """Steps 1-4 of the module doc: overlap removal, validation, novelty, report."""
     train_inputs = {r["input"] for r in partition.train} | {r["input"] for r in partition.pinned}
     test = [r for r in partition.test if r["input"] not in train_inputs]
     removed = len(partition.test) - len(test)
     train, validation = carve_validation(partition.train, validation_fraction, rng)
     train = train + partition.pinned
-    result_parts = {"train": train, "validation": validation, "test": test}
+    result_parts = annotate({"train": train, "validation": validation, "test": test}, bool(options.get("abstract_lexical")))
     report = build_report(strategy, options, seed, result_parts)
     report["removed_overlap"] = removed
     report["unused"] = partition.unused
@@ -149,7 +152,7 @@ def finish(
     if not test:
         warnings.append("the test part is empty")
     report["warnings"] = warnings
-    return SplitResult(train, validation, test, report)
+    return SplitResult(result_parts["train"], result_parts["validation"], result_parts["test"], report)
 
 
 def part_summary(records: Sequence[Record]) -> dict[str, Any]:
@@ -217,4 +220,5 @@ def build_report(
     report.update(divergence_report(parts["train"], parts["test"], abstract))
     report["compounds"] = "structural (lexical items abstracted)" if abstract else "lexical"
     report["parts"] = {name: part_summary(parts[name]) for name in PARTS}
+    report["novelty"] = {name: novelty_summary(parts[name]) for name in ("validation", "test")}
     return report
