@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from baselines.cli import add_commands, parse_seeds
-from baselines.data import load_split
+from baselines.data import divergence_of, load_split
 from baselines.errors import BaselineError
-from baselines.metrics import aggregate, bucket_label, compare, gap, make_buckets, score, seed_summary, summarize
+from baselines.metrics import (
+    aggregate, aggregate_novelty, bucket_label, compare, gap, make_buckets, novelty_bucket, score, seed_summary, summarize,
+)
 from baselines.report import build_report, group_runs, markdown
 from baselines.tokenizer import Tokenizer
 
@@ -116,6 +118,67 @@ def test_summaries_over_seeds() -> None:
     assert a["by_length"]["ood"]["4"] == {"mean": 0.0, "std": 0.0, "min": 0.0, "max": 0.0, "n": 1}
 
 
+def novel(text: str, target: str, unseen_compounds: int | None) -> dict:
+    record = rec(text, target)
+    if unseen_compounds is not None:
+        record["novelty"] = {"unseen_compounds": unseen_compounds, "unseen_atoms": 0}
+    return record
+
+
+def test_novelty_buckets() -> None:
+    assert [novelty_bucket(novel("a", "b", k)) for k in (0, 1, 2, 3, 5, 40)] == ["0", "1", "2", "3+", "3+", "3+"]
+    assert novelty_bucket(rec("a", "b")) is None  # records of older releases
+    assert novelty_bucket({**rec("a", "b"), "novelty": None}) is None
+    assert novelty_bucket({**rec("a", "b"), "novelty": {"unseen_atoms": 2}}) is None
+    assert novelty_bucket({**rec("a", "b"), "novelty": {"unseen_compounds": True}}) is None
+    assert novelty_bucket({**rec("a", "b"), "novelty": {"unseen_compounds": -1}}) is None
+
+
+def test_score_by_novelty_hand_worked() -> None:
+    records = [
+        novel("0 1", "1 0", 0),
+        novel("1 1", "1 1", 1),
+        novel("0 0 1", "1 0 0", 2),
+        novel("1 0 1 1 0", "0 1 1 0 1", 5),
+        novel("1 0", "0 1", 3),
+        novel("0 1 1", "1 1 0", None),  # no novelty: not counted in any bucket
+    ]
+    predictions = ["1 0", "1 0", "1 0 0", "0 1 1 1 1", "0 1", "0 0 0"]
+    s = score(records, predictions)
+    assert s["n"] == 6 and s["exact_match"] == pytest.approx(3 / 6)
+    assert list(s["by_novelty"]) == ["0", "1", "2", "3+"]
+    assert s["by_novelty"] == {
+        "0": {"n": 1, "exact_match": 1.0, "token_accuracy": 1.0},
+        "1": {"n": 1, "exact_match": 0.0, "token_accuracy": 0.5},
+        "2": {"n": 1, "exact_match": 1.0, "token_accuracy": 1.0},
+        "3+": {"n": 2, "exact_match": 0.5, "token_accuracy": pytest.approx((0.8 + 1.0) / 2)},
+    }
+    only_some = score([novel("0 1", "1 0", 4), novel("1 1", "1 1", 4)], ["1 0", "0 0"])
+    assert only_some["by_novelty"] == {"3+": {"n": 2, "exact_match": 0.5, "token_accuracy": 0.5}}  # empty buckets left out
+    assert score([rec("0 1", "1 0")], ["1 0"])["by_novelty"] == {}  # no record carries novelty
+    summary = seed_summary(s, only_some)
+    assert summary["by_novelty"] == {"id": s["by_novelty"], "ood": only_some["by_novelty"]}
+
+
+def test_novelty_aggregated_over_seeds() -> None:
+    def seed(ood: dict[str, float]) -> dict:
+        return {"id_exact_match": 1.0, "ood_exact_match": 0.5, "gap": 0.5, "id_token_accuracy": 1.0, "ood_token_accuracy": 0.5,
+                "by_length": {"id": {}, "ood": {}},
+                "by_novelty": {"id": {"0": {"n": 4, "exact_match": 1.0, "token_accuracy": 1.0}},
+                               "ood": {k: {"n": 3, "exact_match": v, "token_accuracy": v} for k, v in ood.items()}}}
+
+    old = {"id_exact_match": 1.0, "ood_exact_match": 0.5, "gap": 0.5, "id_token_accuracy": 1.0, "ood_token_accuracy": 0.5,
+           "by_length": {"id": {}, "ood": {}}}  # a seed of a run made before novelty
+    a = aggregate([seed({"0": 1.0, "3+": 0.2}), seed({"0": 0.8, "1": 0.5, "3+": 0.4}), old])
+    assert list(a["by_novelty"]["ood"]) == ["0", "1", "3+"]
+    assert a["by_novelty"]["ood"]["0"] == {"mean": pytest.approx(0.9), "std": pytest.approx(0.02 ** 0.5), "min": 0.8, "max": 1.0, "n": 2}
+    assert a["by_novelty"]["ood"]["1"] == {"mean": 0.5, "std": 0.0, "min": 0.5, "max": 0.5, "n": 1}
+    assert a["by_novelty"]["ood"]["3+"]["mean"] == pytest.approx(0.3)
+    assert a["by_novelty"]["id"] == {"0": {"mean": 1.0, "std": 0.0, "min": 1.0, "max": 1.0, "n": 2}}
+    assert aggregate([old])["by_novelty"] == {"id": {}, "ood": {}} == aggregate_novelty([])
+    assert a["ood_exact_match"]["n"] == 3  # the existing figures are unchanged
+
+
 # -- tokenizer -------------------------------------------------------------------------
 
 
@@ -177,6 +240,56 @@ def test_in_memory_split_result() -> None:
     r = sample_length_split("reverse_string", (1, 4), (5, 6), {"train": 50, "validation": 10, "test": 10}, seed=0)
     data = load_split(r)
     assert data.name == "reverse_string" and len(data.test) == len(r.test)
+    assert data.divergence == {
+        "atom_divergence": r.report["atom_divergence"], "compound_divergence": r.report["compound_divergence"], "compounds": "lexical",
+    }
+    assert isinstance(data.divergence["compound_divergence"], float)
+
+
+REPORT = {"atom_divergence": 0.02, "compound_divergence": 0.61, "compounds": "structural (lexical items abstracted)", "sizes": {}}
+FIGURES = {"atom_divergence": 0.02, "compound_divergence": 0.61, "compounds": "structural (lexical items abstracted)"}
+NONE = {"atom_divergence": None, "compound_divergence": None, "compounds": None}
+
+
+def test_divergence_read_from_every_kind_of_report(tmp_path: Path) -> None:
+    plain = load_split(PARTS)
+    assert plain.divergence == NONE
+    # a mapping with a report; the fingerprint covers the records only
+    memory = load_split({**PARTS, "report": REPORT})
+    assert memory.divergence == FIGURES and memory.fingerprint() == plain.fingerprint()
+    # a SplitResult-like object
+    class Result:
+        train, validation, test = PARTS["train"], PARTS["validation"], PARTS["test"]
+        report = REPORT
+
+    assert load_split(Result()).divergence == FIGURES
+    # a release: the manifest's config entry
+    write_parts(tmp_path / "rel" / "data" / "rev", PARTS)
+    write_parts(tmp_path / "rel" / "data" / "par", PARTS)
+    assert load_split(tmp_path / "rel", "rev").divergence == NONE  # no manifest.json
+    manifest = {"configs": [{"name": "par", "report": {"atom_divergence": 0.5, "compound_divergence": None, "compounds": "lexical"}},
+                            {"name": "rev", "report": REPORT}]}
+    (tmp_path / "rel" / "manifest.json").write_text(json.dumps(manifest))
+    rev = load_split(tmp_path / "rel", "rev")
+    assert rev.divergence == FIGURES and rev.fingerprint() == plain.fingerprint()
+    assert load_split(tmp_path / "rel", "par").divergence == {"atom_divergence": 0.5, "compound_divergence": None, "compounds": "lexical"}
+    (tmp_path / "rel" / "manifest.json").write_text("{broken")
+    assert load_split(tmp_path / "rel", "rev").divergence == NONE  # never an error
+    (tmp_path / "rel" / "manifest.json").write_text(json.dumps({"configs": {"rev": REPORT}}))
+    assert load_split(tmp_path / "rel", "rev").divergence == NONE
+    # a split directory: report.json
+    write_parts(tmp_path / "split", PARTS)
+    assert load_split(tmp_path / "split").divergence == NONE
+    (tmp_path / "split" / "report.json").write_text(json.dumps(REPORT))
+    assert load_split(tmp_path / "split").divergence == FIGURES
+
+
+def test_divergence_of_tolerates_odd_reports() -> None:
+    assert divergence_of(None) == NONE and divergence_of([1, 2]) == NONE
+    assert divergence_of({"atom_divergence": 1, "compound_divergence": True, "compounds": 3}) == {
+        "atom_divergence": 1.0, "compound_divergence": None, "compounds": None,
+    }
+    assert divergence_of({"atom_divergence": float("nan"), "compound_divergence": "0.3"}) == NONE
 
 
 # -- report ----------------------------------------------------------------------------
