@@ -57,9 +57,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
     p.set_defaults(func=cmd_train)
 
-    p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs")
+    p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs (with divergence and novelty sections)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
-    p.add_argument("--out", metavar="FILE.md", help="write the table here and the plot next to it (FILE.png); default stdout")
+    p.add_argument("--out", metavar="FILE.md", help="write the report here and its plots next to it (FILE.png, FILE-divergence.png, FILE-novelty.png); default stdout")
     p.set_defaults(func=cmd_report)
 
 
@@ -113,11 +113,12 @@ def summary(results: dict[str, Any]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from baselines.report import build_report
+    from baselines.report import make_report
 
-    text, _rows, plot = build_report(args.runs, args.out)
+    report = make_report(args.runs, args.out)
     if args.out:
-        print(f"wrote {args.out}" + (f" and {plot}" if plot else ""))
+        plots = [str(path) for path in report["plots"].values()]
+        print(f"wrote {args.out}" + (f" and {', '.join(plots)}" if plots else ""))
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(report["text"])
     return 0

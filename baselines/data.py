@@ -7,13 +7,20 @@ internals. Three sources are accepted:
 - a split directory as written by ``gengap split --out DIR``: ``DIR/{train,validation,test}.jsonl``;
 - an in-memory split: any object with ``train``, ``validation`` and ``test`` lists of records
   (``splits.SplitResult``), or a mapping with those keys.
+
+Each source may come with the split's report, from which the config's divergence figures are
+taken (``SplitData.divergence``): the release's ``manifest.json`` (the entry of ``configs``
+with the config's name, key ``report``), a split directory's ``report.json``, a
+``SplitResult``'s ``report`` attribute or a mapping's ``"report"`` key. A missing or
+unreadable report leaves every figure None; it is never an error (the records suffice).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -21,17 +28,42 @@ from baselines.errors import BaselineError
 
 PARTS = ("train", "validation", "test")
 Record = dict[str, Any]
+DIVERGENCE_KEYS = ("atom_divergence", "compound_divergence", "compounds")
+
+
+def no_divergence() -> dict[str, Any]:
+    """The divergence figures of a split without a report: all None."""
+    return {key: None for key in DIVERGENCE_KEYS}
+
+
+def divergence_of(report: Any) -> dict[str, Any]:
+    """``{"atom_divergence": float|None, "compound_divergence": float|None, "compounds": str|None}`` of a split report.
+
+    Anything that is not a finite number (or, for ``compounds``, a string) reads as None, as
+    does a report that is not a mapping.
+    """
+    figures = no_divergence()
+    if not isinstance(report, Mapping):
+        return figures
+    for key in ("atom_divergence", "compound_divergence"):
+        value = report.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            figures[key] = float(value)
+    if isinstance(report.get("compounds"), str):
+        figures["compounds"] = report["compounds"]
+    return figures
 
 
 @dataclass(frozen=True)
 class SplitData:
-    """The three parts of one config, with the config's name and where it came from."""
+    """The three parts of one config, with the config's name, where it came from and its divergence figures."""
 
     name: str
     source: str
     train: list[Record]
     validation: list[Record]
     test: list[Record]
+    divergence: dict[str, Any] = field(default_factory=no_divergence)  # see divergence_of; not in the fingerprint
 
     def parts(self) -> dict[str, list[Record]]:
         return {"train": self.train, "validation": self.validation, "test": self.test}
@@ -83,6 +115,26 @@ def release_configs(root: Path) -> list[str]:
     return sorted(p.name for p in data.iterdir() if (p / "train.jsonl").is_file())
 
 
+def _read_json(path: Path) -> Any:
+    """The JSON value of a file, or None when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def release_report(root: Path, config: str) -> Any:
+    """The split report of a release config from its manifest.json (None when there is none)."""
+    manifest = _read_json(root / "manifest.json")
+    configs = manifest.get("configs") if isinstance(manifest, Mapping) else None
+    if not isinstance(configs, list):
+        return None
+    for entry in configs:
+        if isinstance(entry, Mapping) and entry.get("name") == config:
+            return entry.get("report")
+    return None
+
+
 def load_directory(root: Path, config: str | None) -> SplitData:
     """The parts of a release config, or of a split directory."""
     if not root.is_dir():
@@ -96,28 +148,32 @@ def load_directory(root: Path, config: str | None) -> SplitData:
         if config not in configs:
             raise BaselineError(f"{root} has no config {config!r}; configs: {', '.join(configs)}")
         folder = root / "data" / config
+        report = release_report(root, config)
     elif (root / "train.jsonl").is_file():
         folder = root
         config = config or root.resolve().name
+        report = _read_json(root / "report.json")
     else:
         raise BaselineError(f"{root} is neither a release (data/<config>/train.jsonl) nor a split directory (train.jsonl)")
     parts = {part: read_jsonl(folder / f"{part}.jsonl") for part in PARTS}
-    return make_split(config, str(folder), parts)
+    return make_split(config, str(folder), parts, report)
 
 
-def make_split(name: str, source: str, parts: Mapping[str, Sequence[Record]]) -> SplitData:
+def make_split(name: str, source: str, parts: Mapping[str, Sequence[Record]], report: Any = None) -> SplitData:
+    """SplitData of checked parts; the divergence figures come from report (see divergence_of)."""
     for part in PARTS:
         if not parts.get(part):
             raise BaselineError(f"{name}: the {part} part is empty (baselines need train, validation and test)")
         for index, record in enumerate(parts[part]):
             check_record(record, f"{name}: {part} record {index}")
-    return SplitData(name, source, list(parts["train"]), list(parts["validation"]), list(parts["test"]))
+    return SplitData(name, source, list(parts["train"]), list(parts["validation"]), list(parts["test"]), divergence_of(report))
 
 
 def load_split(source: Any, config: str | None = None) -> SplitData:
     """SplitData from a directory path, a SplitResult-like object or a mapping of parts.
 
-    For in-memory splits the name is ``config`` if given, else the task names of the records.
+    For in-memory splits the name is ``config`` if given, else the task names of the records;
+    the report is the mapping's ``"report"`` or the object's ``report`` attribute, if any.
     """
     if isinstance(source, SplitData):
         return source
@@ -125,11 +181,13 @@ def load_split(source: Any, config: str | None = None) -> SplitData:
         return load_directory(Path(source), config)
     if isinstance(source, Mapping):
         parts = {part: source.get(part) or [] for part in PARTS}
+        report = source.get("report")
     elif all(hasattr(source, part) for part in PARTS):
         parts = {part: getattr(source, part) for part in PARTS}
+        report = getattr(source, "report", None)
     else:
         raise BaselineError(f"cannot read records from {type(source).__name__}: give a directory or a split")
     if config is None:
         tasks = sorted({str(r.get("task", "records")) for part in PARTS for r in parts[part]})
         config = "+".join(tasks) if tasks else "records"
-    return make_split(config, "memory", parts)
+    return make_split(config, "memory", parts, report)

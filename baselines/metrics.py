@@ -10,9 +10,14 @@ Definitions (pure Python, no torch):
 - by difficulty: per measured difficulty feature, per bucket: the feature's value when it
   takes at most ``MAX_VALUES`` distinct values over the scored sets, else ``BINS`` equal-width
   integer ranges labelled ``lo-hi``;
+- by novelty: the same two figures per bucket of ``novelty.unseen_compounds`` (how many of
+  the record's compounds never occur in its split's train part, written by splits/):
+  ``"0"``, ``"1"``, ``"2"`` and ``"3+"``; only records that carry novelty are counted, only
+  buckets holding records appear (an empty dict when no record carries it);
 - gap = ID exact match - OOD exact match (validation vs test);
 - over seeds: mean, sample standard deviation (0 for one seed), min and max, and the share of
-  seeds whose OOD exact match reaches ``SOLVED`` (0.95).
+  seeds whose OOD exact match reaches ``SOLVED`` (0.95); per length and per novelty bucket the
+  same summary of the seeds' exact matches.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ Record = dict[str, Any]
 MAX_VALUES = 16
 BINS = 8
 SOLVED = 0.95
+NOVELTY_BUCKETS = ("0", "1", "2", "3+")
+SIDES = ("id", "ood")
 
 
 def compare(target: str, prediction: str) -> tuple[bool, float]:
@@ -39,6 +46,17 @@ def compare(target: str, prediction: str) -> tuple[bool, float]:
 def input_length(record: Record) -> int:
     value = record.get("difficulty", {}).get("input_length")
     return int(value) if isinstance(value, int) else len(record["input"].split())
+
+
+def novelty_bucket(record: Record) -> str | None:
+    """The novelty bucket of a record ("0", "1", "2" or "3+" unseen compounds), None when it carries no novelty."""
+    novelty = record.get("novelty")
+    if not isinstance(novelty, Mapping):
+        return None
+    count = novelty.get("unseen_compounds")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        return None
+    return str(count) if count < 3 else "3+"
 
 
 def _figures(exact: Sequence[bool], token: Sequence[float]) -> dict[str, Any]:
@@ -100,7 +118,7 @@ def score(
     buckets: Mapping[str, list[int] | None] | None = None,
     mistakes: int = 20,
 ) -> dict[str, Any]:
-    """Exact match, token accuracy, by length, by difficulty bucket and the first mistakes of a set."""
+    """Exact match, token accuracy, by length, by difficulty bucket, by novelty bucket and the first mistakes of a set."""
     if len(records) != len(predictions):
         raise ValueError(f"{len(records)} records but {len(predictions)} predictions")
     if buckets is None:
@@ -109,6 +127,7 @@ def score(
     token: list[float] = []
     by_length: dict[int, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     by_feature: dict[str, dict[str, tuple[list[bool], list[float]]]] = defaultdict(lambda: defaultdict(lambda: ([], [])))
+    by_novelty: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     wrong: list[dict[str, str]] = []
     for record, prediction in zip(records, predictions):
         ok, accuracy = compare(record["target"], prediction)
@@ -117,6 +136,10 @@ def score(
         cell = by_length[input_length(record)]
         cell[0].append(ok)
         cell[1].append(accuracy)
+        novelty = novelty_bucket(record)
+        if novelty is not None:
+            by_novelty[novelty][0].append(ok)
+            by_novelty[novelty][1].append(accuracy)
         for name, value in record.get("difficulty", {}).items():
             if name in buckets and isinstance(value, (int, float)) and not isinstance(value, bool):
                 slot = by_feature[name][bucket_label(int(value), buckets[name])]
@@ -131,6 +154,7 @@ def score(
             name: {label: _figures(*cells[label]) for label in sorted(cells, key=_sort_key)}
             for name, cells in sorted(by_feature.items())
         },
+        "by_novelty": {label: _figures(*by_novelty[label]) for label in NOVELTY_BUCKETS if label in by_novelty},
         "mistakes": wrong,
     }
 
@@ -152,6 +176,7 @@ def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> d
             "id": {k: v["exact_match"] for k, v in id_score["by_length"].items()},
             "ood": {k: v["exact_match"] for k, v in ood_score["by_length"].items()},
         },
+        "by_novelty": {"id": dict(id_score.get("by_novelty", {})), "ood": dict(ood_score.get("by_novelty", {}))},
     }
 
 
@@ -170,7 +195,11 @@ HEADLINE = ("id_exact_match", "ood_exact_match", "gap", "id_token_accuracy", "oo
 
 
 def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) -> dict[str, Any]:
-    """Headline figures over seeds, per-length exact match over seeds, and the solved share."""
+    """Headline figures over seeds, per-length and per-novelty-bucket exact match over seeds, and the solved share.
+
+    ``by_novelty[side][bucket]`` summarizes the exact matches of the seeds that have the bucket
+    (seeds of runs made before novelty existed have none and are skipped).
+    """
     result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
     result["ood_solved_fraction"] = (
         sum(1 for s in per_seed if s["ood_exact_match"] >= threshold) / len(per_seed) if per_seed else None
@@ -183,6 +212,20 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
             k: summarize([s["by_length"][side][k] for s in per_seed if k in s["by_length"][side]]) for k in lengths
         }
     result["by_length"] = by_length
+    result["by_novelty"] = aggregate_novelty(per_seed)
     if all("tokens_per_s" in s for s in per_seed):
         result["tokens_per_s"] = summarize([s["tokens_per_s"] for s in per_seed])
+    return result
+
+
+def aggregate_novelty(per_seed: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``{side: {bucket: summarize(exact matches of the seeds with that bucket)}}``, buckets in order."""
+    result: dict[str, dict[str, Any]] = {}
+    for side in SIDES:
+        cells = [(s.get("by_novelty") or {}).get(side) or {} for s in per_seed]
+        result[side] = {
+            bucket: summarize([c[bucket]["exact_match"] for c in cells if bucket in c and c[bucket]["exact_match"] is not None])
+            for bucket in NOVELTY_BUCKETS
+            if any(bucket in c for c in cells)
+        }
     return result

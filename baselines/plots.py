@@ -1,7 +1,8 @@
-"""PNG plots of exact match against input length (matplotlib with the Agg backend, imported lazily).
+"""PNG plots of baseline runs (matplotlib with the Agg backend, imported lazily).
 
-Both functions return the path written, or None when matplotlib is not installed (the run's
-other outputs do not depend on it).
+Exact match against input length (one run, or a report's rows), OOD exact match against
+compound divergence, and OOD exact match by novelty bucket. Every function returns the path
+written, or None when matplotlib is not installed (the other outputs do not depend on it).
 """
 
 from __future__ import annotations
@@ -93,6 +94,86 @@ def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | N
         axis.legend(fontsize="x-small", loc="best")
     for index in range(len(configs), lines * columns):
         axes[index // columns][index % columns].axis("off")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def _series_label(point: Mapping[str, Any], presets: int) -> str:
+    return f"{point['pos']} {point['preset']}" if presets > 1 else str(point["pos"])
+
+
+def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match vs compound divergence") -> Path | None:
+    """Scatter of mean OOD exact match (± std over seeds) against compound divergence, one colour per encoding.
+
+    points as baselines.report.divergence_points gives them (config, pos, preset,
+    compound_divergence, ood_exact_match, ood_std); each point is labelled with its config
+    and each series' legend entry carries its Spearman correlation when it has one.
+    """
+    plt = _pyplot()
+    if plt is None:
+        return None
+    from baselines.report import divergence_correlations
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4.5))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    presets = len({p["preset"] for p in points})
+    for index, series in enumerate(divergence_correlations(points)):
+        group = [p for p in points if (p["pos"], p["preset"]) == (series["pos"], series["preset"])]
+        rho = f" (ρ = {series['spearman']:.2f})" if series["spearman"] is not None else ""
+        axis.errorbar(
+            [p["compound_divergence"] for p in group], [p["ood_exact_match"] for p in group], yerr=[p["ood_std"] for p in group],
+            fmt="o", color=cycle[index % len(cycle)], capsize=3, label=_series_label(group[0], presets) + rho,
+        )
+    highest: dict[str, Mapping[str, Any]] = {}
+    for point in points:  # one label per config, beside its highest point
+        if point["config"] not in highest or point["ood_exact_match"] > highest[point["config"]]["ood_exact_match"]:
+            highest[point["config"]] = point
+    for point in highest.values():
+        axis.annotate(point["config"], (point["compound_divergence"], point["ood_exact_match"]), fontsize="x-small",
+                      xytext=(4, 4), textcoords="offset points")
+    axis.set_ylim(-0.02, 1.02)
+    axis.set_xlabel("compound divergence D_C (train vs test)")
+    axis.set_ylabel("OOD exact match (mean over seeds)")
+    axis.set_title(title, fontsize="medium")
+    axis.legend(loc="best", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def plot_novelty(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match by novelty") -> Path | None:
+    """OOD exact match (mean ± std over seeds) per novelty bucket (0, 1, 2, 3+ unseen compounds), one line per config x encoding.
+
+    points as baselines.report.novelty_points gives them (config, pos, preset, buckets
+    {bucket: {mean, std}}); a bucket without records is a gap in its line.
+    """
+    plt = _pyplot()
+    if plt is None:
+        return None
+    from baselines.metrics import NOVELTY_BUCKETS
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 4.5))
+    presets = len({p["preset"] for p in points})
+    xs = list(range(len(NOVELTY_BUCKETS)))
+    for point in points:
+        cells = [point["buckets"].get(b) for b in NOVELTY_BUCKETS]
+        ys = [c["mean"] if c and c["mean"] is not None else float("nan") for c in cells]
+        errors = [c["std"] if c and c["std"] is not None else 0.0 for c in cells]
+        axis.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{point['config']} {_series_label(point, presets)}")
+    axis.set_xticks(xs)
+    axis.set_xticklabels(NOVELTY_BUCKETS)
+    axis.set_ylim(-0.02, 1.02)
+    axis.set_xlabel("compounds of the test record unseen in train")
+    axis.set_ylabel("OOD exact match (mean over seeds)")
+    axis.set_title(title, fontsize="medium")
+    axis.legend(loc="best", fontsize="x-small")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)

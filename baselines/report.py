@@ -1,20 +1,36 @@
-"""Gap reports over baseline runs: a markdown table per config x positional encoding, and a plot.
+"""Gap reports over baseline runs: a markdown table per config x positional encoding, and plots.
 
 Runs are read from their ``results.json``; runs of the same (config, positional encoding,
 preset) are pooled, so seeds trained in separate run directories (e.g. in parallel) are
 aggregated together. Figures are mean ± sample standard deviation over seeds.
+
+Besides the table (with each config's compound divergence D_C when its runs recorded it) and
+the plot of exact match by input length, a report has:
+
+- "OOD exact match vs compound divergence" when the runs cover at least ``MIN_CONFIGS``
+  configs with a known D_C: per (positional encoding, preset) the Spearman rank correlation
+  of D_C with mean OOD exact match over the configs (:func:`spearman`,
+  :func:`divergence_points`, :func:`divergence_correlations`) and a scatter plot;
+- "OOD exact match by novelty" when any run has novelty buckets: mean OOD exact match per
+  bucket of unseen compounds per config (:func:`novelty_points`, :func:`novelty_table`) and
+  a plot.
+
+The pieces are plain functions over the rows of :func:`group_runs`, for benchmark scripts.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from baselines.data import DIVERGENCE_KEYS, divergence_of
 from baselines.errors import BaselineError
-from baselines.metrics import aggregate
+from baselines.metrics import NOVELTY_BUCKETS, aggregate
 
 POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
+MIN_CONFIGS = 3  # configs with a known compound divergence needed for the correlation section
 
 
 def find_runs(paths: Iterable[str | Path]) -> list[Path]:
@@ -50,13 +66,22 @@ def load_results(path: Path) -> dict[str, Any]:
 
 
 def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Pool runs by (config, pos, preset); per group the seeds' aggregate and the train length range."""
+    """Pool runs by (config, pos, preset); per group the seeds' aggregate, the train length range,
+    the divergence figures (``atom_divergence``, ``compound_divergence``, ``compounds``: None
+    when no run of the group recorded them; a later run's known value wins) and, from the
+    aggregate, ``by_novelty`` with ``novelty_records`` (records per side and bucket)."""
     groups: dict[tuple[str, str, str], dict[str, Any]] = {}
     for results in runs:
         key = (results["config"], results["pos"], results.get("preset", ""))
-        group = groups.setdefault(key, {"config": key[0], "pos": key[1], "preset": key[2], "per_seed": {}, "steps": set(), "train_range": None})
+        group = groups.setdefault(key, {
+            "config": key[0], "pos": key[1], "preset": key[2], "per_seed": {}, "steps": set(), "train_range": None,
+            "divergence": divergence_of(None),
+        })
         for seed in results["per_seed"]:
             group["per_seed"][seed["seed"]] = seed  # the same seed twice: the later run counts
+        for name, value in divergence_of(results.get("divergence")).items():
+            if value is not None:
+                group["divergence"][name] = value
         group["steps"].add(results.get("steps"))
         train = results.get("data", {}).get("input_length", {}).get("train")
         if train:
@@ -78,8 +103,23 @@ def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "aggregate": summary,
             "by_length": summary["by_length"],
             "train_range": group["train_range"],
+            **{name: group["divergence"][name] for name in DIVERGENCE_KEYS},
+            "by_novelty": summary["by_novelty"],
+            "novelty_records": _novelty_records(seeds),
         })
     return rows
+
+
+def _novelty_records(seeds: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Records per side and novelty bucket (the largest count over the seeds: seeds evaluate the same records)."""
+    out: dict[str, dict[str, int]] = {}
+    for side in ("id", "ood"):
+        counts: dict[str, int] = {}
+        for seed in seeds:
+            for bucket, figures in ((seed.get("by_novelty") or {}).get(side) or {}).items():
+                counts[bucket] = max(counts.get(bucket, 0), int(figures.get("n") or 0))
+        out[side] = {b: counts[b] for b in NOVELTY_BUCKETS if b in counts}
+    return out
 
 
 def _pm(figures: Mapping[str, Any]) -> str:
@@ -88,11 +128,15 @@ def _pm(figures: Mapping[str, Any]) -> str:
     return f"{figures['mean']:.3f} ± {figures['std']:.3f}"
 
 
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The report table (one row per config x positional encoding x preset)."""
+    """The report table (one row per config x positional encoding x preset); D_C = compound divergence, n/a when unknown."""
     lines = [
-        "| config | pos | preset | steps | seeds | ID exact match | OOD exact match | gap (ID - OOD) | OOD token acc. | OOD solved (>= 0.95) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| config | pos | preset | steps | seeds | ID exact match | OOD exact match | gap (ID - OOD) | OOD token acc. | OOD solved (>= 0.95) | D_C |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         a = row["aggregate"]
@@ -101,25 +145,192 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
         steps = ",".join(str(s) for s in row["steps"]) or "?"
         lines.append(
             f"| {row['config']} | {row['pos']} | {row['preset']} | {steps} | {n} | {_pm(a['id_exact_match'])} | "
-            f"{_pm(a['ood_exact_match'])} | {_pm(a['gap'])} | {_pm(a['ood_token_accuracy'])} | {solved}/{n} |"
+            f"{_pm(a['ood_exact_match'])} | {_pm(a['gap'])} | {_pm(a['ood_token_accuracy'])} | {solved}/{n} | "
+            f"{_num(row.get('compound_divergence'))} |"
         )
     return "\n".join(lines) + "\n"
 
 
-def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:
-    """(markdown, rows, plot path): with out, writes out (markdown) and the plot next to it (.png)."""
+# -- OOD exact match vs compound divergence ------------------------------------------------
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks of values; tied values share the average of the ranks they span."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for i in order[start : end + 1]:
+            out[i] = (start + end) / 2 + 1
+        start = end + 1
+    return out
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman rank correlation: the Pearson correlation of the average ranks (ties averaged).
+
+    None with fewer than two pairs or when either side is constant (the correlation is undefined).
+    """
+    if len(xs) != len(ys):
+        raise ValueError(f"{len(xs)} xs but {len(ys)} ys")
+    if len(xs) < 2:
+        return None
+    rx, ry = ranks([float(x) for x in xs]), ranks([float(y) for y in ys])
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+
+
+def divergence_points(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One point per row with a known compound divergence and OOD exact match.
+
+    Each: config, pos, preset, compound_divergence, atom_divergence, compounds,
+    ood_exact_match (mean over seeds), ood_std, seeds.
+    """
+    points = []
+    for row in rows:
+        ood = row["aggregate"]["ood_exact_match"]
+        if row.get("compound_divergence") is None or ood.get("mean") is None:
+            continue
+        points.append({
+            "config": row["config"], "pos": row["pos"], "preset": row["preset"],
+            "compound_divergence": float(row["compound_divergence"]),
+            "atom_divergence": row.get("atom_divergence"),
+            "compounds": row.get("compounds"),
+            "ood_exact_match": float(ood["mean"]), "ood_std": float(ood["std"] or 0.0), "seeds": len(row["seeds"]),
+        })
+    return points
+
+
+def divergence_correlations(points: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per (pos, preset) series of divergence points: configs, n and spearman(D_C, OOD exact match) (None under MIN_CONFIGS points)."""
+    series: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for point in points:
+        series.setdefault((point["pos"], point["preset"]), []).append(point)
+    out = []
+    for (pos, preset), group in series.items():
+        rho = spearman([p["compound_divergence"] for p in group], [p["ood_exact_match"] for p in group]) if len(group) >= MIN_CONFIGS else None
+        out.append({"pos": pos, "preset": preset, "configs": [p["config"] for p in group], "n": len(group), "spearman": rho})
+    return out
+
+
+def divergence_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The markdown of "OOD exact match vs compound divergence", or None under MIN_CONFIGS configs with a known D_C."""
+    points = divergence_points(rows)
+    if len({p["config"] for p in points}) < MIN_CONFIGS:
+        return None
+    lines = [
+        "## OOD exact match vs compound divergence",
+        "",
+        "Spearman rank correlation (ties averaged) of each config's compound divergence D_C (train vs test) "
+        "with its mean OOD exact match, over the configs of one positional encoding and preset; "
+        "a negative value means OOD exact match falls as D_C rises.",
+        "",
+    ]
+    kinds = sorted({str(p["compounds"]) for p in points if p["compounds"] is not None})
+    if len(kinds) > 1:
+        lines += [f"Warning: the configs measure compounds differently ({'; '.join(kinds)}); their D_C are not on one scale.", ""]
+    lines += ["| pos | preset | configs | Spearman ρ |", "|---|---|---|---|"]
+    for c in divergence_correlations(points):
+        lines.append(f"| {c['pos']} | {c['preset']} | {c['n']} | {_num(c['spearman'])} |")
+    return "\n".join(lines) + "\n"
+
+
+# -- OOD exact match by novelty ------------------------------------------------------------
+
+
+def novelty_points(rows: Sequence[Mapping[str, Any]], side: str = "ood") -> list[dict[str, Any]]:
+    """Per row with novelty buckets on side: config, pos, preset and buckets {bucket: {mean, std, seeds, records}} in bucket order."""
+    out = []
+    for row in rows:
+        cells = (row.get("by_novelty") or {}).get(side) or {}
+        if not cells:
+            continue
+        records = (row.get("novelty_records") or {}).get(side) or {}
+        buckets = {
+            b: {"mean": cells[b]["mean"], "std": cells[b]["std"], "seeds": cells[b]["n"], "records": records.get(b)}
+            for b in NOVELTY_BUCKETS if b in cells
+        }
+        out.append({"config": row["config"], "pos": row["pos"], "preset": row["preset"], "buckets": buckets})
+    return out
+
+
+def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The markdown of "OOD exact match by novelty" (one line per config x pos x preset), or None when no run has novelty buckets."""
+    points = novelty_points(rows)
+    if not points:
+        return None
+    lines = [
+        "## OOD exact match by novelty",
+        "",
+        "OOD (test) exact match by how many of a record's compounds never occur in train "
+        "(novelty.unseen_compounds); mean ± standard deviation over seeds, records per bucket in brackets.",
+        "",
+        "| config | pos | preset | " + " | ".join(f"{b} unseen" for b in NOVELTY_BUCKETS) + " |",
+        "|---|---|---|" + "---|" * len(NOVELTY_BUCKETS),
+    ]
+    for point in points:
+        cells = []
+        for bucket in NOVELTY_BUCKETS:
+            cell = point["buckets"].get(bucket)
+            if cell is None:
+                cells.append("–")
+                continue
+            count = f" ({cell['records']})" if cell["records"] is not None else ""
+            cells.append(_pm(cell) + count)
+        lines.append(f"| {point['config']} | {point['pos']} | {point['preset']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> dict[str, Any]:
+    """{"text", "rows", "plots"}: with out, writes out (markdown) and its plots next to it.
+
+    plots maps "length" (FILE.png), "divergence" (FILE-divergence.png) and "novelty"
+    (FILE-novelty.png) to the paths written; a plot is absent when its section is, or when
+    matplotlib is not installed.
+    """
     runs = [load_results(p) for p in find_runs(paths)]
     rows = group_runs(runs)
-    text = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test.\n\n" + markdown(rows)
-    plot = None
+    head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
+    sections = {"divergence": divergence_section(rows), "novelty": novelty_table(rows)}
+    plots: dict[str, Path] = {}
     if out is not None:
         target = Path(out)
         if target.parent and not target.parent.exists():
             raise BaselineError(f"the folder of {target} does not exist")
-        from baselines.plots import plot_report
+        from baselines.plots import plot_divergence, plot_novelty, plot_report
 
-        plot = plot_report(rows, target.with_suffix(".png"))
-        if plot is not None:
-            text += f"\n![exact match by input length]({plot.name})\n"
-        target.write_text(text, encoding="utf-8")
-    return text, rows, plot
+        made = {
+            "length": plot_report(rows, target.with_suffix(".png")),
+            "divergence": plot_divergence(divergence_points(rows), target.with_name(f"{target.stem}-divergence.png")) if sections["divergence"] else None,
+            "novelty": plot_novelty(novelty_points(rows), target.with_name(f"{target.stem}-novelty.png")) if sections["novelty"] else None,
+        }
+        plots = {name: path for name, path in made.items() if path is not None}
+    captions = {"length": "exact match by input length", "divergence": "OOD exact match vs compound divergence", "novelty": "OOD exact match by novelty"}
+    text = head
+    if "length" in plots:
+        text += f"\n![{captions['length']}]({plots['length'].name})\n"
+    for name, section in sections.items():
+        if section is not None:
+            text += "\n" + section
+            if name in plots:
+                text += f"\n![{captions[name]}]({plots[name].name})\n"
+    if out is not None:
+        Path(out).write_text(text, encoding="utf-8")
+    return {"text": text, "rows": rows, "plots": plots}
+
+
+def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:
+    """(markdown, rows, path of the by-length plot): with out, writes out (markdown) and the plots next to it (see make_report)."""
+    report = make_report(paths, out)
+    return report["text"], report["rows"], report["plots"].get("length")

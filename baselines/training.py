@@ -17,11 +17,12 @@
   ``seed-<s>/checkpoint.pt`` (model, optimizer, scheduler, RNG states, step, metric history)
   is replaced atomically; ``resume=True`` continues from it and ends with exactly the
   metrics of an uninterrupted run on the CPU (on CUDA up to the nondeterminism of its kernels);
-- at the end: full evaluation of validation and test (scores, by length and difficulty
-  bucket, a sample of mistakes), ``seed-<s>/result.json``.
+- at the end: full evaluation of validation and test (scores, by length, difficulty and
+  novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
 A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
-``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds),
+``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
+and the split's divergence figures when its report was found),
 ``plots/accuracy_by_length.png`` and the per-seed folders.
 """
 
@@ -663,6 +664,7 @@ def train_and_evaluate(
                 "input_length": {part: _length_range(records) for part, records in data.parts().items()},
                 "fingerprint": data.fingerprint(),
             },
+            "divergence": dict(data.divergence),
             "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
             "per_seed": per_seed,
             "aggregate": aggregate(per_seed),

@@ -279,3 +279,44 @@ def test_gengap_train_from_a_suite_entry_without_a_release(tmp_path: Path) -> No
     assert 0.0 <= results["aggregate"]["ood_exact_match"]["mean"] <= 1.0
     assert main(["train", "--suite", str(suite), "--config", "nope-length", "--out", str(tmp_path / "x")]) == 2
     assert main(["train", str(tmp_path), "--suite", str(suite), "--config", "reverse_string-length", "--out", str(tmp_path / "y")]) == 2
+
+
+def test_results_carry_novelty_buckets_and_divergence(small_split, tmp_path: Path) -> None:
+    """A tiny run on a split whose validation/test records carry novelty: by_novelty per seed and over seeds, divergence from the report."""
+    from splits import SplitResult
+
+    def with_novelty(records: list[dict], counts: tuple[int, ...]) -> list[dict]:
+        return [{**r, "novelty": {"unseen_compounds": counts[i % len(counts)], "unseen_atoms": 0}} for i, r in enumerate(records)]
+
+    validation = with_novelty(small_split.validation[:12], (0, 0, 1))
+    test = with_novelty(small_split.test[:12], (0, 1, 2, 5))
+    test[-1] = {k: v for k, v in test[-1].items() if k != "novelty"}  # a record without novelty is not counted
+    report = {**small_split.report, "compound_divergence": 0.42, "atom_divergence": 0.01, "compounds": "lexical"}
+    split = SplitResult(small_split.train, validation, test, report)
+    results = train_and_evaluate(split, pos="rope", preset="tiny", steps=4, eval_every=4, eval_examples=4, seeds=(0, 1),
+                                 d_model=32, heads=2, out=tmp_path / "run")
+    assert results["divergence"] == {"atom_divergence": 0.01, "compound_divergence": 0.42, "compounds": "lexical"}
+    for seed in results["per_seed"]:
+        ood = seed["by_novelty"]["ood"]
+        assert list(ood) == ["0", "1", "2", "3+"]
+        assert [ood[b]["n"] for b in ood] == [3, 3, 3, 2]  # 0,1,2,5 cycled over 12 records, the last one without novelty
+        assert {b: seed["by_novelty"]["id"][b]["n"] for b in seed["by_novelty"]["id"]} == {"0": 8, "1": 4}
+        # the buckets partition the counted records: their exact matches add up to the side's
+        right = sum(ood[b]["n"] * ood[b]["exact_match"] for b in ood)
+        last = seed["ood_exact_match"] * len(test) - right  # the uncounted record: 0 or 1 right
+        assert last == pytest.approx(round(last)) and round(last) in (0, 1)
+        assert set(ood["3+"]) == {"n", "exact_match", "token_accuracy"}
+    aggregate = results["aggregate"]["by_novelty"]
+    assert set(aggregate) == {"id", "ood"} and list(aggregate["ood"]) == ["0", "1", "2", "3+"]
+    for bucket, figures in aggregate["ood"].items():
+        values = [s["by_novelty"]["ood"][bucket]["exact_match"] for s in results["per_seed"]]
+        assert figures["n"] == 2 and figures["mean"] == pytest.approx(sum(values) / 2)
+        assert figures["min"] == min(values) and figures["max"] == max(values)
+    on_disk = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert on_disk["divergence"] == results["divergence"] and on_disk["aggregate"]["by_novelty"] == aggregate
+    assert json.loads((tmp_path / "run" / "seed-1" / "result.json").read_text())["by_novelty"] == results["per_seed"][1]["by_novelty"]
+    # the same records without a report or novelty: no divergence, empty buckets
+    plain = train_and_evaluate({"train": small_split.train, "validation": small_split.validation[:4], "test": small_split.test[:4]},
+                               pos="rope", preset="tiny", steps=2, eval_every=2, eval_examples=2, seeds=(0,), d_model=32, heads=2, plots=False)
+    assert plain["divergence"] == {"atom_divergence": None, "compound_divergence": None, "compounds": None}
+    assert plain["per_seed"][0]["by_novelty"] == {"id": {}, "ood": {}} and plain["aggregate"]["by_novelty"] == {"id": {}, "ood": {}}
