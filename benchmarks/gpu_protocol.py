@@ -8,6 +8,10 @@ Experiments (all splits built in memory, no release needed):
 - SCAN (all 20,910 commands): ``scan_simple`` (iid, test fraction 0.2), ``scan_length``
   (train <= 22 actions, test >= 24), ``scan_addprim_jump`` ("jump" held out, seen alone 1,467
   times in train);
+- graded MCD on SCAN at 8,365 / 1,045: ``scan_mcd_dc0150`` .. ``scan_mcd_dc0600`` (target
+  compound divergence 0.15 .. 0.6) and ``scan_mcd_max`` (maximized), so that the report's
+  "OOD exact match vs compound divergence" section (Spearman rho) and "OOD exact match by
+  novelty" table reproduce benchmarks/validity.py's claims 1 and 2 at GPU scale;
 - ``parity_check``, ``even_pairs``, ``reverse_string``, ``bucket_sort``: trained on input
   lengths 1..40, tested on 41..100 (``splits.sample_length_split``).
 
@@ -18,7 +22,9 @@ resume from their checkpoints, so re-running the same command after an interrupt
 continues. The protocol ends with ``OUT/report.md`` and ``OUT/report.png`` (``gengap report``'s
 table and plot) and prints the table.
 
-Sizing for one H200 in <= 10 minutes (default): preset small (4 layers, d=256), 2,000 steps of
+Sizing for one H200 in <= 10 minutes (default; estimated, never run on a GPU: 12
+experiments x 2 encodings x 3 seeds = 72 runs; the five MCD searches take ~3 minutes of CPU
+before training starts): preset small (4 layers, d=256), 2,000 steps of
 batch 128, bf16, no torch.compile (compilation costs more than it saves in runs this short),
 8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
 ``--preset`` and ``--eval-limit`` change that. ``--smoke`` (tiny model, 30 steps, small data,
@@ -42,14 +48,25 @@ SCAN_SPLITS = {
     "scan_simple": ("iid", {"test_fraction": 0.2}),
     "scan_length": ("length", {"by": "output_length", "train_max": 22, "test_min": 24}),
     "scan_addprim_jump": ("holdout", {"atom": "jump", "primitive_repeats": 1467}),
+    # graded MCD (Keysers et al.): targets from near-random to the maximum, 8,365 / 1,045
+    **{
+        f"scan_mcd_dc{round(t * 1000):04d}": ("mcd", {"train_size": 8365, "test_size": 1045, "compound_divergence": t})
+        for t in (0.15, 0.3, 0.45, 0.6)
+    },
+    "scan_mcd_max": ("mcd", {"train_size": 8365, "test_size": 1045}),
 }
 CHOMSKY = ("parity_check", "even_pairs", "reverse_string", "bucket_sort")
 EXPERIMENTS = (*SCAN_SPLITS, *CHOMSKY)
-KEEP = ("id", "task", "input", "target", "difficulty")
+KEEP = ("id", "task", "input", "target", "difficulty", "novelty")
 
 
-def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, list[dict]]]:
-    """The parts of each experiment, as plain record lists (structure dropped: baselines do not read it)."""
+def _keep(record: dict) -> dict:
+    return {k: record[k] for k in KEEP if k in record}
+
+
+def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """The parts of each experiment as plain record lists (structure dropped: baselines do not
+    read it; novelty kept) with the split report (its divergences go into results.json)."""
     from generators import get_task
     from splits import sample_length_split, split
 
@@ -57,14 +74,16 @@ def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[s
     scan = [n for n in names if n in SCAN_SPLITS]
     if scan:
         task = get_task("scan")
-        records = [{k: r[k] for k in KEEP} for r in task.enumerate(task.default_params()).records("scan")]
+        records = list(task.enumerate(task.default_params()).records("scan"))  # structure: MCD reads it
         for name in scan:
             strategy, options = SCAN_SPLITS[name]
+            if strategy == "mcd" and smoke:
+                options = {**options, "steps": 60000}  # a target search stops when it is met
             result = split(records, strategy, options)
-            out[name] = result.parts()
+            out[name] = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
     for name in (n for n in names if n in CHOMSKY):
         result = sample_length_split(name, (1, 40), (41, 100), sizes, seed=0)
-        out[name] = {part: [{k: r[k] for k in KEEP} for r in rows] for part, rows in result.parts().items()}
+        out[name] = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
     return out
 
 

@@ -245,15 +245,19 @@ def test_gpu_protocol_smoke_on_cpu(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parents[1]
     command = [sys.executable, str(root / "benchmarks" / "gpu_protocol.py"), "--smoke", "--device", "cpu",
-               "--only", "parity_check,scan_length", "--out", str(tmp_path / "p")]
+               "--only", "parity_check,scan_length,scan_mcd_dc0300", "--encodings", "rope", "--out", str(tmp_path / "p")]
     done = subprocess.run(command, capture_output=True, text=True, cwd=root)
     assert done.returncode == 0, done.stderr[-2000:]
     report = (tmp_path / "p" / "report.md").read_text()
-    for row in ("| parity_check | rope | tiny | 30 | 1 |", "| parity_check | nope |", "| scan_length | rope |", "| scan_length | nope |"):
+    for row in ("| parity_check | rope | tiny | 30 | 1 |", "| scan_length | rope |", "| scan_mcd_dc0300 | rope |"):
         assert row in report
+    assert "## OOD exact match vs compound divergence" in report  # three configs with a known D_C
+    assert "## OOD exact match by novelty" in report  # novelty survives into the runs
     assert (tmp_path / "p" / "report.png").exists()
     protocol = json.loads((tmp_path / "p" / "protocol.json").read_text())
-    assert len(protocol["runs"]) == 4 and protocol["settings"]["device"] == "cpu"
+    assert len(protocol["runs"]) == 3 and protocol["settings"]["device"] == "cpu"
+    results = json.loads((tmp_path / "p" / "runs" / "scan_mcd_dc0300-rope-seed0" / "results.json").read_text())
+    assert abs(results["divergence"]["compound_divergence"] - 0.3) <= 0.01
 
 
 def test_cli_choices_match_the_library() -> None:

@@ -1,0 +1,79 @@
+"""The validity protocol: verdict rules on known inputs, and a reduced run of the whole pipeline."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def validity():
+    spec = importlib.util.spec_from_file_location("validity", ROOT / "benchmarks" / "validity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_divergence_verdict(validity) -> None:
+    falling = [(0.0, 0.99), (0.2, 0.8), (0.4, 0.5), (0.6, 0.3), (0.75, 0.1)]
+    assert validity.divergence_claim(falling) == {"rho": pytest.approx(-1.0), "points": 5, "holds": True}
+    one_swap = [(0.0, 0.99), (0.2, 0.5), (0.4, 0.8), (0.6, 0.3), (0.75, 0.1)]  # rho = -0.9
+    assert validity.divergence_claim(one_swap)["rho"] == pytest.approx(-0.9)
+    assert validity.divergence_claim(one_swap)["holds"]
+    flat_ish = [(0.0, 0.5), (0.2, 0.1), (0.4, 0.9), (0.6, 0.2), (0.75, 0.4)]  # rho = -0.1
+    claim = validity.divergence_claim(flat_ish)
+    assert claim["rho"] == pytest.approx(-0.1) and not claim["holds"]
+    assert not validity.divergence_claim([(0.1, 0.5)])["holds"]  # too few points: no rho
+
+
+def seed(buckets: dict[str, tuple[int, float]]) -> dict:
+    return {"by_novelty": {"ood": {b: {"n": n, "exact_match": em, "token_accuracy": em} for b, (n, em) in buckets.items()}}}
+
+
+def test_novelty_pooling_and_verdict(validity) -> None:
+    results = [
+        {"per_seed": [seed({"0": (40, 0.9), "1": (20, 0.5), "3+": (20, 0.3)})]},
+        {"per_seed": [seed({"0": (10, 0.4), "2": (60, 0.2)})]},
+    ]
+    pooled = validity.pooled_novelty(results)
+    assert pooled["0"] == {"exact_match": pytest.approx((36 + 4) / 50), "n": 50}
+    assert pooled["1+"] == {"exact_match": pytest.approx((10 + 6 + 12) / 100), "n": 100}
+    claim = validity.novelty_claim(pooled)
+    assert claim["margin"] == pytest.approx(0.8 - 0.28) and claim["holds"]
+    close = {"0": {"exact_match": 0.50, "n": 100}, "1+": {"exact_match": 0.47, "n": 100}}
+    assert not validity.novelty_claim(close)["holds"]
+    few = {"0": {"exact_match": 1.0, "n": 5}, "1+": {"exact_match": 0.0, "n": 100}}
+    assert validity.novelty_claim(few) == {"margin": None, "enough_records": False, "holds": False}
+
+
+def test_gap_and_positions_verdicts(validity) -> None:
+    assert validity.gap_claim(0.95, 0.1)["holds"]
+    assert not validity.gap_claim(0.95, 0.9)["holds"]  # generalized: no gap
+    assert not validity.gap_claim(0.4, 0.0)["holds"]  # never learned the train distribution
+    assert validity.gap_claim(0.8, 0.6)["holds"]  # both bounds are inclusive
+    assert validity.positions_claim({"rope": 0.1, "nope": 0.3})["holds"]
+    assert not validity.positions_claim({"rope": 0.1, "nope": 0.5})["holds"]
+
+
+def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
+    import sys
+
+    argv = sys.argv
+    sys.argv = ["validity.py", "--smoke", "--out", str(tmp_path), "--workers", "1"]
+    try:
+        validity.main()
+    finally:
+        sys.argv = argv
+    document = (tmp_path / "validity.md").read_text()
+    data = json.loads((tmp_path / "validity.json").read_text())
+    expected = {"divergence", "novelty", "positions", "easy_to_hard"} | {f"length:{t}" for t in ("reverse_string", "parity_check", "bucket_sort", "addition")}
+    assert set(data["claims"]) == expected
+    assert document.count("**holds**") + document.count("**does not hold**") == len(expected)
+    assert data["claims"]["divergence"]["points"] == 3  # scan-simple, one graded target, the maximum
+    assert (tmp_path / "validity-baselines-divergence.png").is_file()
+    assert (tmp_path / "validity-baselines-novelty.png").is_file()
