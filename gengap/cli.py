@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO, Sequence
 
@@ -27,6 +27,11 @@ from gengap.verify import regenerate_and_compare, verify_release
 from splits import SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
+from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
+
+
+SPLIT_MARKER = "report.json"  # what --force requires in a directory it replaces
+RELEASE_MARKER = "manifest.json"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,8 +105,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
     if args.out:
-        check_writable_file(args.out)
-    target = atomic_output(args.out) if args.out else nullcontext(sys.stdout.buffer)
+        check_writable_file(args.out, args.force)
+    target = atomic_output(args.out, args.force) if args.out else nullcontext(sys.stdout.buffer)
     if args.all:
         try:
             batch = task.enumerate(params)
@@ -124,9 +129,10 @@ def _prefixed(name: str, err: Exception) -> str:
 
 
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> None:
-    for block, data in enumerate(render_blocks(plan, workers)):
-        handle.write(data)
-        bar.update(plan.block_length(block))
+    with closing(render_blocks(plan, workers)) as blocks:
+        for block, data in enumerate(blocks):
+            handle.write(data)
+            bar.update(plan.block_length(block))
     handle.flush()
 
 
@@ -184,13 +190,14 @@ def cmd_split(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
-    check_output_directory(args.out, args.force)
+    inputs = [args.file] if args.file != "-" else []
+    check_output_directory(args.out, args.force, inputs, marker=SPLIT_MARKER)
     records = read_records(args.file)
     try:
         result = split(records, strategy.name, options, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
-    with atomic_directory(args.out, args.force) as staging:
+    with atomic_directory(args.out, args.force, inputs, marker=SPLIT_MARKER) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
@@ -236,7 +243,8 @@ def cmd_release(args: argparse.Namespace) -> int:
         suite = load_suite(args.suite)
     except SuiteError as err:
         raise UsageError(str(err)) from None
-    check_output_directory(args.out, args.force)
+    inputs = [args.suite] if args.suite else []
+    check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
     started = time.perf_counter()
     with _progress(len(suite["entries"]), "config", suite["name"]) as bar:
 
@@ -245,7 +253,7 @@ def cmd_release(args: argparse.Namespace) -> int:
             bar.update(1)
 
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done)
+            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
@@ -310,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="set a task parameter (repeatable; applied after --level)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (output is identical for any count)")
     p.add_argument("--out", help="output file (written atomically); default stdout")
+    p.add_argument("--force", action="store_true", help="replace an existing regular file at --out")
     p.set_defaults(func=cmd_generate)
 
     p = commands.add_parser("check", help="validate records and re-check every target")
@@ -350,19 +359,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _io_error(err: OSError) -> str:
+    """One line for a failed read or write: the path (when known) and the reason."""
+    reason = err.strerror or str(err)
+    if err.filename is not None:
+        return f"{err.filename}: {reason}"
+    return f"input/output failed: {reason}"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        return args.func(args)
-    except (UsageError, BaselineError) as err:
-        print(f"gengap: error: {err}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        print("gengap: interrupted", file=sys.stderr)
-        return 130
+    with terminate_as_interrupt():
+        try:
+            args = parser.parse_args(argv)
+            code = args.func(args)
+            sys.stdout.flush()
+            return code
+        except (UsageError, BaselineError) as err:
+            print(f"gengap: error: {err}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            _silence_stdout()
+            return 0
+        except OSError as err:
+            _silence_stdout()
+            print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("gengap: error: out of memory (see the record limits in the README)", file=sys.stderr)
+            return 2
+        except Terminated:
+            print("gengap: terminated", file=sys.stderr)
+            return TERMINATION_EXIT_CODE
+        except KeyboardInterrupt:
+            print("gengap: interrupted", file=sys.stderr)
+            return INTERRUPT_EXIT_CODE
 
 
 if __name__ == "__main__":
