@@ -398,16 +398,19 @@ def _distribution(manifest: Mapping[str, Any]) -> str:
 - **Fingerprint:** `sha256:{manifest["fingerprint"]}`: sha256 over the sorted
   `<sha256>  <path>` lines of the data files; it identifies the data of this release.
 
-**Verify a copy** (every file against `SHA256SUMS`, the data hashes and the fingerprint in
-`manifest.json`):
+**Verify a copy** and print its fingerprint, to compare with the one cited:
 
 {verify}
-**Regenerate** the data from the suite and seeds in `manifest.json` and compare it byte for
+It checks every file against `SHA256SUMS`, the data hashes and the fingerprint in
+`manifest.json`, that this card, `CITATION.cff` and `croissant.json` state that fingerprint,
+and every record: its id, its token lengths and its target (re-checked by the task's
+independent checker). This proves every record is a correct example of its task; it does
+not prove the records are the ones the suite and seeds give. **Regenerate** proves that:
+it rebuilds the data from the suite and seeds in `manifest.json` and compares it byte for
 byte with the files:
 
 {regenerate}
-`sha256sum -c SHA256SUMS` checks the files without gengap, and `gengap check FILE.jsonl`
-re-checks every target of a data file with the task's independent checker.
+`sha256sum -c SHA256SUMS` checks only that the files are intact copies, without gengap.
 """
 
 

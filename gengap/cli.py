@@ -290,10 +290,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if report.ok:
-        extra = " and matches a rebuild from its manifest" if args.regenerate else ""
-        print(f"verified {report.checked} files in {args.dir}{extra}")
+        extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
+        print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
+        print(f"fingerprint sha256:{report.fingerprint}")
         return 0
     print(f"verification failed: {len(report.lines())} problems in {args.dir}")
+    if report.fingerprint:
+        print(f"fingerprint claimed by its manifest: sha256:{report.fingerprint}")
     return 1
 
 
@@ -351,9 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
 
-    p = commands.add_parser("verify", help="check a release's files against its checksums and manifest")
+    p = commands.add_parser(
+        "verify",
+        help="check a release: checksums, manifest, the fingerprint in its card files, every record; print the fingerprint",
+    )
     p.add_argument("dir", help="release directory")
-    p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte")
+    p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte (proves the data is what its suite and seeds give)")
     p.add_argument("--workers", type=int, help="worker processes for --regenerate")
     p.set_defaults(func=cmd_verify)
     return parser

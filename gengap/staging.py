@@ -20,7 +20,9 @@ import re
 import secrets
 import shutil
 import socket
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 ROLES = ("staging", "trash")
 _NAME = re.compile(r"^\.(?P<target>.+)\.gengap-(?P<role>staging|trash)-(?P<host>[A-Za-z0-9]+)-(?P<pid>[0-9]+)-[0-9a-f]{8}$", re.DOTALL)
@@ -102,3 +104,17 @@ def remove_stale(directory: Path) -> list[str]:
         remove(path)
         handled.append(name)
     return handled
+
+
+@contextlib.contextmanager
+def scratch_directory(label: str) -> Iterator[Path]:
+    """A fresh private directory in the system temp directory, under a staging name: removed
+    when the block ends, or by a later gengap if this process is killed."""
+    base = Path(tempfile.gettempdir())
+    remove_stale(base)
+    path = staging_path(base / label)
+    os.mkdir(path, 0o700)
+    try:
+        yield path
+    finally:
+        remove(path)
