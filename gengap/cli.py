@@ -17,6 +17,7 @@ from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, 
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
+from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
@@ -240,8 +241,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     try:
-        suite = load_suite(args.suite)
-    except SuiteError as err:
+        limit = RecordLimit.from_environment(args.max_records)
+        suite = load_suite(args.suite, limit)
+    except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
     check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
@@ -334,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")
-    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.add_argument("--force", action="store_true", help="replace an existing split directory (one holding report.json)")
     p.set_defaults(func=cmd_split)
 
     p = commands.add_parser("divergence", help="atom and compound divergence of two JSONL files")
@@ -348,7 +350,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
     p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
     p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical)")
-    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.add_argument("--force", action="store_true", help="replace an existing release")
+    p.add_argument(
+        "--max-records",
+        type=int,
+        metavar="N",
+        help=f"most records per config (default {DEFAULT_MAX_RECORDS:,}, or fewer if the machine's memory cannot hold them; env {ENVIRONMENT_VARIABLE})",
+    )
     p.set_defaults(func=cmd_release)
 
     add_baseline_commands(commands)

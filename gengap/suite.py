@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from generators import ParamError, Task, UnknownTaskError, get_task
+from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_yaml_text
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
 
@@ -34,6 +35,13 @@ SAMPLED_DEFAULT_VALIDATION = 0.1
 
 class SuiteError(ValueError):
     """A suite config is malformed or asks for something impossible."""
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases (which check_yaml_text refuses)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def default_suite_text() -> str:
@@ -71,6 +79,7 @@ class _Source:
     def __init__(self, text: str, label: str) -> None:
         self.label = label
         try:
+            check_yaml_text(text)
             self.node = yaml.compose(text)
             self.data = yaml.safe_load(text)
         except yaml.YAMLError as err:
@@ -78,6 +87,9 @@ class _Source:
             where = f" line {mark.line + 1}" if mark is not None else ""
             problem = getattr(err, "problem", None) or str(err).splitlines()[0]
             raise SuiteError(f"{label}{where}: malformed YAML: {problem}") from None
+        except LimitError as err:
+            message = str(err)
+            raise SuiteError(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
 
     def error(self, path: list[Any], message: str) -> SuiteError:
         line = _line_of(self.node, path)
@@ -85,24 +97,40 @@ class _Source:
         return SuiteError(f"{self.label}{where}: {_where(path)}: {message}")
 
 
-def load_suite(path: str | Path | None = None) -> dict[str, Any]:
-    """Load and resolve a suite config file (the embedded default suite when path is None)."""
+def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
+    """Load and resolve a suite config file (the embedded default suite when path is None).
+
+    The file is read up to MAX_SUITE_BYTES (so a pipe or a device cannot make it grow
+    without bound) and must be UTF-8; see parse_suite for limit.
+    """
     if path is None:
-        return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>")
+        return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>", limit)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SUITE_BYTES + 1)
     except OSError as err:
         raise SuiteError(f"cannot read suite config {path}: {err.strerror}") from None
-    return parse_suite(text, str(path))
+    if len(raw) > MAX_SUITE_BYTES:
+        raise SuiteError(f"{path}: a suite config may have at most {MAX_SUITE_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise SuiteError(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
+    return parse_suite(text, str(path), limit)
 
 
-def parse_suite(text: str, label: str = "<suite>") -> dict[str, Any]:
-    """Validate a suite config text and return the resolved suite (see resolve_suite)."""
+def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
+    """Validate a suite config text and return the resolved suite (see resolve_suite).
+
+    The text must pass gengap.limits.check_yaml_text (size, depth, no aliases) and every
+    entry the record limit (default: RecordLimit.from_environment()).
+    """
     source = _Source(text, label)
     if not isinstance(source.data, dict):
         raise SuiteError(f"{label}: a suite config is a YAML mapping")
     _validate_schema(source)
-    return resolve_suite(source.data, source)
+    return resolve_suite(source.data, source, limit)
 
 
 def _validate_schema(source: _Source) -> None:
@@ -133,7 +161,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[str, Any]:
+def resolve_suite(data: dict[str, Any], source: _Source | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
     """The suite with defaults filled in and every entry resolved and checked.
 
     The result is plain JSON data (it goes into manifest.json); its "config" is the input
@@ -142,7 +170,7 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
     """
     data = _jsonable(copy.deepcopy(data))
     if source is None:
-        source = _Source(yaml.safe_dump(data, sort_keys=False), "<manifest suite>")
+        source = _Source(yaml.dump(data, Dumper=_PlainDumper, sort_keys=False), "<manifest suite>")
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
@@ -161,9 +189,13 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
         "authors": data.get("authors") or [{"name": "gengap contributors"}],
         "entries": [],
     }
+    try:
+        limit = limit or RecordLimit.from_environment()
+    except LimitError as err:
+        raise SuiteError(str(err)) from None
     names: dict[str, int] = {}
     for index, entry in enumerate(data["entries"]):
-        resolved = _resolve_entry(entry, ["entries", index], source)
+        resolved = _resolve_entry(entry, ["entries", index], source, limit)
         if resolved["name"] in names:
             raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
         names[resolved["name"]] = index
@@ -171,7 +203,7 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
     return suite
 
 
-def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> dict[str, Any]:
+def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source, limit: RecordLimit) -> dict[str, Any]:
     try:
         task = get_task(entry["task"])
     except UnknownTaskError as err:
@@ -244,4 +276,23 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> d
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
+    _check_size(task, resolved, path, source, limit)
     return resolved
+
+
+def _check_size(task: Task, resolved: dict[str, Any], path: list[Any], source: _Source, limit: RecordLimit) -> None:
+    """The entry's record count (pool, or sampled sizes) against the record limit."""
+    if resolved["kind"] == "pool":
+        if resolved["pool"] == "all":
+            return  # bounded by the task's own enumeration limit
+        n, where, params = resolved["pool"]["n"], path + ["pool", "n"], task.make_params(resolved["params"])
+    else:
+        n, where = sum(resolved["sizes"].values()), path + ["sizes"]
+        if resolved["kind"] == "sampled_length":
+            params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
+        else:
+            params = task.level(max(resolved["test_levels"]))
+    try:
+        check_records(task.name, params, n, limit)
+    except LimitError as err:
+        raise source.error(where, str(err)) from None
