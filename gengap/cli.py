@@ -7,9 +7,9 @@ import json
 import os
 import sys
 import time
-from contextlib import closing, nullcontext
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import Any, BinaryIO, Iterator, Sequence
 
 from tqdm import tqdm
 
@@ -107,7 +107,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(_prefixed(task.name, err)) from None
     if args.out:
         check_writable_file(args.out, args.force)
-    target = atomic_output(args.out, args.force) if args.out else nullcontext(sys.stdout.buffer)
+    target = atomic_output(args.out, args.force) if args.out else _stdout()
     if args.all:
         try:
             batch = task.enumerate(params)
@@ -122,6 +122,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar:
         _write_blocks(plan, args.workers, handle, bar)
     return 0
+
+
+@contextmanager
+def _stdout() -> Iterator[BinaryIO]:
+    """Standard output as a binary file; a failed write is a UsageError (exit 2)."""
+    try:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _silence_stdout()
+        raise UsageError(f"cannot write to standard output: {err.strerror or err}") from None
 
 
 def _prefixed(name: str, err: Exception) -> str:
@@ -378,7 +391,18 @@ def _io_error(err: OSError) -> str:
     reason = err.strerror or str(err)
     if err.filename is not None:
         return f"{err.filename}: {reason}"
-    return f"input/output failed: {reason}"
+    return f"input/output error: {reason}"
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so that a full disk or a closed pipe is an error and not a traceback at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _silence_stdout()
+        raise UsageError(f"cannot write to standard output: {err.strerror or err}") from None
 
 
 def _silence_stdout() -> None:
@@ -396,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             code = args.func(args)
-            sys.stdout.flush()
+            _flush_stdout()
             return code
         except (UsageError, BaselineError) as err:
             print(f"gengap: error: {err}", file=sys.stderr)

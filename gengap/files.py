@@ -77,6 +77,11 @@ def _check_parent(target: Path, label: str) -> None:
         raise UsageError(f"{label} {str(parent)!r} is not writable")
 
 
+def write_error(target: Path, err: OSError) -> UsageError:
+    """The one-line error of a failed write of target (ENOSPC, EIO, a read-only file system, ...)."""
+    return UsageError(f"cannot write {str(target)!r}: {err.strerror or err}; nothing was left behind")
+
+
 def _changed(target: Path) -> UsageError:
     return UsageError(
         f"{str(target)!r} changed while gengap was writing it (something was created, removed or replaced there): "
@@ -145,6 +150,9 @@ def atomic_output(path: str | os.PathLike[str], force: bool = False) -> Iterator
             os.chmod(staging, 0o644)
             with signals_deferred():
                 _publish_file(staging, target, before)
+        except OSError as err:
+            remove(staging)
+            raise write_error(target, err) from None
         except BaseException:
             remove(staging)
             raise
@@ -274,6 +282,9 @@ def atomic_directory(
             staging.chmod(0o755)
             with signals_deferred():
                 _publish_directory(staging, target, before)
+        except OSError as err:
+            remove(staging)
+            raise write_error(target, err) from None
         except BaseException:
             remove(staging)
             raise
