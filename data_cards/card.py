@@ -307,6 +307,15 @@ def _composition(manifest: Mapping[str, Any]) -> str:
         if empty
         else ""
     )
+    warned = [(c["name"], w) for c in configs for w in c["report"].get("warnings") or []]
+    warnings_note = (
+        "**Warnings.** The split reports of some configs warn about their data (a part smaller than\n"
+        "asked for, duplicates, test examples removed for overlap, ...):\n\n"
+        + "".join(f"- {code(name)}: {w}\n" for name, w in warned)
+        + "\n"
+        if warned
+        else ""
+    )
     return f"""## Composition
 
 **What do the instances represent?** Each record is one example of a synthetic task: an
@@ -319,7 +328,7 @@ has a train, a validation (in-distribution, carved out of the train side) and a 
 (out-of-distribution) part:
 
 {summary}
-{empty_note}Divergences compare train and test: atom divergence (unseen or rarer atoms) and compound
+{empty_note}{warnings_note}Divergences compare train and test: atom divergence (unseen or rarer atoms) and compound
 divergence (unseen combinations), after Keysers et al. (2020); 0 means the same
 distribution, 1 disjoint. Overlap counts test inputs that also occur in train or validation
 (removed by construction).
@@ -467,6 +476,7 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
             f" (removed before: {report.get('removed_overlap', 0)});"
             f" pool records in no part: {report.get('unused', 0)}",
             f"- atoms of test unseen in train: {unseen_text}",
+            *(f"- **warning:** {w}" for w in report.get("warnings") or []),
             "",
             "Sizes, and ranges of the difficulty features (min–max) per part:",
             "",

@@ -23,6 +23,7 @@ from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
 from gengap.release import ReleaseError, build_entry, write_release
 from gengap.schema import record_errors
+from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from splits import SplitError, SplitResult, get_strategy, parse_options, split
@@ -211,11 +212,14 @@ def cmd_split(args: argparse.Namespace) -> int:
         result = split(records, strategy.name, options, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
+    warnings = add_warnings(result.report, shortfall_warnings(result.report))
     with atomic_directory(args.out, args.force, inputs, marker=SPLIT_MARKER) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
     report = result.report
+    for warning in warnings:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -272,10 +276,15 @@ def cmd_release(args: argparse.Namespace) -> int:
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
+    warned = 0
+    for config in manifest["configs"]:
+        for warning in config["report"].get("warnings") or []:
+            print(f"gengap: warning: {config['name']}: {warning}", file=sys.stderr)
+            warned += 1
     print(
         f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
         f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
-        f"({time.perf_counter() - started:.1f} s)"
+        f"({time.perf_counter() - started:.1f} s)" + (f"; {warned} warnings (on stderr and in the card)" if warned else "")
     )
     return 0
 

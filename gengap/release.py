@@ -26,6 +26,7 @@ from generators import dumps_record, get_task
 from generators.batch import Record
 from gengap import __version__
 from gengap.files import atomic_directory
+from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from splits.api import derived_seed
@@ -67,7 +68,14 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
 
 
 def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
-    """The split of one resolved suite entry (see gengap.suite)."""
+    """The split of one resolved suite entry (see gengap.suite); its report warns when a part
+    has fewer records than the entry's sizes ask for, or validation is empty."""
+    result = _split_entry(entry, suite_seed)
+    add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
+    return result
+
+
+def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
     seed = derived_seed(suite_seed, entry["name"])
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
