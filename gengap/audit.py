@@ -43,9 +43,10 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
                 problem: str | None = "not valid JSON"
                 record = None
             else:
-                problem = record_problem(record)
-                if problem is None and record["task"] != task:
+                if isinstance(record, dict) and "task" in record and record["task"] != task:
                     problem = f"task {record['task']!r} is not the config's task {task!r}"
+                else:
+                    problem = record_problem(record)
             if problem is not None:
                 failures += 1
                 if failures <= PROBLEMS_PER_FILE:
