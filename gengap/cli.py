@@ -265,11 +265,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     inputs = [args.suite] if args.suite else []
     check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
     started = time.perf_counter()
-    with _progress(len(suite["entries"]), "config", suite["name"]) as bar:
+    total = len(suite["entries"])
+    finished: list[str] = []
+    with _progress(total, "config", suite["name"]) as bar:
 
         def done(name: str) -> None:
+            finished.append(name)
             bar.set_postfix_str(name)
             bar.update(1)
+            if bar.disable:  # not a terminal: one line per config instead of a bar
+                elapsed = time.perf_counter() - started
+                print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
         try:
             manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs)
@@ -284,7 +290,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     print(
         f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
         f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
-        f"({time.perf_counter() - started:.1f} s)" + (f"; {warned} warnings (on stderr and in the card)" if warned else "")
+        f"({time.perf_counter() - started:.1f} s)" + (f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else "")
     )
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -153,7 +154,10 @@ def _bad(tmp_path: Path, mutate) -> tuple[int, str]:
     )
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["bad.yaml"]  # no staging directory left
-    return result.returncode, result.stderr.strip()
+    lines = result.stderr.strip().splitlines()
+    progress = [line for line in lines if re.fullmatch(r"gengap: \[\d+/\d+\] \S+ \(\d+\.\d s\)", line)]
+    assert lines[: len(progress)] == progress  # configs built before the error (stderr is not a terminal)
+    return result.returncode, "\n".join(lines[len(progress) :])
 
 
 @pytest.mark.parametrize(
