@@ -5,7 +5,9 @@ directory. The kernel releases it when the holder dies (even by SIGKILL), so a l
 never stale; the file itself is removed by its holder on release, and a file left by a
 killed holder is taken over (and removed) by the next writer of that destination.
 Acquiring checks that the locked file is still the one at the path, so removing it on
-release cannot let two writers hold it at once.
+release cannot let two writers hold it at once. Where the file system does not support
+``flock`` the writer goes on without the lock (the publish step of gengap.files still
+never replaces output it did not check).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from pathlib import Path
 from typing import Iterator
 
 from gengap.errors import UsageError
+
+
+_NO_LOCKING = {errno.ENOLCK, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 
 def lock_path(target: Path) -> Path:
@@ -52,10 +57,16 @@ def destination_lock(target: Path) -> Iterator[None]:
     try:
         fd = _try_lock(path)
     except OSError as err:
+        if err.errno in _NO_LOCKING:  # e.g. some network file systems: publishing still never replaces unchecked output
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            yield
+            return
         raise UsageError(f"cannot lock {str(target)!r}: {err.strerror}") from None
     if fd is None:
         raise UsageError(f"another gengap process is writing {str(target)!r} (it holds {path.name}); try again when it is done")
     try:
+        os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:

@@ -35,11 +35,17 @@ def _watch_parent(parent: int) -> None:
             os._exit(1)
 
 
-def _start_worker(parent: int) -> None:
-    """Pool initializer: signal dispositions and the parent watchdog (see the module doc)."""
+def _start_worker(parent: int | None) -> None:
+    """Pool initializer: signal dispositions and the parent watchdog (see the module doc).
+
+    parent is the pid of the process that forked this worker (None when workers are not
+    forked by it, e.g. a forkserver: the watchdog then watches the parent found at start).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if os.getppid() != parent:  # the parent died before this worker started
+    if parent is None:
+        parent = os.getppid()
+    elif os.getppid() != parent:  # the parent died before this worker started
         os._exit(1)
     threading.Thread(target=_watch_parent, args=(parent,), name="gengap-parent-watch", daemon=True).start()
 
@@ -51,7 +57,9 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], workers: int, window
             yield func(item)
         return
     window = window or 2 * workers
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker, initargs=(os.getpid(),))
+    forked = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if forked else None)
+    pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid() if forked else None,))
     finished = False
     try:
         pending: collections.deque[AsyncResult[R]] = collections.deque()

@@ -306,3 +306,19 @@ def test_remove_stale_puts_back_a_trashed_destination(tmp_path: Path) -> None:
     remove_stale(tmp_path)
     assert (tmp_path / "release" / "manifest.json").read_text() == "{}"
     assert os.listdir(tmp_path) == ["release"]
+
+
+def test_without_flock_support_writing_still_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some network file systems refuse flock: gengap writes without the lock, publishing stays safe."""
+    import errno
+    import fcntl
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    out = tmp_path / "x.jsonl"
+    with atomic_output(out) as handle:
+        handle.write(b"data\n")
+    assert out.read_bytes() == b"data\n"
+    assert os.listdir(tmp_path) == ["x.jsonl"]
