@@ -38,7 +38,7 @@ class SuiteError(ValueError):
 
 
 class _PlainDumper(yaml.SafeDumper):
-    """YAML without anchors and aliases (which check_yaml_text refuses)."""
+    """YAML without anchors and aliases (the manifest's suite is plain JSON data)."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
@@ -123,14 +123,16 @@ def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None)
 def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
     """Validate a suite config text and return the resolved suite (see resolve_suite).
 
-    The text must pass gengap.limits.check_yaml_text (size, depth, no aliases) and every
-    entry the record limit (default: RecordLimit.from_environment()).
+    The text must pass gengap.limits.check_yaml_text (size, depth, what aliases expand to)
+    and every entry the record limit (check_suite_limits).
     """
     source = _Source(text, label)
     if not isinstance(source.data, dict):
         raise SuiteError(f"{label}: a suite config is a YAML mapping")
     _validate_schema(source)
-    return resolve_suite(source.data, source, limit)
+    suite = resolve_suite(source.data, source)
+    check_suite_limits(suite, limit, source)
+    return suite
 
 
 def _validate_schema(source: _Source) -> None:
@@ -161,7 +163,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def resolve_suite(data: dict[str, Any], source: _Source | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
+def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[str, Any]:
     """The suite with defaults filled in and every entry resolved and checked.
 
     The result is plain JSON data (it goes into manifest.json); its "config" is the input
@@ -189,13 +191,9 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None, limit: Re
         "authors": data.get("authors") or [{"name": "gengap contributors"}],
         "entries": [],
     }
-    try:
-        limit = limit or RecordLimit.from_environment()
-    except LimitError as err:
-        raise SuiteError(str(err)) from None
     names: dict[str, int] = {}
     for index, entry in enumerate(data["entries"]):
-        resolved = _resolve_entry(entry, ["entries", index], source, limit)
+        resolved = _resolve_entry(entry, ["entries", index], source)
         if resolved["name"] in names:
             raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
         names[resolved["name"]] = index
@@ -203,7 +201,7 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None, limit: Re
     return suite
 
 
-def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source, limit: RecordLimit) -> dict[str, Any]:
+def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> dict[str, Any]:
     try:
         task = get_task(entry["task"])
     except UnknownTaskError as err:
@@ -276,23 +274,43 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source, limi
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
-    _check_size(task, resolved, path, source, limit)
     return resolved
 
 
-def _check_size(task: Task, resolved: dict[str, Any], path: list[Any], source: _Source, limit: RecordLimit) -> None:
-    """The entry's record count (pool, or sampled sizes) against the record limit."""
-    if resolved["kind"] == "pool":
-        if resolved["pool"] == "all":
-            return  # bounded by the task's own enumeration limit
-        n, where, params = resolved["pool"]["n"], path + ["pool", "n"], task.make_params(resolved["params"])
-    else:
-        n, where = sum(resolved["sizes"].values()), path + ["sizes"]
-        if resolved["kind"] == "sampled_length":
-            params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
-        else:
-            params = task.level(max(resolved["test_levels"]))
+def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, source: _Source | None = None) -> None:
+    """SuiteError when a resolved entry holds more records (pool, or sampled sizes) than the
+    record limit allows (default: RecordLimit.from_environment(); see gengap.limits)."""
     try:
-        check_records(task.name, params, n, limit)
+        limit = limit or RecordLimit.from_environment()
     except LimitError as err:
-        raise source.error(where, str(err)) from None
+        raise SuiteError(str(err)) from None
+    raw = (source.data.get("entries") if source is not None and isinstance(source.data, dict) else None) or []
+    for resolved in suite["entries"]:
+        task = get_task(resolved["task"])
+        if resolved["kind"] == "pool":
+            if resolved["pool"] == "all":
+                continue  # bounded by the task's own enumeration limit
+            n, key, params = resolved["pool"]["n"], ["pool", "n"], task.make_params(resolved["params"])
+        else:
+            n, key = sum(resolved["sizes"].values()), ["sizes"]
+            if resolved["kind"] == "sampled_length":
+                params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
+            else:
+                params = task.level(max(resolved["test_levels"]))
+        try:
+            check_records(task.name, params, n, limit)
+        except LimitError as err:
+            index = _raw_index(raw, resolved)
+            if source is None or index is None:
+                raise SuiteError(f"config {resolved['name']}: {err}") from None
+            raise source.error(["entries", index, *key], str(err)) from None
+
+
+def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
+    """Index of the suite entry a resolved entry comes from (for line numbers in errors)."""
+    for index, entry in enumerate(raw):
+        if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
+            split = str(entry.get("split"))
+            if resolved["split"] == split or resolved["split"].startswith(split + "_dc"):
+                return index
+    return None

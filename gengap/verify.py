@@ -18,7 +18,7 @@ from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
 from gengap.release import fingerprint, sha256_bytes, write_release
 from gengap.staging import scratch_directory
-from gengap.suite import SuiteError, resolve_suite
+from gengap.suite import SuiteError, check_suite_limits, resolve_suite
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version
 
@@ -137,6 +137,7 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyRep
         return report
     try:
         suite = resolve_suite(manifest["suite"]["config"])
+        check_suite_limits(suite)
     except (SuiteError, KeyError, TypeError) as err:
         report.problems.append(f"cannot rebuild: {err}")
         return report
