@@ -287,10 +287,11 @@ def cmd_release(args: argparse.Namespace) -> int:
         for warning in config["report"].get("warnings") or []:
             print(f"gengap: warning: {config['name']}: {warning}", file=sys.stderr)
             warned += 1
+    noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
     print(
         f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
         f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
-        f"({time.perf_counter() - started:.1f} s)" + (f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else "")
+        f"({time.perf_counter() - started:.1f} s){noted}"
     )
     return 0
 
@@ -420,6 +421,14 @@ def _flush_stdout() -> None:
         raise UsageError(f"cannot write to standard output: {err.strerror or err}") from None
 
 
+def _silence_stdout_if_broken() -> None:
+    """Silence stdout when flushing it fails (the error may have come from it)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
     try:
@@ -444,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _silence_stdout()
             return 0
         except OSError as err:
-            _silence_stdout()
+            _silence_stdout_if_broken()
             print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
             return 2
         except MemoryError:
