@@ -3,8 +3,10 @@
 YAML front matter (pretty_name, license, language, size_categories, task_categories,
 tags, ``configs`` and ``dataset_info``) followed by a datasheet (Gebru et al.,
 "Datasheets for Datasets"): motivation, composition, collection process, preprocessing,
-uses, distribution, maintenance; then the split reports with plots, example records and
-a BibTeX entry.
+uses, distribution, maintenance; then the split reports with plots, example records, a
+BibTeX entry for the release and those of the works its configs reproduce
+(data_cards.references). Options equal to "unset" sentinels are left out
+(common.shown_options); the collection process is a table of each config's settings.
 
 Features declared in ``dataset_info``: id, task, input, target (string), difficulty (a
 struct of int64 fields, one per name in config["features"]). ``meta`` (an object whose
@@ -31,6 +33,9 @@ from data_cards.common import (
     authors_display,
     bibtex,
     check_manifest,
+    format_value,
+    key_values,
+    shown_options,
     config_parts,
     format_float,
     format_range,
@@ -41,6 +46,7 @@ from data_cards.common import (
     size_category,
     total_rows,
 )
+from data_cards.references import BIBTEX, release_references
 
 STRING_COLUMNS = ("id", "task", "input", "target")
 JSON_COLUMNS = ("meta", "structure")
@@ -316,6 +322,15 @@ def _composition(manifest: Mapping[str, Any]) -> str:
         if empty
         else ""
     )
+    warned = [(c["name"], w) for c in configs for w in c["report"].get("warnings") or []]
+    warnings_note = (
+        "**Warnings.** The split reports of some configs warn about their data (a part smaller than\n"
+        "asked for, duplicates, test examples removed for overlap, ...):\n\n"
+        + "".join(f"- {code(name)}: {w}\n" for name, w in warned)
+        + "\n"
+        if warned
+        else ""
+    )
     return f"""## Composition
 
 **What do the instances represent?** Each record is one example of a synthetic task: an
@@ -328,7 +343,7 @@ has a train, a validation (in-distribution, carved out of the train side) and a 
 (out-of-distribution) part:
 
 {summary}
-{empty_note}Divergences compare train and test: atom divergence (unseen or rarer atoms) and compound
+{empty_note}{warnings_note}Divergences compare train and test: atom divergence (unseen or rarer atoms) and compound
 divergence (unseen combinations), after Keysers et al. (2020); 0 means the same
 distribution, 1 disjoint. Overlap counts test inputs that also occur in train or validation
 (removed by construction).
@@ -346,13 +361,49 @@ strings of task tokens generated from random numbers; no person is represented.
 """
 
 
-def _collection(manifest: Mapping[str, Any]) -> str:
-    blocks = []
-    for config in manifest["configs"]:
-        blocks.append(
-            f"**{code(config['name'])}** (derived seed {config['seed']}): generated with\n\n"
-            + fenced(json.dumps(config["generation"], indent=2, ensure_ascii=False), "json")
+def _sides(generation: Mapping[str, Any]) -> str:
+    """How a config's records were drawn: its two sampled sides, or its pool."""
+    kind = generation.get("kind")
+    if kind == "sampled_length":
+        return (
+            f"train side: size {format_value(generation.get('train_range'))}; "
+            f"test side: size {format_value(generation.get('test_range'))}"
         )
+    if kind == "sampled_level":
+        return (
+            f"train side: levels 1–{generation.get('level_max')}; "
+            f"test side: levels {format_value(generation.get('test_levels'))}"
+        )
+    pool = generation.get("pool")
+    if pool == "all":
+        return "pool: every example (enumerated)"
+    if isinstance(pool, Mapping):
+        return f"pool: {int(pool.get('n', 0)):,} generated examples"
+    return "n/a"
+
+
+def _parameters(generation: Mapping[str, Any]) -> str:
+    """The task parameters a config was generated with (sampled sides: the overrides of the defaults)."""
+    if generation.get("kind") in ("sampled_length", "sampled_level"):
+        overrides = generation.get("base_params") or {}
+        return key_values(overrides) if overrides else "defaults"
+    return key_values(generation.get("params") or {}) or "defaults"
+
+
+def _sizes(generation: Mapping[str, Any]) -> str:
+    sizes = generation.get("sizes") or {}
+    if not sizes:
+        return "all the split gives"
+    text = ", ".join(f"{part} {int(n):,}" for part, n in sizes.items())
+    return text if generation.get("kind") in ("sampled_length", "sampled_level") else f"at most {text}"
+
+
+def _collection(manifest: Mapping[str, Any]) -> str:
+    rows = [
+        [code(c["name"]), c["seed"], _sides(c["generation"]), _parameters(c["generation"]), _sizes(c["generation"])]
+        for c in manifest["configs"]
+    ]
+    settings = table(["config", "derived seed", "records drawn from", "task parameters", "sizes"], rows)
     return f"""## Collection process
 
 **How was the data acquired?** Generated, not collected: gengap {manifest["gengap_version"]} with
@@ -362,9 +413,10 @@ name) and splits the generated pool with the config's split strategy. The same s
 parameters give the same bytes on any machine and with any number of workers. No human was
 involved and no existing data was used. Built on {manifest["created"]}.
 
-The generator settings of each config (task parameters, levels, pool sizes):
+The generator settings of each config ("size" is the task's size knob, e.g. input length;
+`manifest.json` has every setting in full):
 
-""" + "\n".join(blocks)
+{settings}"""
 
 
 def _preprocessing(manifest: Mapping[str, Any]) -> str:
@@ -407,16 +459,19 @@ def _distribution(manifest: Mapping[str, Any]) -> str:
 - **Fingerprint:** `sha256:{manifest["fingerprint"]}`: sha256 over the sorted
   `<sha256>  <path>` lines of the data files; it identifies the data of this release.
 
-**Verify a copy** (every file against `SHA256SUMS`, the data hashes and the fingerprint in
-`manifest.json`):
+**Verify a copy** and print its fingerprint, to compare with the one cited:
 
 {verify}
-**Regenerate** the data from the suite and seeds in `manifest.json` and compare it byte for
+It checks every file against `SHA256SUMS`, the data hashes and the fingerprint in
+`manifest.json`, that this card, `CITATION.cff` and `croissant.json` state that fingerprint,
+and every record: its id, its token lengths and its target (re-checked by the task's
+independent checker). This proves every record is a correct example of its task; it does
+not prove the records are the ones the suite and seeds give. **Regenerate** proves that:
+it rebuilds the data from the suite and seeds in `manifest.json` and compares it byte for
 byte with the files:
 
 {regenerate}
-`sha256sum -c SHA256SUMS` checks the files without gengap, and `gengap check FILE.jsonl`
-re-checks every target of a data file with the task's independent checker.
+`sha256sum -c SHA256SUMS` checks only that the files are intact copies, without gengap.
 """
 
 
@@ -451,9 +506,7 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
                     *(format_range(ranges.get(f)) for f in features),
                 ]
             )
-        options = json.dumps(
-            config["split"].get("options", report.get("options", {})), ensure_ascii=False, sort_keys=True
-        )
+        options = key_values(shown_options(config, manifest)) or "defaults"
         unseen = report.get("unseen_atoms") or []
         unseen_text = str(report.get("unseen_atom_count", len(unseen)))
         if unseen:
@@ -466,13 +519,14 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
             "",
             f"{config['task']} ({config['family']}): {config['task_description']}",
             "",
-            f"- split {code(split.get('name', ''))}: strategy {code(split['strategy'])}, options {code(options)}",
+            f"- split {code(split.get('name', ''))}: strategy {code(split['strategy'])}, options: {options}",
             f"- atom divergence {format_float(report.get('atom_divergence'))}, compound divergence "
             f"{format_float(report.get('compound_divergence'))} (atoms from {report.get('atoms_source', 'n/a')})",
             f"- test inputs also in train: {report.get('overlap', 'n/a')}"
             f" (removed before: {report.get('removed_overlap', 0)});"
             f" pool records in no part: {report.get('unused', 0)}",
             f"- atoms of test unseen in train: {unseen_text}",
+            *(f"- **warning:** {w}" for w in report.get("warnings") or []),
             "",
             "Sizes, and ranges of the difficulty features (min–max) per part:",
             "",
@@ -513,7 +567,19 @@ def _examples(manifest: Mapping[str, Any], release_dir: Path) -> str:
 
 
 def _citation(manifest: Mapping[str, Any]) -> str:
-    return "## Citation\n\n" + fenced(bibtex(manifest), "bibtex")
+    text = "## Citation\n\nCite this release:\n\n" + fenced(bibtex(manifest), "bibtex")
+    cited = release_references(manifest)
+    if not cited:
+        return text
+    lines = [
+        "",
+        "Its configs reproduce or follow these works; please cite them too:",
+        "",
+        *(f"- {code(key)}: {', '.join(code(name) for name in names)}" for key, names in cited.items()),
+        "",
+        fenced("\n".join(BIBTEX[key] for key in cited), "bibtex"),
+    ]
+    return text + "\n".join(lines)
 
 
 def render_card(manifest: dict, release_dir: Path) -> str:

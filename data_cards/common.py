@@ -269,3 +269,60 @@ def format_range(value: Sequence[Any] | None) -> str:
         return "n/a"
     lo, hi = value[0], value[1]
     return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+UNBOUNDED = 10**9  # the strategies' "no bound" sentinels are +-10**9
+
+
+def _entry_options(manifest: Mapping[str, Any], config_name: str) -> set[str] | None:
+    """Option names the suite config sets for a config (None when the manifest does not say)."""
+    suite = manifest.get("suite")
+    if not isinstance(suite, Mapping) or not isinstance(suite.get("config"), Mapping):
+        return None
+    resolved = suite.get("entries") or []
+    raw = suite["config"].get("entries") or []
+    for entry, given in zip(resolved, raw):
+        if isinstance(entry, Mapping) and entry.get("name") == config_name and isinstance(given, Mapping):
+            return set((given.get("options") or {}).keys())
+    return None
+
+
+def shown_options(config: Mapping[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The split options worth printing: none holding an "unset" sentinel.
+
+    Dropped: empty strings, the +-10**9 "unbounded" values, and false flags and integers
+    <= 0 that the suite did not set (0 or -1 stand for "derived" or "none": train_size, level_max,
+    test_min, primitive_repeats, ...). manifest.json keeps every option.
+    """
+    options = dict(config["split"].get("options") or config["report"].get("options") or {})
+    given = _entry_options(manifest, str(config["name"])) or set()
+    shown = {}
+    for key, value in sorted(options.items()):
+        if value == "" or value is None:
+            continue
+        if value is False and key not in given:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) >= UNBOUNDED or (value <= 0 and key not in given):
+                continue
+        shown[key] = value
+    return shown
+
+
+def format_value(value: Any) -> str:
+    """A parameter or option value for a card: floats to 4 significant digits, lists as a-b ranges."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        if len(value) == 2 and all(isinstance(v, int) for v in value):
+            return f"{value[0]}–{value[1]}"
+        return ", ".join(format_value(v) for v in value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def key_values(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{key}={format_value(value)}" for key, value in values.items())

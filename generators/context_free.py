@@ -47,6 +47,9 @@ class ReverseString(Task[SymbolParams]):
         reversed_codes = reverse_rows(codes, lengths)
         return Batch(join_chars(codes, lengths), join_chars(reversed_codes, lengths))
 
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return {}  # no features besides the lengths
+
     def solve(self, example: Mapping[str, Any]) -> str:
         symbols = parse_symbols(example["input"], DIGITS)
         return " ".join(str(s) for s in symbols[::-1])
@@ -121,6 +124,15 @@ class StackManipulation(Task[LengthParams]):
             "max_stack_height": highest - floor,
         }
         return Batch(join_tokens(ids, lengths, STACK_VOCAB), targets, features)
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        initial = next((i for i, t in enumerate(tokens) if t not in ("0", "1")), len(tokens))
+        height = highest = initial
+        for token in tokens[initial:]:
+            height = max(height - 1, 0) if token == "POP" else height + 1
+            highest = max(highest, height)
+        return {"stack_operations": len(tokens) - initial, "initial_height": initial, "max_stack_height": highest}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         tokens = example["input"].split()
@@ -325,6 +337,22 @@ def _expression_counts(modulus: int, longest: int) -> tuple[tuple[int, ...], tup
 COUNT_LIMIT = 600  # longest expression length input_space_size counts
 
 
+def _bracket_features(tokens: list[str]) -> dict[str, int]:
+    """nesting_depth (most brackets open at once) and operators (binary + and -) of an expression."""
+    depth = deepest = operators = 0
+    previous = "("
+    for token in tokens:
+        if token == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token == ")":
+            depth -= 1
+        elif token in "+-" and previous not in ("(", "+", "-", "="):
+            operators += 1
+        previous = token
+    return {"nesting_depth": deepest, "operators": operators}
+
+
 @register
 class ModularArithmeticBrackets(Task[BracketParams]):
     """Bracketed + - expression over digits 0..m-1 -> its value mod m.
@@ -350,6 +378,9 @@ class ModularArithmeticBrackets(Task[BracketParams]):
         targets = (built.value + 48).astype(np.uint8).view("S1")
         features = {"nesting_depth": built.nesting, "operators": built.operators}
         return Batch(join_chars(built.codes, lengths), targets, features, meta={"modulus": params.modulus})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return _bracket_features(example["input"].split())
 
     def solve(self, example: Mapping[str, Any]) -> str:
         modulus = int((example.get("meta") or {}).get("modulus", 5))
@@ -411,6 +442,13 @@ class SolveEquation(Task[SolveEquationParams]):
         codes[rows, size + 1] = built.value + 48
         features = {"nesting_depth": built.nesting, "operators": built.operators, "x_depth": x_depth}
         return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": params.modulus})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        expression = tokens[: tokens.index("=")]
+        x = expression.index("x")
+        x_depth = expression[:x].count("(") - expression[:x].count(")")
+        return {**_bracket_features(expression), "x_depth": x_depth}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         modulus = int((example.get("meta") or {}).get("modulus", 5))

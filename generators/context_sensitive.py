@@ -55,6 +55,9 @@ class DuplicateString(Task[SymbolParams]):
             doubled = np.take_along_axis(codes, source, axis=1)
         return Batch(join_chars(codes, lengths), join_chars(doubled, 2 * lengths))
 
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return {}  # no features besides the lengths
+
     def solve(self, example: Mapping[str, Any]) -> str:
         symbols = parse_symbols(example["input"], DIGITS)
         return " ".join(str(s) for s in symbols + symbols)
@@ -95,6 +98,9 @@ class BucketSort(Task[BucketSortParams]):
             join_chars(ordered + 48, lengths),
             {"distinct_symbols": distinct},
         )
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return {"distinct_symbols": len(set(example["input"].split()))}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         symbols = parse_symbols(example["input"], DIGITS)
@@ -225,6 +231,10 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
             {"string_length": half, "missing_position": missing},
         )
 
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        return {"string_length": len(tokens) // 2, "missing_position": tokens.index("_")}
+
     def solve(self, example: Mapping[str, Any]) -> str:
         tokens = _parse_tokens(example["input"], DIGITS + "_#")
         if len(tokens) % 2:
@@ -286,6 +296,10 @@ class OddsFirst(Task[SymbolParams]):
             differ &= ~past_length(lengths, width)
         displaced = differ.sum(axis=1, dtype=np.int64)
         return Batch(join_chars(codes, lengths), join_chars(shuffled, lengths), {"displaced": displaced})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        pairs = zip(example["input"].split(), example["target"].split())
+        return {"displaced": sum(1 for a, b in pairs if a != b)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         symbols = parse_symbols(example["input"], DIGITS)
@@ -399,6 +413,12 @@ class BinaryAddition(Task[BinaryOperationParams]):
             {"width_n": width_n, "width_m": width_m, "carries": carries},
         )
 
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        left, right = _parse_binary_operation(example["input"], "+")
+        carried = (left + right) ^ left ^ right  # bit j: the carry into column j
+        return {"width_n": tokens.index("+"), "width_m": len(tokens) - tokens.index("+") - 1, "carries": bin(carried >> 1).count("1")}
+
     def solve(self, example: Mapping[str, Any]) -> str:
         left, right = _parse_binary_operation(example["input"], "+")
         return _little_endian(left + right)
@@ -436,6 +456,11 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
             join_chars(bits + 48, sizes),
             {"width_n": width_n, "width_m": width_m, "partial_products": b.sum(axis=1, dtype=np.int64)},
         )
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        split = tokens.index("*")
+        return {"width_n": split, "width_m": len(tokens) - split - 1, "partial_products": tokens[split + 1 :].count("1")}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         left, right = _parse_binary_operation(example["input"], "*")
@@ -476,6 +501,9 @@ class ComputeSqrt(Task[LengthParams]):
         root_bits = _bits_from_ints(roots, out_size, "big")
         value_bits = np.fromiter((v.bit_length() for v in values), dtype=np.int64, count=n)
         return Batch(join_chars(bits + 48, lengths), join_chars(root_bits + 48, halves), {"value_bits": value_bits})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return {"value_bits": int("".join(example["input"].split()), 2).bit_length()}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         tokens = _parse_tokens(example["input"], "01")

@@ -45,6 +45,9 @@ class ParityCheck(Task[LengthParams]):
         targets = ((ones & 1) + 48).astype(np.uint8).view("S1")
         return Batch(join_chars(bits + 48, lengths), targets, {"ones": ones})
 
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return {"ones": example["input"].split().count("1")}
+
     def solve(self, example: Mapping[str, Any]) -> str:
         return str(sum(parse_symbols(example["input"])) % 2)
 
@@ -78,6 +81,10 @@ class EvenPairs(Task[LengthParams]):
         transitions = np.count_nonzero(changes, axis=1).astype(np.int64)
         targets = ((transitions & 1) + 48).astype(np.uint8).view("S1")
         return Batch(join_chars(bits + 48, lengths), targets, {"transitions": transitions})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        bits = example["input"].split()
+        return {"transitions": sum(1 for a, b in zip(bits, bits[1:]) if a != b)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         bits = parse_symbols(example["input"])
@@ -170,6 +177,10 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
         }
         targets = (value + 48).astype(np.uint8).view("S1")
         return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": mod})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        return {"additions": tokens.count("+"), "subtractions": tokens.count("-"), "multiplications": tokens.count("*")}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         modulus = int((example.get("meta") or {}).get("modulus", 5))
@@ -283,6 +294,11 @@ class CycleNavigation(Task[CycleNavigationParams]):
         targets = (net % params.cycle_length + 48).astype(np.uint8).view("S1")
         features = {"moves": moves, "displacement": np.abs(net)}
         return Batch(join_chars(codes, lengths), targets, features, meta={"cycle_length": params.cycle_length})
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        tokens = example["input"].split()
+        left, right = tokens.count("L"), tokens.count("R")
+        return {"moves": left + right, "displacement": abs(right - left)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
         cycle = int((example.get("meta") or {}).get("cycle_length", 5))

@@ -10,8 +10,9 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
   (and ``meta``) in plain Python, never by calling ``generate``;
 - ``check(example, prediction)``: whether a predicted target is correct (default: token
   equality with ``solve``; tasks with several correct answers override it);
-- optionally ``atoms``/``compounds`` (compositional tasks), ``enumerate`` (finite tasks)
-  and ``input_space_size`` (how many distinct inputs a parameter setting allows).
+- optionally ``atoms``/``compounds`` (compositional tasks), ``enumerate`` (finite tasks),
+  ``input_space_size`` (how many distinct inputs a parameter setting allows) and
+  ``measure`` (difficulty features recomputed from a record).
 """
 
 from __future__ import annotations
@@ -110,6 +111,14 @@ class Task(ABC, Generic[P]):
         return prediction.split() == expected.split()
 
     # -- optional capabilities ------------------------------------------------------------
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int] | None:
+        """The task's difficulty features (besides input_length and output_length) recomputed
+        in plain Python from the record's input, target and meta; None when the task cannot.
+
+        `gengap check` and `gengap verify` compare them with the record's ``difficulty``.
+        """
+        return None
 
     def input_space_size(self, params: P) -> int | None:
         """Number of distinct inputs params allow, when it is cheap to count; else None."""

@@ -1,4 +1,5 @@
-"""Check JSONL records: schema, id, measured lengths, and every target by its task's checker."""
+"""Check JSONL records: schema, id, measured lengths, every target by its task's checker, and
+the difficulty features the task can recompute (Task.measure)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from generators import UnknownTaskError, get_task, record_id
+from generators import Task, UnknownTaskError, get_task, record_id
 from gengap.schema import record_errors
 
 
@@ -56,6 +57,20 @@ def record_problem(record: Any) -> str | None:
             return f"difficulty.{key}={difficulty[key]} but the {key.split('_')[0]} has {len(text.split())} tokens"
     if not task.check(record, record["target"]):
         return f"target {_clip(record['target'])!r} is wrong for input {_clip(record['input'])!r}"
+    return feature_problem(task, record)
+
+
+def feature_problem(task: Task, record: dict[str, Any]) -> str | None:
+    """Why the record's difficulty features disagree with those the task recomputes (None: they agree,
+    or the task cannot recompute them)."""
+    try:
+        measured = task.measure(record)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "its difficulty features cannot be recomputed from its input"
+    for name, value in (measured or {}).items():
+        stated = record["difficulty"].get(name)
+        if stated != value:
+            return f"difficulty.{name}={stated} but the record measures {value}"
     return None
 
 

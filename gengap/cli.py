@@ -7,9 +7,9 @@ import json
 import os
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import Any, BinaryIO, Iterator, Sequence
 
 from tqdm import tqdm
 
@@ -17,16 +17,23 @@ from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, 
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
+from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
 from gengap.release import ReleaseError, build_entry, write_release
 from gengap.schema import record_errors
+from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from splits import SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
+from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
+
+
+SPLIT_MARKER = "report.json"  # what --force requires in a directory it replaces
+RELEASE_MARKER = "manifest.json"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,8 +107,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
     if args.out:
-        check_writable_file(args.out)
-    target = atomic_output(args.out) if args.out else nullcontext(sys.stdout.buffer)
+        check_writable_file(args.out, args.force)
+    target = atomic_output(args.out, args.force) if args.out else _stdout()
     if args.all:
         try:
             batch = task.enumerate(params)
@@ -118,15 +125,29 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def _stdout() -> Iterator[BinaryIO]:
+    """Standard output as a binary file; a failed write is a UsageError (exit 2)."""
+    try:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _silence_stdout()
+        raise UsageError(f"cannot write to standard output: {err.strerror or err}") from None
+
+
 def _prefixed(name: str, err: Exception) -> str:
     message = str(err)
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> None:
-    for block, data in enumerate(render_blocks(plan, workers)):
-        handle.write(data)
-        bar.update(plan.block_length(block))
+    with closing(render_blocks(plan, workers)) as blocks:
+        for block, data in enumerate(blocks):
+            handle.write(data)
+            bar.update(plan.block_length(block))
     handle.flush()
 
 
@@ -184,17 +205,21 @@ def cmd_split(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
-    check_output_directory(args.out, args.force)
+    inputs = [args.file] if args.file != "-" else []
+    check_output_directory(args.out, args.force, inputs, marker=SPLIT_MARKER)
     records = read_records(args.file)
     try:
         result = split(records, strategy.name, options, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
-    with atomic_directory(args.out, args.force) as staging:
+    warnings = add_warnings(result.report, shortfall_warnings(result.report))
+    with atomic_directory(args.out, args.force, inputs, marker=SPLIT_MARKER) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
     report = result.report
+    for warning in warnings:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -233,26 +258,40 @@ def cmd_release(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     try:
-        suite = load_suite(args.suite)
-    except SuiteError as err:
+        limit = RecordLimit.from_environment(args.max_records)
+        suite = load_suite(args.suite, limit)
+    except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
-    check_output_directory(args.out, args.force)
+    inputs = [args.suite] if args.suite else []
+    check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
     started = time.perf_counter()
-    with _progress(len(suite["entries"]), "config", suite["name"]) as bar:
+    total = len(suite["entries"])
+    finished: list[str] = []
+    with _progress(total, "config", suite["name"]) as bar:
 
         def done(name: str) -> None:
+            finished.append(name)
             bar.set_postfix_str(name)
             bar.update(1)
+            if bar.disable:  # not a terminal: one line per config instead of a bar
+                elapsed = time.perf_counter() - started
+                print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done)
+            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
+    warned = 0
+    for config in manifest["configs"]:
+        for warning in config["report"].get("warnings") or []:
+            print(f"gengap: warning: {config['name']}: {warning}", file=sys.stderr)
+            warned += 1
+    noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
     print(
         f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
         f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
-        f"({time.perf_counter() - started:.1f} s)"
+        f"({time.perf_counter() - started:.1f} s){noted}"
     )
     return 0
 
@@ -282,10 +321,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     if report.ok:
-        extra = " and matches a rebuild from its manifest" if args.regenerate else ""
-        print(f"verified {report.checked} files in {args.dir}{extra}")
+        extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
+        print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
+        print(f"fingerprint sha256:{report.fingerprint}")
         return 0
     print(f"verification failed: {len(report.lines())} problems in {args.dir}")
+    if report.fingerprint:
+        print(f"fingerprint claimed by its manifest: sha256:{report.fingerprint}")
     return 1
 
 
@@ -310,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="set a task parameter (repeatable; applied after --level)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (output is identical for any count)")
     p.add_argument("--out", help="output file (written atomically); default stdout")
+    p.add_argument("--force", action="store_true", help="replace an existing regular file at --out")
     p.set_defaults(func=cmd_generate)
 
     p = commands.add_parser("check", help="validate records and re-check every target")
@@ -322,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")
-    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.add_argument("--force", action="store_true", help="replace an existing split directory (one holding report.json)")
     p.set_defaults(func=cmd_split)
 
     p = commands.add_parser("divergence", help="atom and compound divergence of two JSONL files")
@@ -336,33 +379,92 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
     p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
     p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical)")
-    p.add_argument("--force", action="store_true", help="replace a non-empty output directory")
+    p.add_argument("--force", action="store_true", help="replace an existing release")
+    p.add_argument(
+        "--max-records",
+        type=int,
+        metavar="N",
+        help=f"most records per config (default {DEFAULT_MAX_RECORDS:,}, or fewer if the machine's memory cannot hold them; env {ENVIRONMENT_VARIABLE})",
+    )
     p.set_defaults(func=cmd_release)
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
 
-    p = commands.add_parser("verify", help="check a release's files against its checksums and manifest")
+    p = commands.add_parser(
+        "verify",
+        help="check a release: checksums, manifest, the fingerprint in its card files, every record; print the fingerprint",
+    )
     p.add_argument("dir", help="release directory")
-    p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte")
+    p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte (proves the data is what its suite and seeds give)")
     p.add_argument("--workers", type=int, help="worker processes for --regenerate")
     p.set_defaults(func=cmd_verify)
     return parser
 
 
+def _io_error(err: OSError) -> str:
+    """One line for a failed read or write: the path (when known) and the reason."""
+    reason = err.strerror or str(err)
+    if err.filename is not None:
+        return f"{err.filename}: {reason}"
+    return f"input/output error: {reason}"
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so that a full disk or a closed pipe is an error and not a traceback at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _silence_stdout()
+        raise UsageError(f"cannot write to standard output: {err.strerror or err}") from None
+
+
+def _silence_stdout_if_broken() -> None:
+    """Silence stdout when flushing it fails (the error may have come from it)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        return args.func(args)
-    except (UsageError, BaselineError) as err:
-        print(f"gengap: error: {err}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        print("gengap: interrupted", file=sys.stderr)
-        return 130
+    with terminate_as_interrupt():
+        try:
+            args = parser.parse_args(argv)
+            code = args.func(args)
+            _flush_stdout()
+            return code
+        except (UsageError, BaselineError) as err:
+            print(f"gengap: error: {err}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            _silence_stdout()
+            return 0
+        except OSError as err:
+            _silence_stdout_if_broken()
+            print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("gengap: error: out of memory (see the record limits in the README)", file=sys.stderr)
+            return 2
+        except Terminated:
+            print("gengap: terminated", file=sys.stderr)
+            return TERMINATION_EXIT_CODE
+        except KeyboardInterrupt:
+            print("gengap: interrupted", file=sys.stderr)
+            return INTERRUPT_EXIT_CODE
 
 
 if __name__ == "__main__":

@@ -12,12 +12,13 @@ complete; a failure leaves nothing behind. The fingerprint is sha256 over the so
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import platform
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from generators import dumps_record, get_task
 from generators.batch import Record
 from gengap import __version__
 from gengap.files import atomic_directory
+from gengap.shortfalls import add_warnings, shortfall_warnings
+from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from splits.api import derived_seed
 from splits.novelty import annotate
@@ -67,7 +70,14 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
 
 
 def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
-    """The split of one resolved suite entry (see gengap.suite)."""
+    """The split of one resolved suite entry (see gengap.suite); its report warns when a part
+    has fewer records than the entry's sizes ask for, or validation is empty."""
+    result = _split_entry(entry, suite_seed)
+    add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
+    return result
+
+
+def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
     seed = derived_seed(suite_seed, entry["name"])
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
@@ -137,18 +147,18 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
     }
 
 
-def _render_all(suite: dict[str, Any], workers: int, on_done: Callable[[str], None]) -> Iterable[tuple[dict, dict, dict]]:
+def _render(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, Any], dict[str, bytes], dict[str, Any]]:
+    data, report = render_entry(entry, suite_seed)
+    return entry, data, report
+
+
+def _render_all(suite: dict[str, Any], workers: int, on_done: Callable[[str], None]) -> Iterator[tuple[dict, dict, dict]]:
+    """Every entry rendered (in `workers` processes), in suite order."""
     entries = suite["entries"]
-    if workers <= 1 or len(entries) <= 1:
-        for entry in entries:
-            data, report = render_entry(entry, suite["seed"])
-            on_done(entry["name"])
-            yield entry, data, report
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(render_entry, entry, suite["seed"]) for entry in entries]
-        for entry, future in zip(entries, futures):
-            data, report = future.result()
+    workers = workers if len(entries) > 1 else 1
+    render = functools.partial(_render, suite_seed=suite["seed"])
+    with contextlib.closing(ordered_map(render, entries, workers)) as results:
+        for entry, data, report in results:
             on_done(entry["name"])
             yield entry, data, report
 
@@ -160,12 +170,20 @@ def write_release(
     force: bool = False,
     on_done: Callable[[str], None] = lambda name: None,
     cards: bool = True,
+    inputs: Iterable[str | Path] = (),
 ) -> dict[str, Any]:
-    """Build the release of a resolved suite into out (atomically); returns the manifest."""
-    with atomic_directory(out, force) as staging:
+    """Build the release of a resolved suite into out; returns the manifest.
+
+    The output discipline of gengap.files applies: out must be absent or empty, or with
+    force a release (it holds manifest.json) that contains none of `inputs`; concurrent
+    writers of out fail; out appears complete or not at all.
+    """
+    with atomic_directory(out, force, inputs, marker="manifest.json") as staging, contextlib.closing(
+        _render_all(suite, workers, on_done)
+    ) as rendered:
         configs = []
         data_files: dict[str, dict[str, Any]] = {}
-        for entry, data, report in _render_all(suite, workers, on_done):
+        for entry, data, report in rendered:
             manifest_entry = build_manifest_entry(entry, suite["seed"], data, report)
             for part in PARTS:
                 info = manifest_entry["files"][part]

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from generators import ParamError, Task, UnknownTaskError, get_task
+from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_yaml_text
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
 
@@ -36,6 +37,13 @@ SAMPLED_DEFAULT_VALIDATION = 0.1
 
 class SuiteError(ValueError):
     """A suite config is malformed or asks for something impossible."""
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases (the manifest's suite is plain JSON data)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def default_suite_text() -> str:
@@ -73,6 +81,7 @@ class _Source:
     def __init__(self, text: str, label: str) -> None:
         self.label = label
         try:
+            check_yaml_text(text)
             self.node = yaml.compose(text)
             self.data = yaml.safe_load(text)
         except yaml.YAMLError as err:
@@ -80,6 +89,9 @@ class _Source:
             where = f" line {mark.line + 1}" if mark is not None else ""
             problem = getattr(err, "problem", None) or str(err).splitlines()[0]
             raise SuiteError(f"{label}{where}: malformed YAML: {problem}") from None
+        except LimitError as err:
+            message = str(err)
+            raise SuiteError(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
 
     def error(self, path: list[Any], message: str) -> SuiteError:
         line = _line_of(self.node, path)
@@ -87,24 +99,42 @@ class _Source:
         return SuiteError(f"{self.label}{where}: {_where(path)}: {message}")
 
 
-def load_suite(path: str | Path | None = None) -> dict[str, Any]:
-    """Load and resolve a suite config file (the embedded default suite when path is None)."""
+def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
+    """Load and resolve a suite config file (the embedded default suite when path is None).
+
+    The file is read up to MAX_SUITE_BYTES (so a pipe or a device cannot make it grow
+    without bound) and must be UTF-8; see parse_suite for limit.
+    """
     if path is None:
-        return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>")
+        return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>", limit)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SUITE_BYTES + 1)
     except OSError as err:
         raise SuiteError(f"cannot read suite config {path}: {err.strerror}") from None
-    return parse_suite(text, str(path))
+    if len(raw) > MAX_SUITE_BYTES:
+        raise SuiteError(f"{path}: a suite config may have at most {MAX_SUITE_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise SuiteError(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
+    return parse_suite(text, str(path), limit)
 
 
-def parse_suite(text: str, label: str = "<suite>") -> dict[str, Any]:
-    """Validate a suite config text and return the resolved suite (see resolve_suite)."""
+def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
+    """Validate a suite config text and return the resolved suite (see resolve_suite).
+
+    The text must pass gengap.limits.check_yaml_text (size, depth, what aliases expand to)
+    and every entry the record limit (check_suite_limits).
+    """
     source = _Source(text, label)
     if not isinstance(source.data, dict):
         raise SuiteError(f"{label}: a suite config is a YAML mapping")
     _validate_schema(source)
-    return resolve_suite(source.data, source)
+    suite = resolve_suite(source.data, source)
+    check_suite_limits(suite, limit, source)
+    return suite
 
 
 def _validate_schema(source: _Source) -> None:
@@ -144,7 +174,7 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
     """
     data = _jsonable(copy.deepcopy(data))
     if source is None:
-        source = _Source(yaml.safe_dump(data, sort_keys=False), "<manifest suite>")
+        source = _Source(yaml.dump(data, Dumper=_PlainDumper, sort_keys=False), "<manifest suite>")
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
@@ -271,3 +301,42 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> d
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
     return resolved
+
+
+def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, source: _Source | None = None) -> None:
+    """SuiteError when a resolved entry holds more records (pool, or sampled sizes) than the
+    record limit allows (default: RecordLimit.from_environment(); see gengap.limits)."""
+    try:
+        limit = limit or RecordLimit.from_environment()
+    except LimitError as err:
+        raise SuiteError(str(err)) from None
+    raw = (source.data.get("entries") if source is not None and isinstance(source.data, dict) else None) or []
+    for resolved in suite["entries"]:
+        task = get_task(resolved["task"])
+        if resolved["kind"] == "pool":
+            if resolved["pool"] == "all":
+                continue  # bounded by the task's own enumeration limit
+            n, key, params = resolved["pool"]["n"], ["pool", "n"], task.make_params(resolved["params"])
+        else:
+            n, key = sum(resolved["sizes"].values()), ["sizes"]
+            if resolved["kind"] == "sampled_length":
+                params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
+            else:
+                params = task.level(max(resolved["test_levels"]))
+        try:
+            check_records(task.name, params, n, limit)
+        except LimitError as err:
+            index = _raw_index(raw, resolved)
+            if source is None or index is None:
+                raise SuiteError(f"config {resolved['name']}: {err}") from None
+            raise source.error(["entries", index, *key], str(err)) from None
+
+
+def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
+    """Index of the suite entry a resolved entry comes from (for line numbers in errors)."""
+    for index, entry in enumerate(raw):
+        if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
+            split = str(entry.get("split"))
+            if resolved["split"] == split or resolved["split"].startswith(split + "_dc"):
+                return index
+    return None

@@ -1,15 +1,24 @@
-"""Verify a release: re-hash every file, and optionally rebuild it and compare byte for byte."""
+"""Verify a release, at two levels (see the README, "Verifying a release").
+
+``verify_release`` (plain ``gengap verify``): every file against SHA256SUMS; manifest.json
+against SHA256SUMS and its fingerprint against its data files; the fingerprint in
+README.md, CITATION.cff and croissant.json against the manifest's; every record against
+its task (gengap.audit). ``regenerate_and_compare`` (``--regenerate``): all that, then a
+rebuild from manifest.json compared byte for byte.
+"""
 
 from __future__ import annotations
 
 import json
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gengap.audit import audit_records
+from gengap.fingerprints import fingerprint_problems
 from gengap.release import fingerprint, sha256_bytes, write_release
-from gengap.suite import SuiteError, resolve_suite
+from gengap.staging import scratch_directory
+from gengap.suite import SuiteError, check_suite_limits, resolve_suite
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version
 
@@ -22,6 +31,8 @@ class VerifyReport:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     checked: int = 0
+    records: int = 0
+    fingerprint: str | None = None  # the manifest's, when it could be read
 
     @property
     def ok(self) -> bool:
@@ -50,8 +61,9 @@ def _read_sums(directory: Path, report: VerifyReport) -> dict[str, str] | None:
     return sums
 
 
-def verify_release(directory: str | Path) -> VerifyReport:
-    """Check every file against SHA256SUMS, and the manifest's data hashes and fingerprint."""
+def verify_release(directory: str | Path, records: bool = True) -> VerifyReport:
+    """Check every file against SHA256SUMS, the manifest's data hashes and fingerprint, the
+    fingerprint in the card files, and (unless records=False) every record."""
     root = Path(directory)
     report = VerifyReport()
     if not root.is_dir():
@@ -72,15 +84,31 @@ def verify_release(directory: str | Path) -> VerifyReport:
             report.changed.append(name)
     manifest = _read_manifest(root, report)
     if manifest is not None:
-        data_files = manifest.get("data_files", {})
-        for name, info in sorted(data_files.items()):
-            if name in sums and sums[name] != info.get("sha256"):
-                report.problems.append(f"manifest.json and SHA256SUMS disagree on {name}")
-            if name not in sums:
-                report.problems.append(f"data file {name} of the manifest is not in SHA256SUMS")
-        if manifest.get("fingerprint") != fingerprint(data_files):
-            report.problems.append("manifest fingerprint does not match its data files")
+        _check_manifest(root, manifest, sums, report, records)
     return report
+
+
+def _check_manifest(root: Path, manifest: dict[str, Any], sums: dict[str, str], report: VerifyReport, records: bool) -> None:
+    """The manifest against SHA256SUMS, its fingerprint, the card files and (optionally) the records."""
+    data_files = manifest.get("data_files")
+    if not isinstance(data_files, dict) or not all(isinstance(i, dict) and "sha256" in i for i in data_files.values()):
+        report.problems.append("manifest.json has no valid data_files")
+        return
+    for name, info in sorted(data_files.items()):
+        if name in sums and sums[name] != info.get("sha256"):
+            report.problems.append(f"manifest.json and SHA256SUMS disagree on {name}")
+        if name not in sums:
+            report.problems.append(f"data file {name} of the manifest is not in SHA256SUMS")
+    claimed = manifest.get("fingerprint")
+    report.fingerprint = claimed if isinstance(claimed, str) else None
+    if claimed != fingerprint(data_files):
+        report.problems.append("manifest fingerprint does not match its data files")
+    elif report.fingerprint is not None:
+        report.problems += fingerprint_problems(root, report.fingerprint, set(sums))
+    if records:
+        audit = audit_records(root, manifest, set(sums) & set(data_files))
+        report.records = audit.records
+        report.problems += audit.problems
 
 
 def _read_manifest(root: Path, report: VerifyReport) -> dict[str, Any] | None:
@@ -109,6 +137,7 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyRep
         return report
     try:
         suite = resolve_suite(manifest["suite"]["config"])
+        check_suite_limits(suite)
     except (SuiteError, KeyError, TypeError) as err:
         report.problems.append(f"cannot rebuild: {err}")
         return report
@@ -116,8 +145,8 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyRep
 
     if manifest.get("gengap_version") != __version__:
         report.notes.append(f"built with gengap {manifest.get('gengap_version')}, rebuilding with {__version__}")
-    with tempfile.TemporaryDirectory(prefix="gengap-regenerate-") as scratch:
-        rebuilt = Path(scratch) / "release"
+    with scratch_directory("gengap-regenerate") as scratch:
+        rebuilt = scratch / "release"
         write_release(suite, rebuilt, workers=workers)
         ours = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
         theirs = {p.relative_to(rebuilt).as_posix() for p in rebuilt.rglob("*") if p.is_file()}

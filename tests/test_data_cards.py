@@ -147,7 +147,7 @@ def test_card_body(release: tuple[dict[str, Any], Path]) -> None:
     assert "numpy 2.4.6" in card and "gengap 0.1.0" in card
     for config in manifest["configs"]:
         assert f"### {config['name']}" in card
-        assert f"derived seed {config['seed']}" in card
+        assert f"| `{config['name']}` | {config['seed']} |" in card  # the collection table
         for part in ("train", "test"):
             first = file_records(release_dir / config["files"][part]["path"])[0]
             assert first["id"] in card

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -153,7 +154,10 @@ def _bad(tmp_path: Path, mutate) -> tuple[int, str]:
     )
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["bad.yaml"]  # no staging directory left
-    return result.returncode, result.stderr.strip()
+    lines = result.stderr.strip().splitlines()
+    progress = [line for line in lines if re.fullmatch(r"gengap: \[\d+/\d+\] \S+ \(\d+\.\d s\)", line)]
+    assert lines[: len(progress)] == progress  # configs built before the error (stderr is not a terminal)
+    return result.returncode, "\n".join(lines[len(progress) :])
 
 
 @pytest.mark.parametrize(
@@ -226,3 +230,102 @@ def test_real_release_passes_the_format_validators(
     assert result.returncode == 0, result.stdout + result.stderr
     cff = subprocess.run([str(_cffconvert()), "--validate", "-i", str(release / "CITATION.cff")], capture_output=True, text=True)
     assert cff.returncode == 0, cff.stdout + cff.stderr
+
+
+# -- plain verify: the fingerprint, the card files, every record -------------------------------
+
+
+def _forge(copy: Path, victim: str, change, cards: bool) -> dict:
+    """Rewrite one data file with change(records) and recompute ids, manifest, fingerprint and
+    SHA256SUMS consistently (and the card files too when cards is set): a careful forger."""
+    from generators import dumps_record, record_id
+    from gengap.release import fingerprint, sha256_bytes, write_checksums
+
+    path = copy / victim
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = change(records)
+    for record in records:
+        record["id"] = record_id(record["task"], record["input"], record["target"])
+    data = "".join(dumps_record(r) + "\n" for r in records).encode()
+    path.write_bytes(data)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    info = {"sha256": sha256_bytes(data), "bytes": len(data), "rows": len(records)}
+    manifest["data_files"][victim] = info
+    for config in manifest["configs"]:
+        for part in config["files"].values():
+            if part["path"] == victim:
+                part.update(info)
+    manifest["fingerprint"] = fingerprint(manifest["data_files"])
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if cards:
+        from data_cards import write_cards
+
+        write_cards(manifest, copy)
+    write_checksums(copy)
+    return manifest
+
+
+def _flip_first_target(records: list[dict]) -> list[dict]:
+    records[0]["target"] = "1" if records[0]["target"] == "0" else "0"
+    return records
+
+
+def test_verify_prints_the_fingerprint(release: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert main(["verify", str(release)]) == 0
+    out = capsys.readouterr().out
+    assert f"fingerprint sha256:{manifest['fingerprint']}\n" in out
+    assert f"{sum(i['rows'] for i in manifest['data_files'].values()):,} records" in out
+
+
+def test_plain_verify_rejects_a_forged_target(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A changed target with ids, manifest, fingerprint, SHA256SUMS and cards all recomputed."""
+    copy = _copy(release, tmp_path)
+    _forge(copy, "data/parity_check-length/test.jsonl", _flip_first_target, cards=True)
+    assert main(["verify", str(copy)]) == 1
+    captured = capsys.readouterr()
+    assert "record: data/parity_check-length/test.jsonl line 1: target" in captured.err
+    assert "is wrong" in captured.err
+
+
+def test_plain_verify_rejects_cards_with_another_fingerprint(
+    release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = _copy(release, tmp_path)
+    old = json.loads((release / "manifest.json").read_text())["fingerprint"]
+    _forge(copy, "data/addition-iid/train.jsonl", lambda records: records[1:], cards=False)
+    assert main(["verify", str(copy)]) == 1
+    err = capsys.readouterr().err
+    for name in ("README.md", "CITATION.cff", "croissant.json"):
+        assert f"{name} states fingerprint sha256:{old}" in err
+
+
+def test_regenerate_catches_what_plain_verify_cannot(release: Path, tmp_path: Path) -> None:
+    """Dropping a correct record and recomputing everything consistently passes the plain
+    level (each record is still a correct example); only the rebuild shows it."""
+    copy = _copy(release, tmp_path)
+    _forge(copy, "data/addition-iid/train.jsonl", lambda records: records[1:], cards=True)
+    assert main(["verify", str(copy)]) == 0
+    assert main(["verify", str(copy), "--regenerate", "--workers", "1"]) == 1
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda rs: rs + [dict(rs[0], task="even_pairs")], "is not the config's task"),
+        (lambda rs: [dict(r, difficulty=dict(r["difficulty"], input_length=99)) for r in rs[:1]] + rs[1:], "input_length=99"),
+    ],
+)
+def test_plain_verify_checks_every_record(release: Path, tmp_path: Path, change, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(release, tmp_path)
+    _forge(copy, "data/parity_check-length/train.jsonl", change, cards=True)
+    assert main(["verify", str(copy)]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_plain_verify_rejects_test_inputs_seen_in_train(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(release, tmp_path)
+    train = [json.loads(l) for l in (copy / "data/scan-length/train.jsonl").read_text().splitlines()]
+    _forge(copy, "data/scan-length/test.jsonl", lambda rs: rs + train[:2], cards=True)
+    assert main(["verify", str(copy)]) == 1
+    assert "2 test inputs also occur in train or validation" in capsys.readouterr().err

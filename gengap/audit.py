@@ -1,0 +1,98 @@
+"""Check every record of a release against its task, without rebuilding anything.
+
+For each data file of each config in manifest.json: every line is a valid record of the
+config's task (JSON Schema, ``id`` recomputed from input and target, token lengths, the
+target re-checked by the task's independent checker, and the difficulty features the task
+can recompute; see gengap.checking.record_problem), the row count is the manifest's, and
+no test input occurs in train or validation. This proves each record is a correct example
+of its task; it does not prove the records are the ones the suite and seeds produce (a
+forger could drop or swap correct examples): that is ``gengap verify --regenerate``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gengap.checking import record_problem
+
+PROBLEMS_PER_FILE = 5  # record problems listed per data file (the rest are counted)
+
+
+@dataclass
+class Audit:
+    """Records checked and the problems found."""
+
+    records: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, list[str]]:
+    """(rows, inputs of the valid records) after checking each record; problems go to audit."""
+    rows = 0
+    failures = 0
+    seen: list[str] = []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            rows += 1
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                problem: str | None = "not valid JSON"
+                record = None
+            else:
+                if isinstance(record, dict) and "task" in record and record["task"] != task:
+                    problem = f"task {record['task']!r} is not the config's task {task!r}"
+                else:
+                    problem = record_problem(record)
+            if problem is not None:
+                failures += 1
+                if failures <= PROBLEMS_PER_FILE:
+                    audit.problems.append(f"record: {name} line {number}: {problem}")
+                continue
+            seen.append(record["input"])
+    if failures > PROBLEMS_PER_FILE:
+        audit.problems.append(f"record: {name}: {failures - PROBLEMS_PER_FILE} more records fail")
+    audit.records += rows
+    return rows, seen
+
+
+def audit_records(root: Path, manifest: dict[str, Any], listed: set[str]) -> Audit:
+    """Check every record of the release at root (see the module doc); only data files in
+    `listed` (checksummed data files of the manifest) are read."""
+    audit = Audit()
+    configs = manifest.get("configs")
+    if not isinstance(configs, list):
+        audit.problems.append("manifest.json has no list of configs")
+        return audit
+    for config in configs:
+        try:
+            files = {part: dict(info) for part, info in config["files"].items()}
+            task = str(config["task"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            audit.problems.append(f"manifest.json: a config lacks valid files or task ({str(config)[:60]})")
+            continue
+        train_side: set[str] = set()
+        for part in ("train", "validation", "test"):
+            info = files.get(part)
+            if not info:
+                continue
+            name = str(info.get("path", ""))
+            path = root / name
+            if name not in listed:
+                audit.problems.append(f"record: {name!r} of config {config.get('name')!r} is not a checksummed data file")
+                continue
+            if not path.is_file():
+                continue  # reported as missing by the checksum pass
+            rows, seen = _audit_file(path, name, task, audit)
+            if rows != info.get("rows"):
+                audit.problems.append(f"record: {name} has {rows} rows, manifest.json says {info.get('rows')}")
+            if part != "test":
+                train_side.update(seen)
+            else:
+                shared = sum(1 for text in seen if text in train_side)
+                if shared:
+                    audit.problems.append(f"record: {name}: {shared} test inputs also occur in train or validation")
+    return audit
