@@ -320,7 +320,8 @@ def test_results_carry_novelty_buckets_and_divergence(small_split, tmp_path: Pat
     assert on_disk["divergence"] == results["divergence"] and on_disk["aggregate"]["by_novelty"] == aggregate
     assert json.loads((tmp_path / "run" / "seed-1" / "result.json").read_text())["by_novelty"] == results["per_seed"][1]["by_novelty"]
     # the same records without a report or novelty: no divergence, empty buckets
-    plain = train_and_evaluate({"train": small_split.train, "validation": small_split.validation[:4], "test": small_split.test[:4]},
+    bare = lambda rows: [{k: v for k, v in r.items() if k != "novelty"} for r in rows]  # noqa: E731
+    plain = train_and_evaluate({"train": small_split.train, "validation": bare(small_split.validation[:4]), "test": bare(small_split.test[:4])},
                                pos="rope", preset="tiny", steps=2, eval_every=2, eval_examples=2, seeds=(0,), d_model=32, heads=2, plots=False)
     assert plain["divergence"] == {"atom_divergence": None, "compound_divergence": None, "compounds": None}
     assert plain["per_seed"][0]["by_novelty"] == {"id": {}, "ood": {}} and plain["aggregate"]["by_novelty"] == {"id": {}, "ood": {}}

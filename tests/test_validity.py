@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def validity():
     spec = importlib.util.spec_from_file_location("validity", ROOT / "benchmarks" / "validity.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules["validity"] = module  # dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
-    return module
+    yield module
+    sys.modules.pop("validity", None)
 
 
 def test_divergence_verdict(validity) -> None:
@@ -61,8 +64,6 @@ def test_gap_and_positions_verdicts(validity) -> None:
 
 
 def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
-    import sys
-
     argv = sys.argv
     sys.argv = ["validity.py", "--smoke", "--out", str(tmp_path), "--workers", "1"]
     try:
