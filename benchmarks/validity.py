@@ -326,6 +326,7 @@ def main() -> None:
     runs_dir = Path(args.runs) if args.runs else out / "validity-runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     specs = plan(scale, args.smoke)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     start = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -339,7 +340,6 @@ def main() -> None:
     report = make_report([runs_dir], out / "validity-baselines.md")
     write_plots(report["rows"], out)
     table = report["text"].split("\n", 3)[3].replace("](validity-baselines", "](validity-baselines")
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     context = {
         "command": "python benchmarks/validity.py" + (" --smoke" if args.smoke else ""),
         "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}, Python {platform.python_version()})",
