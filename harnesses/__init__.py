@@ -21,6 +21,7 @@ from harnesses.errors import HarnessError
 from harnesses.extraction import Alphabet, answer_tokens, extract_answer
 from harnesses.prompts import Prompter, choose_shots, explanation, instruction
 from harnesses.releases import Release, ReleaseConfig, open_release
+from harnesses.rewards import compute_score, gengap_reward
 from harnesses.scoring import Score, exact_match, read_answer, score_output, score_outputs
 
 __all__ = [
@@ -32,9 +33,11 @@ __all__ = [
     "Score",
     "answer_tokens",
     "choose_shots",
+    "compute_score",
     "exact_match",
     "explanation",
     "extract_answer",
+    "gengap_reward",
     "instruction",
     "open_release",
     "read_answer",
