@@ -18,6 +18,7 @@ used.
 from __future__ import annotations
 
 from harnesses.errors import HarnessError
+from harnesses.export import FORMATS, export_release
 from harnesses.extraction import Alphabet, answer_tokens, extract_answer
 from harnesses.prompts import Prompter, choose_shots, explanation, instruction
 from harnesses.releases import Release, ReleaseConfig, open_release
@@ -26,6 +27,7 @@ from harnesses.scoring import Score, exact_match, read_answer, score_output, sco
 
 __all__ = [
     "Alphabet",
+    "FORMATS",
     "HarnessError",
     "Prompter",
     "Release",
@@ -36,6 +38,7 @@ __all__ = [
     "compute_score",
     "exact_match",
     "explanation",
+    "export_release",
     "extract_answer",
     "gengap_reward",
     "instruction",

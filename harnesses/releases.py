@@ -61,6 +61,12 @@ class Release:
                 return entry
         return {}
 
+    def params(self, config: str) -> dict[str, Any]:
+        """The task parameters a config was generated with (manifest ``generation.params``; {} when unknown)."""
+        generation = self.entry(config).get("generation")
+        params = generation.get("params") if isinstance(generation, Mapping) else None
+        return dict(params) if isinstance(params, Mapping) else {}
+
     def load(self, config: str) -> ReleaseConfig:
         """The records of one config (every part), with its task and parameters."""
         if config not in self.configs:
@@ -74,13 +80,11 @@ class Release:
             if len(tasks) != 1:
                 raise HarnessError(f"{folder}: cannot tell the config's task (records name {', '.join(tasks) or 'none'})")
             task = tasks[0]
-        generation = entry.get("generation")
-        params = generation.get("params") if isinstance(generation, Mapping) else None
         report = entry.get("report")
         return ReleaseConfig(
             name=config,
             task=task,
-            params=dict(params) if isinstance(params, Mapping) else {},
+            params=self.params(config),
             parts=parts,
             source=str(folder),
             report=dict(report) if isinstance(report, Mapping) else {},

@@ -263,7 +263,7 @@ def test_harnesses_import_neither_torch_nor_baselines_nor_gengap() -> None:
     import sys
 
     code = (
-        "import sys, harnesses, harnesses.prompts, harnesses.scoring, harnesses.rewards\n"
+        "import sys, harnesses, harnesses.prompts, harnesses.scoring, harnesses.rewards, harnesses.export, harnesses.lmeval\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'baselines', 'gengap', 'splits', 'pyarrow', 'datasets'}))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
