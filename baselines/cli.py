@@ -118,8 +118,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from baselines.data import load_split
 
     out = args.out
-    if out is None:
-        out = str(Path("runs") / f"eval-{model_name(args.model)}-{load_split(args.release, args.config).name}")
+    if out is None:  # the config's name: given, or the release's only one
+        config = args.config or load_split(args.release).name
+        out = str(Path("runs") / f"eval-{model_name(args.model)}-{config}")
     settings = {
         "shots": args.shots, "seed": args.seed, "limit": args.limit, "chat": args.chat, "system": args.system,
         "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens, "device": args.device,

@@ -225,3 +225,11 @@ def test_sft_trainer_reads_the_chat_export(exports: dict[str, Path], model: Path
     trainer = SFTTrainer(model=str(model), args=args, train_dataset=data, processing_class=AutoTokenizer.from_pretrained(model))
     output = trainer.train()
     assert math.isfinite(output.training_loss) and output.global_step == 2
+
+
+def test_gengap_eval_default_run_directory(model: Path, release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", str(model), "--release", str(release), "--config", "addition-iid", "--limit", "2"]) == 0
+    results = json.loads((tmp_path / "runs" / "eval-answers-one-addition-iid" / "results.json").read_text())
+    assert results["config"] == "addition-iid" and results["data"]["evaluated"] == {"id": 2, "ood": 2}
+    assert main(["eval", str(model), "--release", str(release), "--config", "addition-iid", "--limit", "2"]) == 2  # not empty now
