@@ -259,7 +259,7 @@ def export_release(
         except ImportError:
             raise HarnessError("--to verl writes Parquet and needs pyarrow (pip install 'gengap[harness]')") from None
     source = release if isinstance(release, Release) else open_release(release)
-    chosen = list(configs) if configs else list(source.configs)
+    chosen = list(dict.fromkeys(configs)) if configs else list(source.configs)
     unknown = [name for name in chosen if name not in source.configs]
     if unknown:
         raise HarnessError(f"{source.root} has no config {unknown[0]!r}; configs: {', '.join(source.configs)}")

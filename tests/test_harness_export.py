@@ -94,7 +94,7 @@ def test_chat_export_is_sft_ready_and_deterministic(release: Path, tmp_path: Pat
 
 
 def test_chat_export_with_a_system_message(release: Path, tmp_path: Path) -> None:
-    out = export(release, tmp_path, "chat", "--system", "--config", "parity_check-length")
+    out = export(release, tmp_path, "chat", "--system", "--config", "parity_check-length", "--config", "parity_check-length")
     assert [p.name for p in out.iterdir() if p.is_dir()] == ["parity_check-length"]
     row = json.loads((out / "parity_check-length" / "test.jsonl").read_text().splitlines()[0])
     assert [m["role"] for m in row["messages"]] == ["system", "user", "assistant"]
