@@ -7,6 +7,7 @@ validation part) and addition-iid (reversed output format, kept in each record's
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 
 SUITE = """\
@@ -32,3 +33,25 @@ def build_release(root: Path) -> Path:
     out = root / "release"
     assert main(["release", str(suite), "--out", str(out), "--workers", "1"]) == 0
     return out
+
+
+def other_shortest_path(record: dict) -> str | None:
+    """A shortest path of a shortest_path record other than its target, if the graph has one."""
+    edges = [pair.split() for pair in record["input"].split("?")[0].split(",")]
+    source, goal = record["input"].split("?")[1].split()
+    neighbours: dict[str, set[str]] = {}
+    for u, v in edges:
+        neighbours.setdefault(u, set()).add(v)
+        neighbours.setdefault(v, set()).add(u)
+    paths, queue, best = [], deque([[source]]), None
+    while queue:
+        path = queue.popleft()
+        if best is not None and len(path) > best:
+            break
+        if path[-1] == goal:
+            best = len(path)
+            paths.append(" ".join(path))
+            continue
+        queue.extend(path + [n] for n in sorted(neighbours[path[-1]]) if n not in path)
+    others = [p for p in paths if p != record["target"]]
+    return others[0] if others else None

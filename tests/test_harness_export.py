@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections import deque
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from generators import get_task
 from gengap.cli import main
 from harnesses import HarnessError, Prompter, export_release, open_release
 from harnesses.export import EXPORT_MARKER
-from tests.harness_fixture import CONFIGS, build_release
+from tests.harness_fixture import CONFIGS, build_release, other_shortest_path
 
 
 @pytest.fixture(scope="module")
@@ -31,28 +30,6 @@ def export(release: Path, tmp_path: Path, to: str, *extra: str) -> Path:
 def records(release: Path, config: str, part: str) -> list[dict]:
     path = release / "data" / config / f"{part}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def other_shortest_path(record: dict) -> str | None:
-    """A shortest path of a shortest_path record other than its target, if the graph has one."""
-    edges = [pair.split() for pair in record["input"].split("?")[0].split(",")]
-    source, goal = record["input"].split("?")[1].split()
-    neighbours: dict[str, set[str]] = {}
-    for u, v in edges:
-        neighbours.setdefault(u, set()).add(v)
-        neighbours.setdefault(v, set()).add(u)
-    paths, queue, best = [], deque([[source]]), None
-    while queue:
-        path = queue.popleft()
-        if best is not None and len(path) > best:
-            break
-        if path[-1] == goal:
-            best = len(path)
-            paths.append(" ".join(path))
-            continue
-        queue.extend(path + [n] for n in sorted(neighbours[path[-1]]) if n not in path)
-    others = [p for p in paths if p != record["target"]]
-    return others[0] if others else None
 
 
 # -- chat ---------------------------------------------------------------------------------------

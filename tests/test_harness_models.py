@@ -21,7 +21,7 @@ import torch  # noqa: F401  (the train extra)
 from gengap.cli import main
 from harnesses import gengap_reward, open_release, score_output
 from harnesses.lmeval import doc_record
-from tests.harness_fixture import build_release
+from tests.harness_fixture import build_release, other_shortest_path
 from tests.harness_models import answering_model
 
 OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -89,8 +89,6 @@ def test_lm_eval_scores_many_answer_wrappings_like_gengap(exports: dict[str, Pat
     import lm_eval
     from lm_eval.api.model import LM
     from lm_eval.tasks import TaskManager
-
-    from tests.test_harness_export import other_shortest_path
 
     wrappings = ["Answer: {}", " {}", "The answer is {}.", "\\boxed{{{}}}", "**Answer:** {}", "Answer: [{}]"]
 
