@@ -487,6 +487,21 @@ number and fingerprint. Since the data is a deterministic function of the suite 
 """
 
 
+def _novelty_lines(report: Mapping[str, Any]) -> list[str]:
+    """Per-example novelty of validation and test (records' ``novelty`` field), when the report has it."""
+    lines = []
+    for part, summary in (report.get("novelty") or {}).items():
+        if not summary:
+            continue
+        histogram = summary.get("unseen_compounds_histogram", {})
+        counts = ", ".join(f"{label}: {int(count):,}" for label, count in histogram.items())
+        lines.append(
+            f"- {part} records with a compound unseen in train: {100 * float(summary['with_unseen_compound']):.1f} % "
+            f"(records by unseen compounds, {counts})"
+        )
+    return lines
+
+
 def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
     out = ["## Split reports\n"]
     for config in manifest["configs"]:
@@ -526,6 +541,7 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
             f" (removed before: {report.get('removed_overlap', 0)});"
             f" pool records in no part: {report.get('unused', 0)}",
             f"- atoms of test unseen in train: {unseen_text}",
+            *_novelty_lines(report),
             *(f"- **warning:** {w}" for w in report.get("warnings") or []),
             "",
             "Sizes, and ranges of the difficulty features (min–max) per part:",

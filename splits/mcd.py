@@ -76,6 +76,7 @@ class _SparseRows:
             self.indices.append(row_i)
             self.values.append(row_v)
         self.size = len(vocab)
+        self.pairs: list[list[tuple[int, float]]] = [list(zip(i, v)) for i, v in zip(self.indices, self.values)]
         self.totals = [sum(v) for v in self.values]
         lengths = [len(i) for i in self.indices]
         self.flat_rows = np.repeat(np.arange(len(self.indices)), lengths)
@@ -108,7 +109,8 @@ class _Side:
             else:
                 self.test_total += self.rows.totals[example]
         a, b = self.alpha, 1.0 - self.alpha
-        self.chernoff_sum = sum(c**a * d**b for c, d in zip(self.train, self.test) if c > 0 and d > 0)
+        self.terms = [c**a * d**b if c > 0 and d > 0 else 0.0 for c, d in zip(self.train, self.test)]
+        self.chernoff_sum = sum(self.terms)
         self.train_array = np.asarray(self.train)
         self.test_array = np.asarray(self.test)
         self.dirty: set[int] = set()
@@ -147,45 +149,39 @@ class _Side:
         to_train = to_train / norm - coefficient * a * rows.row_totals / self.train_total
         return to_test, to_train
 
-    def changes(self, moves: list[tuple[int, int, int]]) -> dict[int, tuple[float, float]]:
-        """New (train, test) values of the touched items for moves (example, from, to)."""
-        touched: dict[int, tuple[float, float]] = {}
-        for example, source, dest in moves:
-            for k, v in zip(self.rows.indices[example], self.rows.values[example]):
-                c, d = touched.get(k, (self.train[k], self.test[k]))
-                if source == TRAIN:
-                    c -= v
-                elif source == TEST:
-                    d -= v
-                if dest == TRAIN:
-                    c += v
-                elif dest == TEST:
-                    d += v
-                touched[k] = (c, d)
-        return touched
-
     def evaluate(self, moves: list[tuple[int, int, int]]) -> tuple[float, float, float, float, dict]:
-        """(divergence, chernoff sum, train total, test total, touched) after the moves."""
-        touched = self.changes(moves)
-        a, b = self.alpha, 1.0 - self.alpha
-        total = self.chernoff_sum
-        for k, (c, d) in touched.items():
-            old_c, old_d = self.train[k], self.test[k]
-            if old_c > 0 and old_d > 0:
-                total -= old_c**a * old_d**b
-            if c > 1e-12 and d > 1e-12:
-                total += c**a * d**b
+        """(divergence, chernoff sum, train total, test total, touched) after the moves
+        (example, from, to); touched maps each item to its new (train, test, term)."""
+        train, test, terms = self.train, self.test, self.terms
+        touched: dict[int, tuple[float, float, float]] = {}
+        get = touched.get
         train_total, test_total = self.train_total, self.test_total
         for example, source, dest in moves:
+            to_train = (dest == TRAIN) - (source == TRAIN)
+            to_test = (dest == TEST) - (source == TEST)
             weight = self.rows.totals[example]
-            train_total += (dest == TRAIN) * weight - (source == TRAIN) * weight
-            test_total += (dest == TEST) * weight - (source == TEST) * weight
+            train_total += to_train * weight
+            test_total += to_test * weight
+            for k, v in self.rows.pairs[example]:
+                old = get(k)
+                if old is None:
+                    touched[k] = (train[k] + to_train * v, test[k] + to_test * v, 0.0)
+                else:
+                    touched[k] = (old[0] + to_train * v, old[1] + to_test * v, 0.0)
+        a, b = self.alpha, 1.0 - self.alpha
+        total = self.chernoff_sum
+        for k, (c, d, _) in touched.items():
+            term = c**a * d**b if c > 1e-12 and d > 1e-12 else 0.0
+            total += term - terms[k]
+            touched[k] = (c, d, term)
         return self.divergence(total, train_total, test_total), total, train_total, test_total, touched
 
     def apply(self, chernoff_sum: float, train_total: float, test_total: float, touched: dict) -> None:
-        for k, (c, d) in touched.items():
-            self.train[k] = c if c > 1e-12 else 0.0
-            self.test[k] = d if d > 1e-12 else 0.0
+        train, test, terms = self.train, self.test, self.terms
+        for k, (c, d, term) in touched.items():
+            train[k] = c if c > 1e-12 else 0.0
+            test[k] = d if d > 1e-12 else 0.0
+            terms[k] = term
         self.dirty.update(touched)
         self.chernoff_sum, self.train_total, self.test_total = chernoff_sum, train_total, test_total
 
@@ -277,7 +273,7 @@ def search(
         da, a_sum, a_train, a_test, a_touched = atom_side.evaluate(moves)
         change = sum(
             (d > 1e-12 and c <= 1e-12) - (atom_side.test[k] > 0 and atom_side.train[k] <= 0)
-            for k, (c, d) in a_touched.items()
+            for k, (c, d, _) in a_touched.items()
         )
         if change > 0:
             continue  # a test atom would become unseen in train

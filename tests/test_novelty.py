@@ -144,3 +144,33 @@ entries:
     novel = [r["novelty"] for r in result.test]
     assert novel == [brute_novelty(r, result.train) for r in result.test]
     assert any(n["unseen_compounds"] > 0 for n in novel)  # 8 short train inputs cannot show all 25 pairs
+
+
+def test_release_records_card_and_schema_carry_novelty(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        """
+name: t
+version: 0.1.0
+seed: 3
+license: cc-by-4.0
+entries:
+  - {task: scan, split: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 3000}}
+"""
+    )
+    out = tmp_path / "release"
+    assert main(["release", str(suite), "--out", str(out), "--workers", "1"]) == 0
+    folder = out / "data" / "scan-mcd"
+    read = lambda name: [json.loads(line) for line in (folder / f"{name}.jsonl").read_text().splitlines()]  # noqa: E731
+    train, test = read("train"), read("test")
+    assert all("novelty" not in r for r in train) and all("novelty" in r for r in test)
+    validator = python_validator("example")
+    assert not [e for r in test for e in validator.iter_errors(r)]
+    manifest = json.loads((out / "manifest.json").read_text())
+    summary = manifest["configs"][0]["report"]["novelty"]["test"]
+    share = sum(r["novelty"]["unseen_compounds"] > 0 for r in test) / len(test)
+    assert summary["with_unseen_compound"] == pytest.approx(share, abs=1e-6)
+    card = (out / "README.md").read_text()
+    assert f"test records with a compound unseen in train: {100 * share:.1f} %" in card
+    assert "name: novelty" in card  # declared as a struct feature for `datasets`
+    assert main(["verify", str(out)]) == 0

@@ -78,3 +78,20 @@ def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
     assert data["claims"]["divergence"]["points"] == 3  # scan-simple, one graded target, the maximum
     assert (tmp_path / "validity-baselines-divergence.png").is_file()
     assert (tmp_path / "validity-baselines-novelty.png").is_file()
+
+
+def test_notes_flag_reversals_unlearned_runs_and_vacuous_verdicts(validity) -> None:
+    claims = {
+        "divergence": {"series": [(0.0, 0.9), (0.3, 0.5), (0.5, 0.6), (0.7, 0.1)]},
+        "positions": {"ood": {"rope": 0.0, "nope": 0.0}, "holds": True, "learned": {"rope": False, "nope": False}},
+        "length:parity_check": validity.gap_claim(0.9, 0.4),
+        "easy_to_hard": validity.gap_claim(0.3, 0.0),
+    }
+    notes = validity.notes(claims)
+    assert len(notes) == 3
+    assert "D_C 0.300 -> 0.500: 0.500 -> 0.600" in notes[0]
+    assert "vacuously" in notes[1]
+    assert notes[2].startswith("easy_to_hard: the model did not learn") and "ID 0.300 < 0.8" in notes[2]
+    claims["positions"]["learned"]["rope"] = True
+    claims["divergence"]["series"] = [(0.0, 0.9), (0.7, 0.1)]
+    assert [n.split(":")[0] for n in validity.notes(claims)] == ["easy_to_hard"]
