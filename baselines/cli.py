@@ -1,10 +1,10 @@
-"""The ``train`` and ``report`` subcommands, for the gengap CLI to mount.
+"""The ``train``, ``eval`` and ``report`` subcommands, for the gengap CLI to mount.
 
-``add_commands(subparsers)`` adds both to an argparse subparsers object (its parser class is
+``add_commands(subparsers)`` adds them to an argparse subparsers object (its parser class is
 used); each sets ``func`` to a command function taking the parsed namespace and returning an
 exit code. Errors are :class:`baselines.errors.BaselineError` (a ValueError), which the gengap
 CLI reports as one line with exit code 2. This module imports neither torch nor gengap:
-torch is imported when ``train`` runs.
+torch is imported when ``train`` or ``eval`` runs.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def add_commands(subparsers: Any) -> None:
-    """Add ``train`` and ``report`` to the gengap subcommands."""
+    """Add ``train``, ``eval`` and ``report`` to the gengap subcommands."""
     p = subparsers.add_parser("train", help="train a transformer baseline on one config; ID vs OOD gap")
     p.add_argument("release", metavar="RELEASE_DIR", nargs="?", help="release directory (data/<config>/*.jsonl) or split directory")
     p.add_argument("--suite", metavar="SUITE.yaml", help="build --config from this suite config in memory instead of reading a release")
@@ -56,6 +56,21 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
     p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("eval", help="evaluate a pretrained Hugging Face causal LM (local directory) on one config: ID vs OOD gap")
+    p.add_argument("model", metavar="MODEL_DIR", help="local Hugging Face model directory (config, weights, tokenizer)")
+    p.add_argument("--release", required=True, metavar="DIR", help="release directory (data/<config>/*.jsonl) or split directory")
+    p.add_argument("--config", help="release config (needed when the release has several)")
+    p.add_argument("--shots", type=int, default=0, metavar="K", help="examples from the train part in every prompt (default 0)")
+    p.add_argument("--limit", type=int, metavar="N", help="records per side, validation (ID) and test (OOD) (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the k-shot draws (default 0)")
+    p.add_argument("--chat", action="store_true", help="prompt through the tokenizer's chat template (default: text prompts ending in 'Answer:')")
+    p.add_argument("--system", action="store_true", help="with --chat: the instruction as a system message")
+    p.add_argument("--batch-size", type=int, default=16, help="prompts generated together (default 16)")
+    p.add_argument("--max-new-tokens", type=int, help="new tokens per answer (default: the target's length + 8; 512 with --chat)")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
+    p.add_argument("--out", metavar="RUN_DIR", help="run directory for results.json and generations.jsonl (default runs/eval-<model>-<config>)")
+    p.set_defaults(func=cmd_eval)
 
     p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs (with divergence and novelty sections)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
@@ -90,6 +105,29 @@ def cmd_train(args: argparse.Namespace) -> int:
     results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **_settings(args))
     print(summary(results))
     print(f"wrote {args.out}/results.json")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    try:
+        from baselines.pretrained import evaluate_pretrained, model_name
+    except ImportError as err:
+        raise BaselineError(f"gengap eval needs torch and transformers (pip install 'gengap[train]'): {err}") from None
+    from pathlib import Path
+
+    from baselines.data import load_split
+
+    out = args.out
+    if out is None:  # the config's name: given, or the release's only one
+        config = args.config or load_split(args.release).name
+        out = str(Path("runs") / f"eval-{model_name(args.model)}-{config}")
+    settings = {
+        "shots": args.shots, "seed": args.seed, "limit": args.limit, "chat": args.chat, "system": args.system,
+        "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens, "device": args.device,
+    }
+    results = evaluate_pretrained(args.model, args.release, args.config, out=out, **settings)
+    print(summary(results))
+    print(f"wrote {out}/results.json and {out}/generations.jsonl")
     return 0
 
 

@@ -78,6 +78,16 @@ class SplitData:
         return digest.hexdigest()
 
 
+def subset(records: Sequence[Record], limit: int | None) -> list[Record]:
+    """A fixed spread of at most limit records (the same for every seed, resume and model evaluated)."""
+    if limit is None or len(records) <= limit:
+        return list(records)
+    import numpy as np
+
+    chosen = np.sort(np.random.default_rng(20240601).choice(len(records), size=limit, replace=False))
+    return [records[i] for i in chosen]
+
+
 def read_jsonl(path: Path) -> list[Record]:
     """Records of a JSONL file; BaselineError naming the first bad line."""
     records: list[Record] = []

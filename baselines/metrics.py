@@ -117,10 +117,17 @@ def score(
     predictions: Sequence[str],
     buckets: Mapping[str, list[int] | None] | None = None,
     mistakes: int = 20,
+    correct: Sequence[bool] | None = None,
 ) -> dict[str, Any]:
-    """Exact match, token accuracy, by length, by difficulty bucket, by novelty bucket and the first mistakes of a set."""
+    """Exact match, token accuracy, by length, by difficulty bucket, by novelty bucket and the first mistakes of a set.
+
+    ``correct`` (one flag per record) replaces the token comparison for exact match: a task's
+    checker, which accepts any of several right answers (``gengap eval`` passes it).
+    """
     if len(records) != len(predictions):
         raise ValueError(f"{len(records)} records but {len(predictions)} predictions")
+    if correct is not None and len(correct) != len(records):
+        raise ValueError(f"{len(records)} records but {len(correct)} correctness flags")
     if buckets is None:
         buckets = make_buckets([records])
     exact: list[bool] = []
@@ -129,8 +136,10 @@ def score(
     by_feature: dict[str, dict[str, tuple[list[bool], list[float]]]] = defaultdict(lambda: defaultdict(lambda: ([], [])))
     by_novelty: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     wrong: list[dict[str, str]] = []
-    for record, prediction in zip(records, predictions):
+    for index, (record, prediction) in enumerate(zip(records, predictions)):
         ok, accuracy = compare(record["target"], prediction)
+        if correct is not None:
+            ok = bool(correct[index])
         exact.append(ok)
         token.append(accuracy)
         cell = by_length[input_length(record)]

@@ -43,7 +43,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from baselines.data import SplitData, load_split
+from baselines.data import SplitData, load_split, subset
 from baselines.decoding import autocast_context, greedy_decode
 from baselines.errors import BaselineError
 from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
@@ -362,14 +362,6 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
 # -- one run ---------------------------------------------------------------------------
 
 
-def _subset(records: Sequence[dict], limit: int | None) -> list[dict]:
-    """A fixed spread of at most limit records (the same for every seed and resume)."""
-    if limit is None or len(records) <= limit:
-        return list(records)
-    chosen = np.sort(np.random.default_rng(20240601).choice(len(records), size=limit, replace=False))
-    return [records[i] for i in chosen]
-
-
 class EvalSet:
     """Records of one side with their prompts, ready to decode."""
 
@@ -403,12 +395,12 @@ class Run:
         self.train = EncodedTrain(data.train, self.tokenizer, device)
         self.buckets = make_buckets([data.validation, data.test])
         self.periodic = {
-            "id": EvalSet(_subset(data.validation, settings.eval_examples), self.tokenizer),
-            "ood": EvalSet(_subset(data.test, settings.eval_examples), self.tokenizer),
+            "id": EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer),
+            "ood": EvalSet(subset(data.test, settings.eval_examples), self.tokenizer),
         }
         self.final = {
-            "id": EvalSet(_subset(data.validation, settings.eval_limit), self.tokenizer),
-            "ood": EvalSet(_subset(data.test, settings.eval_limit), self.tokenizer),
+            "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer),
+            "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer),
         }
 
     def new_model(self, init_seed: int) -> SeqModel:

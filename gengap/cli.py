@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, train, report."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
+from harnesses.errors import HarnessError
+from harnesses.export import EXPORT_MARKER, FORMATS, export_release
 from splits import SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
@@ -331,6 +333,34 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+# -- export ----------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.shots < 0:
+        raise UsageError(f"--shots must be non-negative, got {args.shots}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
+    release = Path(args.release)
+    if not (release / "data").is_dir():
+        raise UsageError(f"{args.release} is not a release (no data/ directory)")
+    inputs = [args.release]
+    check_output_directory(args.out, args.force, inputs, marker=EXPORT_MARKER)
+    with atomic_directory(args.out, args.force, inputs, marker=EXPORT_MARKER) as staging:
+        manifest = export_release(
+            release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, configs=args.config or None
+        )
+    rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
+    for part in manifest["skipped"]:
+        print(f"gengap: warning: {part} is empty: left out of the export", file=sys.stderr)
+    print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
+    if args.to == "lm-eval":
+        print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
+    elif args.to == "verl":
+        print(f"reward: custom_reward_function.path={args.out}/reward.py custom_reward_function.name=compute_score")
+    return 0
+
+
 # -- entry point -----------------------------------------------------------------------
 
 
@@ -387,6 +417,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"most records per config (default {DEFAULT_MAX_RECORDS:,}, or fewer if the machine's memory cannot hold them; env {ENVIRONMENT_VARIABLE})",
     )
     p.set_defaults(func=cmd_release)
+
+    p = commands.add_parser("export", help="export a release for lm-evaluation-harness, verl or chat fine-tuning (TRL)")
+    p.add_argument("release", metavar="RELEASE", help="release directory")
+    p.add_argument("--to", required=True, choices=FORMATS, help="lm-eval (task directory), verl (Parquet + reward.py) or chat (JSONL of messages)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory (written atomically)")
+    p.add_argument("--shots", type=int, default=0, metavar="K", help="examples from the train part in every prompt (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the k-shot draws (default 0)")
+    p.add_argument("--config", action="append", metavar="NAME", help="export only this config (repeatable; default all)")
+    p.add_argument("--system", action="store_true", help="chat prompts: the instruction as a system message (default: in the first user message)")
+    p.add_argument("--force", action="store_true", help="replace an existing export (a directory holding gengap-export.json)")
+    p.set_defaults(func=cmd_export)
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
@@ -446,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = args.func(args)
             _flush_stdout()
             return code
-        except (UsageError, BaselineError) as err:
+        except (UsageError, BaselineError, HarnessError) as err:
             print(f"gengap: error: {err}", file=sys.stderr)
             return 2
         except BrokenPipeError:

@@ -138,6 +138,17 @@ def test_novelty_buckets() -> None:
     assert novelty_bucket({**rec("a", "b"), "novelty": {"unseen_compounds": -1}}) is None
 
 
+def test_score_takes_a_checkers_verdicts_for_exact_match() -> None:
+    """gengap eval passes the task checker's verdicts: another correct answer counts, token accuracy still compares with the target."""
+    records = [rec("0 1", "1 0", depth=1), rec("1 1", "1 1", depth=2)]
+    s = score(records, ["0 1", "1 0"], mistakes=5, correct=[True, False])
+    assert s["exact_match"] == 0.5 and s["token_accuracy"] == pytest.approx(0.25)
+    assert s["by_difficulty"]["depth"]["1"]["exact_match"] == 1.0 and s["by_length"]["2"]["exact_match"] == 0.5
+    assert [m["input"] for m in s["mistakes"]] == ["1 1"]
+    with pytest.raises(ValueError):
+        score(records, ["0 1", "1 0"], correct=[True])
+
+
 def test_score_by_novelty_hand_worked() -> None:
     records = [
         novel("0 1", "1 0", 0),

@@ -1,0 +1,49 @@
+"""Harnesses: gengap releases where pretrained models are evaluated and trained (no torch).
+
+- ``prompts``: a record as an English prompt, plain text or chat messages, with seeded k-shot
+  examples from the train side (:class:`Prompter`);
+- ``extraction`` and ``scoring``: the answer of free-form model output, read against the
+  task's answer alphabet and checked by the task's own checker (:func:`score_output`);
+- ``rewards``: reward functions with verl's (:func:`compute_score`) and TRL's
+  (:func:`gengap_reward`) signatures;
+- ``export``: lm-evaluation-harness task directories, verl Parquet and chat JSONL
+  (:func:`export_release`); ``lmeval``: the hooks the exported lm-eval tasks call;
+- ``releases``: reading a release's configs.
+
+This package uses the tasks' checkers (generators) and reads releases; it never imports
+baselines or gengap. pyarrow (verl export) and datasets (lm-eval documents) are imported when
+used.
+"""
+
+from __future__ import annotations
+
+from harnesses.errors import HarnessError
+from harnesses.export import FORMATS, export_release
+from harnesses.extraction import Alphabet, answer_tokens, extract_answer
+from harnesses.prompts import Prompter, choose_shots, explanation, instruction
+from harnesses.releases import Release, ReleaseConfig, open_release
+from harnesses.rewards import compute_score, gengap_reward
+from harnesses.scoring import Score, exact_match, read_answer, score_output, score_outputs
+
+__all__ = [
+    "Alphabet",
+    "FORMATS",
+    "HarnessError",
+    "Prompter",
+    "Release",
+    "ReleaseConfig",
+    "Score",
+    "answer_tokens",
+    "choose_shots",
+    "compute_score",
+    "exact_match",
+    "explanation",
+    "export_release",
+    "extract_answer",
+    "gengap_reward",
+    "instruction",
+    "open_release",
+    "read_answer",
+    "score_output",
+    "score_outputs",
+]

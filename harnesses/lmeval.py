@@ -1,0 +1,63 @@
+"""The hooks an lm-evaluation-harness task of a gengap export calls (through the ``utils.py`` the export writes).
+
+- ``load_docs(folder)``: the config's documents as a ``datasets.DatasetDict`` with the splits
+  ``validation`` (ID) and ``test`` (OOD) read from ``folder/{validation,test}.jsonl`` (the YAML
+  names it as ``custom_dataset``, so the export directory can be moved anywhere);
+- ``process_results(doc, results)``: ``{"exact_match": 1.0 or 0.0}`` from gengap's answer
+  extraction and the task's checker (:func:`harnesses.scoring.score_output`), so a task with
+  several correct answers is scored right.
+
+A document holds the record (``id``, ``task``, ``input``, ``target``, ``meta`` as JSON text, ...) and
+its ``prompt``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from harnesses.scoring import score_output
+
+SPLITS = ("validation", "test")
+
+
+def doc_record(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of an exported document (meta parsed back from its JSON text)."""
+    record = {"id": doc.get("id"), "task": doc["task"], "input": doc["input"], "target": doc["target"]}
+    meta = doc.get("meta")
+    if isinstance(meta, str) and meta.strip():
+        parsed = json.loads(meta)
+        if parsed:
+            record["meta"] = parsed
+    elif isinstance(meta, Mapping) and meta:
+        record["meta"] = dict(meta)
+    return record
+
+
+def _first(results: Any) -> str:
+    if isinstance(results, str):
+        return results
+    if isinstance(results, Sequence) and results:
+        return _first(results[0])
+    return ""
+
+
+def process_results(doc: Mapping[str, Any], results: Any) -> dict[str, float]:
+    """lm-eval's per-document metric: exact match by gengap's extraction and the task's checker."""
+    return {"exact_match": 1.0 if score_output(doc_record(doc), _first(results)).correct else 0.0}
+
+
+def load_docs(folder: str | Path, **_: Any) -> Any:
+    """The documents of one exported config, as a DatasetDict of its non-empty splits."""
+    import datasets
+
+    folder = Path(folder)
+    parts = {}
+    for split in SPLITS:
+        path = folder / f"{split}.jsonl"
+        if path.is_file():
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            if rows:
+                parts[split] = datasets.Dataset.from_list(rows)
+    return datasets.DatasetDict(parts)

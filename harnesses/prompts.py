@@ -1,0 +1,266 @@
+"""Prompts: a record rendered for a pretrained language model, as plain text or as chat messages.
+
+A prompt has four parts:
+
+- an **instruction** that explains the task and its token conventions in English, written per
+  task (``EXPLANATIONS``) and filled in from the config's parameters and the record's ``meta``
+  (modulus, cycle length, output format, ...); a task without an explanation falls back to its
+  one-line ``description`` and non-size parameters;
+- optional **k-shot examples** from the train side, drawn per query by a seeded hash of (seed,
+  record id), so the same query always gets the same examples whatever the order or the
+  subset evaluated (a train record never serves as its own example);
+- the **query** (``Input: <tokens>``);
+- the expected **answer format**: a last line ``Answer: <tokens>``.
+
+Text prompts (for completion models and lm-evaluation-harness) end with ``Answer:``, so the
+model's continuation is the answer. Chat prompts are lists of ``{"role", "content"}``
+messages: the examples are earlier user / assistant turns, the instruction opens the first
+user message (or is a system message with ``system=True``), the reply expected is
+``Answer: <tokens>`` (what :func:`Prompter.reply` gives, for supervised fine-tuning).
+Everything here is deterministic and pure Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from generators import get_task
+
+Record = Mapping[str, Any]
+Message = dict[str, str]
+
+ANSWER_PREFIX = "Answer:"
+CONVENTIONS = "Tokens are separated by single spaces; write the answer's tokens the same way."
+TEXT_FORMAT = 'Give the answer after "Answer:".'
+CHAT_FORMAT = 'End your reply with a line "Answer: " followed by the answer.'
+SIZE_WORDS = ("min_", "max_")  # size-knob parameters: they differ between train and test, so prompts never state them
+
+
+def _addition_like(op: str, result: str) -> Callable[[Mapping[str, Any]], str]:
+    def explain(p: Mapping[str, Any]) -> str:
+        form = p.get("format", "plain")
+        head = f"The input is a {op} b with one token per decimal digit, most significant digit first."
+        if form == "reversed":
+            return f"{head} Answer the {result} with one token per digit, least significant digit first (reversed)."
+        if form == "index_hints":
+            return (
+                f"The input is a {op} b where every decimal digit is preceded by its position token "
+                f"(p0 for the units digit, p1 for the tens, ...), most significant digit first. "
+                f"Answer the {result} in the same notation: each digit preceded by its position token, most significant first."
+            )
+        return f"{head} Answer the {result} with one token per digit, most significant digit first."
+
+    return explain
+
+
+def _m(p: Mapping[str, Any], key: str = "modulus", default: int = 5) -> int:
+    value = p.get(key, default)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "parity_check": lambda p: "The input is a string of bits. Answer 1 if it contains an odd number of 1s, else 0.",
+    "even_pairs": lambda p: (
+        "The input is a string of bits. Count the places where two neighbouring bits differ (01 or 10). "
+        "Answer 0 if that count is even, else 1."
+    ),
+    "modular_arithmetic": lambda p: (
+        f"The input is an arithmetic expression over the numbers 0 to {_m(p) - 1} with + - and * "
+        f"(* binds tighter than + and -). Answer its value modulo {_m(p)}, one number from 0 to {_m(p) - 1}."
+    ),
+    "cycle_navigation": lambda p: (
+        f"Start at position 0 on a cycle of {_m(p, 'cycle_length')} positions numbered 0 to {_m(p, 'cycle_length') - 1}. "
+        "Each input token is a move: L goes one step down (-1), S stays, R goes one step up (+1), wrapping around the cycle. "
+        "Answer the final position."
+    ),
+    "stack_manipulation": lambda p: (
+        "The input starts with a stack of bits written from bottom to top, followed by actions: POP removes the top "
+        "symbol (nothing happens when the stack is empty), PUSH0 and PUSH1 put 0 or 1 on top. "
+        "Answer the final stack from top to bottom, or EMPTY when it is empty."
+    ),
+    "reverse_string": lambda p: "Answer the input's symbols in reverse order.",
+    "modular_arithmetic_brackets": lambda p: (
+        f"The input is an expression with brackets over the digits 0 to {_m(p) - 1} with + and - "
+        "(a - before a digit or bracket with nothing to subtract from is a unary minus). "
+        f"Answer its value modulo {_m(p)}, one digit from 0 to {_m(p) - 1}."
+    ),
+    "solve_equation": lambda p: (
+        f"The input is an equation: an expression with brackets over the digits 0 to {_m(p) - 1} with + and - in which one "
+        f"digit is replaced by x, then = and the expression's value modulo {_m(p)}. Answer the digit that x stands for."
+    ),
+    "duplicate_string": lambda p: "Answer the input string written twice.",
+    "missing_duplicate_string": lambda p: (
+        "The input is a string written twice in a row, with one symbol replaced by _ (a final # only pads inputs of "
+        "odd length). Answer the symbol that _ replaces."
+    ),
+    "odds_first": lambda p: (
+        "Answer the input's symbols at odd positions (1st, 3rd, 5th, ...) followed by its symbols at even positions "
+        "(2nd, 4th, ...), each group in its original order."
+    ),
+    "binary_addition": lambda p: (
+        "The input is two binary numbers written least significant bit first, separated by +. "
+        "Answer their sum in binary, least significant bit first, without trailing zeros."
+    ),
+    "binary_multiplication": lambda p: (
+        "The input is two binary numbers written least significant bit first, separated by *. "
+        "Answer their product in binary, least significant bit first, without trailing zeros (0 for zero)."
+    ),
+    "compute_sqrt": lambda p: (
+        "The input is a binary number of L bits, most significant bit first, padded with leading zeros. "
+        "Answer the integer part of its square root in binary, most significant bit first, padded with leading zeros "
+        "to half of L bits, rounded up."
+    ),
+    "bucket_sort": lambda p: (
+        f"The input is a string of symbols 0 to {_m(p, 'alphabet_size') - 1}. Answer the same symbols sorted in ascending order."
+    ),
+    "addition": _addition_like("+", "sum"),
+    "multiplication": _addition_like("*", "product"),
+    "modular_operation": lambda p: (
+        f"The input is x op y with x and y numbers from 0 to {_m(p, 'p', 97) - 1} and op one of + - * / "
+        f"(/ multiplies x by the inverse of y modulo {_m(p, 'p', 97)}). Answer (x op y) modulo {_m(p, 'p', 97)}, one number."
+    ),
+    "variable_binding": lambda p: (
+        "The input is a list of assignments, each ended by ;. x = v gives x the value v, x = y gives x the value of y"
+        + (f", x = - y gives x the value {_m(p, 'values', 10) - 1} minus the value of y" if p.get("negation") else "")
+        + ". After ? comes one variable. Answer its value."
+    ),
+    "pointer_chasing": lambda p: (
+        "The input is a table of key value pairs (each pair says: key points to value), then ? s k. Start at node s and "
+        "follow the pointers k times. Answer the node you reach."
+    ),
+    "listops": lambda p: (
+        "Evaluate the nested expression over the digits 0 to 9. [MAX is the maximum of its arguments, [MIN the minimum, "
+        "[MED the median (for an even number of arguments the mean of the two middle values, rounded down), [SM the sum "
+        "modulo 10; ] closes the innermost open operator. Answer the value, one digit."
+    ),
+    "prefix_sums": lambda p: (
+        "The input is a string of bits. Answer its running parity: output bit i is the sum modulo 2 of input bits 1 to i, "
+        "one output bit per input bit."
+    ),
+    "shortest_path": lambda p: (
+        "The input is an undirected graph as a list of edges u v separated by commas, then ? s t. "
+        "Answer a shortest path from s to t as its sequence of nodes, starting with s and ending with t."
+    ),
+    "graph_connectivity": lambda p: (
+        "The input is an undirected graph as a list of edges u v separated by commas, then ? s t. "
+        "Answer yes if s and t are connected by a path, else no."
+    ),
+    "scan": lambda p: (
+        "Translate the command into a sequence of actions I_WALK I_RUN I_JUMP I_LOOK I_TURN_LEFT I_TURN_RIGHT. "
+        "walk run jump look are one action each; turn left is I_TURN_LEFT, X left is I_TURN_LEFT then X (right alike); "
+        "X opposite left turns left twice, then X; X around left is (I_TURN_LEFT X) four times; twice and thrice repeat "
+        "what precedes them; A and B is A then B; A after B is B then A."
+    ),
+    "pcfg_set": lambda p: (
+        "The input is a program in prefix notation over strings of symbols. Unary functions: copy x (x), reverse x, "
+        "shift x (first symbol moved to the end), echo x (x and its last symbol again), swap_first_last x, repeat x "
+        "(x twice). Binary functions take x , y: append (x y), prepend (y x), remove_first (y), remove_second (x). "
+        "A function applies to the expression that follows it. Answer the resulting string of symbols."
+    ),
+    "cogs_like": lambda p: (
+        "Translate the English sentence into its logical form in COGS notation: first every definite noun phrase "
+        "(the N) as * N ( x _ i ) ; then the other conjuncts joined by AND, where x _ i stands for the word at 0-based "
+        "position i of the sentence, proper names are written as themselves, verbs take roles such as "
+        "V . agent ( x _ e , x _ i ), V . theme, V . recipient, V . ccomp, and prepositional phrases are "
+        "N . nmod . P ( x _ i , x _ j ). Verbs and nouns are written in their base form."
+    ),
+}
+
+
+def prompt_params(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None) -> dict[str, Any]:
+    """The parameters a prompt states: the task's defaults, then the config's parameters, then the record's meta."""
+    merged: dict[str, Any] = dict(get_task(task).default_params().to_dict())
+    merged.update(params or {})
+    if record is not None and isinstance(record.get("meta"), Mapping):
+        merged.update(record["meta"])
+    return merged
+
+
+def explanation(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None) -> str:
+    """What the task asks, in English, for these parameters (and this record's meta)."""
+    values = prompt_params(task, params, record)
+    if task in EXPLANATIONS:
+        return EXPLANATIONS[task](values)
+    spec = get_task(task)
+    settings = ", ".join(f"{k}={v}" for k, v in values.items() if not k.startswith(SIZE_WORDS))
+    return f"The task {task}: {spec.description}." + (f" Settings: {settings}." if settings else "")
+
+
+def instruction(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None, chat: bool = False) -> str:
+    """The instruction of a prompt: the explanation, the token conventions and the answer format."""
+    return f"{explanation(task, params, record)}\n{CONVENTIONS} {CHAT_FORMAT if chat else TEXT_FORMAT}"
+
+
+def query(record: Record) -> str:
+    return f"Input: {record['input']}"
+
+
+def reply(record: Record) -> str:
+    """The expected answer line of a record: ``Answer: <target>``."""
+    return f"{ANSWER_PREFIX} {record['target']}"
+
+
+def _draw_seed(seed: int, record: Record) -> int:
+    key = f"gengap-shots\n{seed}\n{record.get('id', '')}\n{record['input']}".encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "little")
+
+
+def choose_shots(record: Record, pool: Sequence[Record], k: int, seed: int = 0) -> list[Record]:
+    """k examples of pool for record: a seeded draw per (seed, record), never one with the record's input."""
+    if k <= 0 or not pool:
+        return []
+    rng = random.Random(_draw_seed(seed, record))
+    n = len(pool)
+    picks = rng.sample(range(n), min(n, k + 8))  # a few spares for copies of the record itself
+    chosen = [pool[i] for i in picks if pool[i]["input"] != record["input"]][:k]
+    if len(chosen) < k and len(picks) < n:  # many copies of the record's input: look through the whole pool
+        chosen = [pool[i] for i in rng.sample(range(n), n) if pool[i]["input"] != record["input"]][:k]
+    return chosen
+
+
+@dataclass
+class Prompter:
+    """Prompts of one config: its task, parameters and train pool, the number of shots and the seed.
+
+    ``text(record)`` is the completion prompt, ``chat(record)`` the messages, ``sft(record)`` the
+    messages with the expected reply appended, ``shots(record)`` the examples it uses.
+    """
+
+    task: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    pool: Sequence[Record] = ()
+    k: int = 0
+    seed: int = 0
+    system: bool = False
+
+    def __post_init__(self) -> None:
+        get_task(self.task)  # an unknown task fails here, not at the first record
+        if self.k < 0:
+            raise ValueError(f"shots must be non-negative, got {self.k}")
+
+    def shots(self, record: Record) -> list[Record]:
+        return choose_shots(record, self.pool, self.k, self.seed)
+
+    def text(self, record: Record) -> str:
+        blocks = [instruction(self.task, self.params, record)]
+        blocks += [f"{query(shot)}\n{reply(shot)}" for shot in self.shots(record)]
+        blocks.append(f"{query(record)}\n{ANSWER_PREFIX}")
+        return "\n\n".join(blocks)
+
+    def chat(self, record: Record) -> list[Message]:
+        head = instruction(self.task, self.params, record, chat=True)
+        turns: list[Message] = [{"role": "system", "content": head}] if self.system else []
+        for shot in self.shots(record):
+            turns.append({"role": "user", "content": query(shot)})
+            turns.append({"role": "assistant", "content": reply(shot)})
+        turns.append({"role": "user", "content": query(record)})
+        if not self.system:
+            first = turns[0]
+            turns[0] = {"role": "user", "content": f"{head}\n\n{first['content']}"}
+        return turns
+
+    def sft(self, record: Record) -> list[Message]:
+        return self.chat(record) + [{"role": "assistant", "content": reply(record)}]

@@ -1,0 +1,82 @@
+"""Scoring model output with the task's own checker.
+
+``score_output(record, output)`` extracts the answer span of free-form output
+(:func:`harnesses.extraction.extract_answer`), reads its tokens against the task's answer
+alphabet (:func:`harnesses.extraction.answer_tokens`) and asks the task's independent checker
+``Task.check(record, answer)``, so tasks with several correct answers (shortest_path: any
+shortest path) are scored right. A record needs ``task``, ``input`` and ``target`` (and
+``meta`` where the task has one).
+
+The answer alphabet of a task is the set of tokens of its targets: those of a fixed sample of
+the task (20 examples at each of its levels 1..10, default parameters, cached per process)
+together with the record's own target tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from generators import get_task
+from harnesses.extraction import Alphabet, answer_tokens, extract_answer
+
+Record = Mapping[str, Any]
+SAMPLE_PER_LEVEL = 20
+SAMPLE_SEED = 20261201
+
+
+@lru_cache(maxsize=None)
+def task_alphabet(task: str) -> Alphabet:
+    """The target tokens of a fixed sample of the task (every level, default parameters otherwise)."""
+    spec = get_task(task)
+    tokens: set[str] = set()
+    for level, params in sorted(spec.levels().items()):
+        rng = np.random.default_rng([SAMPLE_SEED, level])
+        for record in spec.generate(rng, SAMPLE_PER_LEVEL, params).records(task):
+            tokens.update(record["target"].split())
+    return Alphabet.of(tokens)
+
+
+def alphabet_of(record: Record) -> Alphabet:
+    """The answer alphabet for a record: its task's sample alphabet and its own target tokens."""
+    return task_alphabet(str(record["task"])) | Alphabet.of(str(record["target"]).split())
+
+
+@dataclass(frozen=True)
+class Score:
+    """One scored output: whether the checker accepts it, the answer read (tokens joined by
+    spaces, "" when none) and the span it was read from (None when the output was empty)."""
+
+    correct: bool
+    answer: str
+    span: str | None
+
+
+def read_answer(record: Record, output: str | None) -> tuple[str | None, list[str]]:
+    """(answer span, answer tokens) of an output for a record."""
+    span = extract_answer(output)
+    return span, answer_tokens(span, alphabet_of(record))
+
+
+def score_output(record: Record, output: str | None) -> Score:
+    """Extract, read and check one output (see the module doc)."""
+    span, tokens = read_answer(record, output)
+    answer = " ".join(tokens)
+    if not tokens:
+        return Score(False, answer, span)
+    return Score(bool(get_task(str(record["task"])).check(record, answer)), answer, span)
+
+
+def score_outputs(records: Sequence[Record], outputs: Sequence[str | None]) -> list[Score]:
+    if len(records) != len(outputs):
+        raise ValueError(f"{len(records)} records but {len(outputs)} outputs")
+    return [score_output(record, output) for record, output in zip(records, outputs)]
+
+
+def exact_match(records: Sequence[Record], outputs: Sequence[str | None]) -> float:
+    """The share of outputs the checker accepts (0.0 for no records)."""
+    scores = score_outputs(records, outputs)
+    return sum(s.correct for s in scores) / len(scores) if scores else 0.0

@@ -1,0 +1,270 @@
+"""Harnesses: prompts, answer extraction and scoring with the tasks' checkers (no torch)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generators import get_task, task_names
+from harnesses import Alphabet, Prompter, answer_tokens, choose_shots, exact_match, explanation, extract_answer, score_output
+from harnesses.prompts import EXPLANATIONS, instruction
+from harnesses.scoring import alphabet_of, task_alphabet
+
+TASKS = task_names()
+
+
+def records_of(task: str, seed: int, n: int = 6) -> list[dict]:
+    """n records of task at a level drawn from seed (levels 1..5 keep inputs short)."""
+    spec = get_task(task)
+    rng = np.random.default_rng(seed)
+    level = int(rng.integers(1, 6))
+    return list(spec.generate(rng, n, spec.level(level)).records(task))
+
+
+# -- extraction ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "span"),
+    [
+        ("Answer: 1 0 1", "1 0 1"),
+        ("answer:1 0", "1 0"),
+        ("Let me think.\nThe parity is odd.\nFinal answer: 1", "1"),
+        ("**Answer:** 1 1", "1 1"),
+        ("**Answer:**\n\n1 1\nThat is all.", "1 1"),
+        ("So the answer is 7.", "7."),
+        ("The answer is \\boxed{\\text{yes}}.", "\\text{yes}"),
+        ("\\boxed{3} but wait, Answer: 4", "4"),  # the last marker wins
+        ("Answer: 4\nHmm, actually \\boxed{3}", "3"),
+        ("\\boxed{{a} b}", "{a} b"),  # balanced braces
+        ("<think>Answer: 0</think>\nAnswer: 1", "1"),  # reasoning is dropped
+        ("thinking... </think> 0 1", "0 1"),
+        (" 1 0 1\n", "1 0 1"),  # a completion after "Answer:": the last line
+        ("first\n\nsecond line \n\n", "second line"),
+        ("", None),
+        ("   \n  ", None),
+        (None, None),
+    ],
+)
+def test_extract_answer(output: str | None, span: str | None) -> None:
+    assert extract_answer(output) == span
+
+
+BITS = Alphabet.of(["0", "1"])
+SCAN = Alphabet.of(["I_JUMP", "I_WALK", "I_TURN_LEFT"])
+LOGIC = Alphabet.of("* cat ( x _ 1 ) ; AND like . agent , Emma".split())
+
+
+@pytest.mark.parametrize(
+    ("span", "alphabet", "tokens"),
+    [
+        ("1 0 1", BITS, ["1", "0", "1"]),
+        ("101", BITS, ["1", "0", "1"]),
+        ("[1, 0, 1].", BITS, ["1", "0", "1"]),
+        ("`1 0`", BITS, ["1", "0"]),
+        ("**1 0**", BITS, ["1", "0"]),
+        ("\\text{1}\\,\\text{0}", BITS, ["1", "0"]),
+        ("1 -> 0 → 1", BITS, ["1", "0", "1"]),
+        ("i_jump I_WALK", SCAN, ["I_JUMP", "I_WALK"]),
+        ("I_JUMP, I_TURN_LEFT.", SCAN, ["I_JUMP", "I_TURN_LEFT"]),
+        ("IJUMP", SCAN, ["IJUMP"]),  # an underscore of a token is never decoration
+        ("* cat ( x _ 1 ) ;", LOGIC, ["*", "cat", "(", "x", "_", "1", ")", ";"]),  # marks that are tokens stay
+        ("1 0 1 (probably)", BITS, ["1", "0", "1", "p", "r", "o", "b", "a", "b", "l", "y"]),
+        ("", BITS, []),
+    ],
+)
+def test_answer_tokens(span: str, alphabet: Alphabet, tokens: list[str]) -> None:
+    assert answer_tokens(span, alphabet) == tokens
+
+
+def test_alphabets_come_from_targets() -> None:
+    assert task_alphabet("parity_check").tokens == {"0", "1"} and task_alphabet("parity_check").single_characters
+    assert task_alphabet("multiplication").tokens == set("0123456789")  # '*' is an input token only
+    cogs = task_alphabet("cogs_like")
+    assert {"(", ")", "*", ";", ",", "AND", "."} <= cogs.tokens and not cogs.single_characters
+    record = {"task": "addition", "input": "p0 1 + p0 2", "target": "p0 3", "meta": {"format": "index_hints"}}
+    assert not alphabet_of(record).single_characters  # the record's own tokens join the task's
+
+
+# -- correct answers in many wrappings score 1, wrong answers never ---------------------------
+
+
+@dataclass(frozen=True)
+class Wrapping:
+    name: str
+    render: Callable[[list[str]], str]
+    marks: tuple[str, ...] = ()
+    concatenated: bool = False
+    cased: bool = False
+
+
+WRAPPINGS = [
+    Wrapping("bare", lambda a: " ".join(a)),
+    Wrapping("label", lambda a: "Answer: " + " ".join(a)),
+    Wrapping("lowercase label", lambda a: "answer:" + " ".join(a)),
+    Wrapping("markdown label", lambda a: "**Answer:** " + " ".join(a)),
+    Wrapping("final label after reasoning", lambda a: "We work it out step by step.\nAnswer: 3 is not it.\nFinal answer: " + " ".join(a)),
+    Wrapping("label then next line", lambda a: "Answer:\n" + " ".join(a) + "\n"),
+    Wrapping("phrase", lambda a: "I think the answer is " + " ".join(a), ()),
+    Wrapping("phrase with period", lambda a: "The answer is " + " ".join(a) + ".", (".",)),
+    Wrapping("boxed", lambda a: "Therefore \\boxed{" + " ".join(a) + "}"),
+    Wrapping("boxed text", lambda a: "\\boxed{\\text{" + " ".join(a) + "}}"),
+    Wrapping("last line", lambda a: "Some reasoning here.\n\n" + " ".join(a) + "\n"),
+    Wrapping("reasoning block", lambda a: "<think>Answer: nothing</think>\n" + " ".join(a)),
+    Wrapping("commas", lambda a: "Answer: " + ", ".join(a), (",",)),
+    Wrapping("list", lambda a: "Answer: [" + ", ".join(a) + "]", ("[", "]", ",")),
+    Wrapping("backticks", lambda a: "Answer: `" + " ".join(a) + "`", ("`",)),
+    Wrapping("bold", lambda a: "Answer: **" + " ".join(a) + "**", ("**",)),
+    Wrapping("quotes", lambda a: 'Answer: "' + " ".join(a) + '"', ('"',)),
+    Wrapping("arrows", lambda a: "Answer: " + " -> ".join(a), ("->",)),
+    Wrapping("math", lambda a: "Answer: $" + " ".join(a) + "$", ("$",)),
+    Wrapping("concatenated", lambda a: "Answer: " + "".join(a), concatenated=True),
+    Wrapping("uppercase", lambda a: "Answer: " + " ".join(t.upper() for t in a), cased=True),
+    Wrapping("lowercase", lambda a: "Answer: " + " ".join(t.lower() for t in a), cased=True),
+]
+
+
+def applies(wrapping: Wrapping, tokens: list[str], alphabet: Alphabet) -> bool:
+    """Whether the wrapping is one gengap promises to undo for these tokens."""
+    if not all(alphabet.removable(mark) for mark in wrapping.marks):
+        return False
+    if wrapping.concatenated and not alphabet.single_characters and len(tokens) > 1:
+        return False
+    if wrapping.cased:
+        folded = alphabet.casefolded()
+        for token in tokens:
+            for changed in (token.upper(), token.lower()):
+                if changed != token and (changed in alphabet.tokens or folded.get(token.casefold()) != token):
+                    return False
+    return True
+
+
+def wrong_answers(record: dict, rng: random.Random) -> list[list[str]]:
+    """Token sequences over the record's answer alphabet that the checker rejects."""
+    task = get_task(record["task"])
+    alphabet = sorted(alphabet_of(record).tokens)
+    target = record["target"].split()
+    candidates = [target + [rng.choice(alphabet)], [rng.choice(alphabet) for _ in range(rng.randint(1, len(target) + 2))], target[::-1]]
+    if len(target) > 1:
+        candidates += [target[:-1], target[1:], target[:1] + target]
+    position = rng.randrange(len(target))
+    candidates.append(target[:position] + [rng.choice([t for t in alphabet if t != target[position]] or ["?"])] + target[position + 1 :])
+    return [c for c in candidates if c and not task.check(record, " ".join(c))]
+
+
+@pytest.mark.parametrize("task", TASKS)
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_right_answers_score_1_and_wrong_ones_0_in_every_wrapping(task: str, seed: int) -> None:
+    rng = random.Random(seed)
+    for record in records_of(task, seed):
+        alphabet = alphabet_of(record)
+        target = record["target"].split()
+        undone = [w for w in WRAPPINGS if applies(w, target, alphabet)]
+        assert {"bare", "label", "boxed", "last line", "phrase"} <= {w.name for w in undone}
+        for wrapping in undone:
+            output = wrapping.render(target)
+            assert score_output(record, output).correct, (wrapping.name, output, record)
+        for wrong in wrong_answers(record, rng):
+            for wrapping in WRAPPINGS:  # every wrapping, also those gengap does not undo
+                output = wrapping.render(wrong)
+                assert not score_output(record, output).correct, (wrapping.name, output, record)
+
+
+def test_checker_decides_tasks_with_several_answers() -> None:
+    # two shortest paths from 0 to 3: 0 1 3 (the generated target) and 0 2 3
+    record = {"task": "shortest_path", "input": "0 1 , 0 2 , 1 3 , 2 3 ? 0 3", "target": "0 1 3"}
+    assert score_output(record, "Answer: 0 1 3").correct
+    assert score_output(record, "The shortest path is 0 -> 2 -> 3.\nAnswer: 0 -> 2 -> 3").correct
+    assert not score_output(record, "Answer: 0 1 2 3").correct  # 1 2 is no edge
+    assert not score_output(record, "Answer: 0 3").correct
+    assert not score_output(record, "Answer: 0 1 3 2").correct
+    assert exact_match([record, record], ["Answer: 0 2 3", "nothing"]) == 0.5
+
+
+def test_empty_and_unreadable_outputs_score_0() -> None:
+    record = {"task": "parity_check", "input": "1 1 0", "target": "0"}
+    for output in ("", "   ", None, "Answer:", "\\boxed{}"):
+        scored = score_output(record, output)
+        assert not scored.correct and scored.answer == ""
+
+
+# -- prompts ------------------------------------------------------------------------------------
+
+
+def test_every_task_has_an_explanation_filled_from_its_parameters() -> None:
+    assert set(EXPLANATIONS) <= set(TASKS)
+    for task in TASKS:
+        text = explanation(task)
+        assert text and "{" not in text and "None" not in text, task
+    assert "modulo 7" in explanation("modular_arithmetic", {"modulus": 7}) and "0 to 6" in explanation("modular_arithmetic", {"modulus": 7})
+    assert "modulo 11" in explanation("modular_operation", record={"meta": {"p": 11}, "input": "1 + 2", "target": "3"})
+    assert "reversed" in explanation("addition", {"format": "reversed"}) and "p0" in explanation("addition", {"format": "index_hints"})
+    assert "minus" in explanation("variable_binding", {"negation": True}) and "minus" not in explanation("variable_binding")
+    assert "0 to 3" in explanation("bucket_sort", {"alphabet_size": 4})
+    assert "cycle of 7" in explanation("cycle_navigation", record={"meta": {"cycle_length": 7}, "input": "L", "target": "6"})
+
+
+def test_explanation_falls_back_to_the_description(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(EXPLANATIONS, "bucket_sort")
+    text = explanation("bucket_sort", {"alphabet_size": 3, "min_length": 1, "max_length": 40})
+    assert get_task("bucket_sort").description in text
+    assert "alphabet_size=3" in text and "min_length" not in text  # size knobs differ between train and test: never stated
+
+
+def test_text_and_chat_prompts() -> None:
+    pool = records_of("parity_check", 1, 40)
+    record = records_of("parity_check", 2, 1)[0]
+    prompter = Prompter("parity_check", {}, pool, k=3, seed=5)
+    text = prompter.text(record)
+    assert text.startswith(explanation("parity_check")) and text.endswith(f"Input: {record['input']}\nAnswer:")
+    assert text.count("Input: ") == 4 and text.count("\nAnswer: ") == 3
+    assert text == Prompter("parity_check", {}, list(pool), k=3, seed=5).text(record)  # deterministic
+    shots = prompter.shots(record)
+    assert len(shots) == 3 and all(s in pool and s["input"] != record["input"] for s in shots)
+    for shot in shots:
+        assert f"Input: {shot['input']}\nAnswer: {shot['target']}" in text
+    chat = prompter.chat(record)
+    assert [m["role"] for m in chat] == ["user", "assistant"] * 3 + ["user"]
+    assert chat[0]["content"].startswith(instruction("parity_check", chat=True)) and chat[-1]["content"] == f"Input: {record['input']}"
+    assert chat[1]["content"] == f"Answer: {shots[0]['target']}"
+    sft = prompter.sft(record)
+    assert sft[:-1] == chat and sft[-1] == {"role": "assistant", "content": f"Answer: {record['target']}"}
+    system = Prompter("parity_check", {}, pool, k=1, seed=5, system=True).chat(record)
+    assert [m["role"] for m in system] == ["system", "user", "assistant", "user"] and system[1]["content"].startswith("Input: ")
+    bare = Prompter("parity_check").text(record)
+    assert bare.count("Input: ") == 1
+    # every reply in a prompt reads back as its target
+    assert score_output(record, prompter.sft(record)[-1]["content"]).correct
+
+
+def test_shots_are_drawn_per_record_by_seed() -> None:
+    pool = records_of("reverse_string", 3, 200)
+    records = records_of("reverse_string", 4, 20)
+    first = [choose_shots(r, pool, 2, seed=0) for r in records]
+    assert first == [choose_shots(r, pool, 2, seed=0) for r in reversed(records)][::-1]  # independent of order
+    assert first != [choose_shots(r, pool, 2, seed=1) for r in records]
+    assert len({tuple(s["id"] for s in shots) for shots in first}) > 10  # different examples per query
+    own = pool[7]
+    copies = [own] * 30 + pool[:3]
+    assert all(s["input"] != own["input"] for s in choose_shots(own, copies, 3, seed=0))  # never itself
+    assert len(choose_shots(own, copies, 3, seed=0)) == 3
+    assert choose_shots(own, [own], 2) == [] and choose_shots(own, pool, 0) == []
+
+
+def test_harnesses_import_neither_torch_nor_baselines_nor_gengap() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, harnesses, harnesses.prompts, harnesses.scoring, harnesses.rewards, harnesses.export, harnesses.lmeval\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'baselines', 'gengap', 'splits', 'pyarrow', 'datasets'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
