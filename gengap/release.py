@@ -3,7 +3,8 @@
 Layout (see README): data/<config>/{train,validation,test}.jsonl, manifest.json,
 SHA256SUMS, README.md (dataset card), croissant.json, CITATION.cff, plots/*.png.
 
-Every config is built from its own seed, derived by hashing (suite seed, config name), so
+Every config is built from its own seed (stream ``config`` of generators.seeding: suite
+seed and config name), so
 configs can be built in any order or in parallel (``workers``) with identical bytes. The
 release is written to a temporary directory beside the target and renamed into place when
 complete; a failure leaves nothing behind. The fingerprint is sha256 over the sorted
@@ -24,12 +25,12 @@ import numpy as np
 
 from generators import dumps_record, get_task
 from generators.batch import Record
+from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
 from gengap.files import atomic_directory
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
-from splits.api import derived_seed
 from splits.novelty import annotate
 
 PARTS = ("train", "validation", "test")
@@ -51,7 +52,7 @@ def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
 
 def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitResult:
     """Cap each part at sizes[part] by a seeded random subset that keeps the pool order."""
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=(7,))))
+    rng = subsample_rng(seed)
     parts = {}
     for name in PARTS:
         rows = result.parts()[name]
@@ -78,7 +79,7 @@ def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
 
 
 def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
-    seed = derived_seed(suite_seed, entry["name"])
+    seed = config_seed(suite_seed, entry["name"])
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
         return sample_length_split(
@@ -139,7 +140,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         "task_description": task.description,
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
-        "seed": derived_seed(suite_seed, entry["name"]),
+        "seed": config_seed(suite_seed, entry["name"]),
         "files": files,
         "features": features,
         "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), task.level_feature),

@@ -22,7 +22,6 @@ Parts keep the pool's order, so a split is a deterministic function of (pool, op
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ import numpy as np
 
 from generators.batch import Record
 from generators.params import Params, knob
+from generators.seeding import split_rng  # noqa: F401  (the split stream; splits.api uses it)
 from splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
 from splits.divergence import atom_divergence, compound_divergence
 from splits.novelty import annotate, novelty_summary
@@ -88,13 +88,6 @@ class Strategy(ABC):
     @abstractmethod
     def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
         """Assign pool records to the train and test sides."""
-
-
-def split_rng(seed: int, strategy: str) -> np.random.Generator:
-    """The random generator of a split: SeedSequence over (seed, strategy name)."""
-    words = hashlib.sha256(f"split\n{strategy}".encode()).digest()[:8]
-    key = (int.from_bytes(words[:4], "little"), int.from_bytes(words[4:], "little"))
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
 
 
 def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:
