@@ -32,8 +32,12 @@ from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from splits.novelty import annotate
+from splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
+# Manifest fields that describe the machine that built a release, not its content:
+# `gengap verify --regenerate` sets them aside (reports them as notes).
+ENVIRONMENT_FIELDS = ("gengap_version", "numpy_version", "python_version")
 
 
 class ReleaseError(ValueError):
@@ -211,11 +215,18 @@ def write_release(
             "data_files": data_files,
             "fingerprint": fingerprint(data_files),
         }
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        # floats portable across platforms (splits.precision); the suite stays as written, to be rebuilt
+        manifest = {key: value if key == "suite" else rounded(value) for key, value in manifest.items()}
+        (staging / "manifest.json").write_text(manifest_text(manifest), encoding="utf-8")
         if cards:
             write_cards(manifest, staging)
         write_checksums(staging)
     return manifest
+
+
+def manifest_text(manifest: dict[str, Any]) -> str:
+    """manifest.json's bytes (as text) for a manifest."""
+    return json.dumps(manifest, indent=2) + "\n"
 
 
 def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:

@@ -34,3 +34,65 @@ def test_the_cli_and_a_suite_generate_the_same_records(tmp_path: Path) -> None:
     records = generate_records("shortest_path", params, 40, 5)
     assert out.read_text() == "".join(dumps_record(r) + "\n" for r in records)
     assert json.loads(out.read_text().splitlines()[0])["task"] == "shortest_path"
+
+
+# -- floats in reports and manifests ------------------------------------------------------
+
+
+def _floats(value: object) -> list[float]:
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        return [x for item in value.values() for x in _floats(item)]
+    if isinstance(value, list):
+        return [x for item in value for x in _floats(item)]
+    return []
+
+
+def test_rounded_by_hand() -> None:
+    from splits.precision import FLOAT_DECIMALS, rounded
+
+    assert FLOAT_DECIMALS == 6
+    assert rounded(0.38018936998557706) == 0.380189
+    assert rounded(9.319566459664586e-07) == 1e-06
+    assert rounded(2.5e-7) == 0.0 and rounded(7.5e-7) == 1e-06  # half to even on the binary value
+    negative_zero = rounded(-1e-9)
+    assert negative_zero == 0.0 and str(negative_zero) == "0.0"
+    nested = {"a": [0.1234567, {"b": 1.0000004}], "c": 3, "d": True, "e": None, "f": "0.1234567", "g": (0.5, 2)}
+    assert rounded(nested) == {"a": [0.123457, {"b": 1.0}], "c": 3, "d": True, "e": None, "f": "0.1234567", "g": [0.5, 2]}
+    assert nested["a"][0] == 0.1234567  # the input is not modified
+
+
+def test_split_reports_round_every_float() -> None:
+    from splits import split
+    from splits.divergence import compound_divergence
+    from splits.atoms import record_compounds, sum_counters
+
+    pool = generate_records("pcfg_set", get_task("pcfg_set").default_params(), 300, 2)
+    result = split(pool, "iid", {"test_fraction": 0.3}, seed=1)
+    floats = _floats(result.report)
+    assert floats and all(round(x, 6) == x for x in floats)
+    exact = compound_divergence(
+        sum_counters([record_compounds(r) for r in result.train]), sum_counters([record_compounds(r) for r in result.test])
+    )
+    assert round(exact, 6) != exact  # a real divergence has more digits than the report keeps
+    assert result.report["compound_divergence"] == round(exact, 6)
+
+
+def test_manifests_round_computed_floats_and_keep_the_suite_as_written(tmp_path: Path) -> None:
+    from gengap.release import write_release
+
+    suite = parse_suite(
+        "name: s\nversion: 1.0.0\nseed: 1\nlicense: mit\ncreated: '2026-01-01'\nentries:\n"
+        "  - {task: addition, split: iid, pool: {n: 200}, options: {test_fraction: 0.3, validation_fraction: 0.1234567}}\n"
+        "  - {task: parity_check, split: length, train_range: [1, 8], test_range: [9, 12], sizes: {train: 50, validation: 7, test: 20}}\n"
+    )
+    manifest = write_release(suite, tmp_path / "rel", cards=False)
+    on_disk = json.loads((tmp_path / "rel" / "manifest.json").read_text())
+    assert on_disk == manifest
+    assert on_disk["suite"]["config"]["entries"][0]["options"]["validation_fraction"] == 0.1234567
+    outside = {k: v for k, v in on_disk.items() if k != "suite"}
+    floats = _floats(outside)
+    assert floats and all(round(x, 6) == x for x in floats)
+    assert on_disk["configs"][0]["report"]["options"]["validation_fraction"] == 0.123457
+    assert on_disk["configs"][1]["report"]["options"]["validation_fraction"] == 0.122807  # 7 / 57
