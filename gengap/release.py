@@ -3,6 +3,7 @@
 Layout (see README): data/<config>/{train,validation,test}.jsonl, manifest.json,
 SHA256SUMS, README.md (dataset card), croissant.json, CITATION.cff, plots/*.png.
 
+Every record is checked by its task's checker before anything is written (check_rendered).
 Every config is built from its own seed (stream ``config`` of generators.seeding: suite
 seed and config name), so
 configs can be built in any order or in parallel (``workers``) with identical bytes. The
@@ -27,6 +28,7 @@ from generators import dumps_record, get_task
 from generators.batch import Record
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
+from gengap.checking import record_problem
 from gengap.files import atomic_directory
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
@@ -106,10 +108,26 @@ def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
 
 
 def render_entry(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """JSONL bytes of each part and the split report of one entry."""
+    """JSONL bytes of each part and the split report of one entry; every written record has
+    been checked (check_rendered)."""
     result = build_entry(entry, suite_seed)
     data = {part: "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
+    check_rendered(entry, data)
     return data, result.report
+
+
+def check_rendered(entry: dict[str, Any], data: dict[str, bytes]) -> None:
+    """ReleaseError unless every line of every part is a valid record of the entry's task that
+    its task's checker accepts (gengap.checking.record_problem: schema, id, lengths, meta,
+    target, derivation, difficulty features), read back from the bytes to be written."""
+    for part, blob in data.items():
+        for number, line in enumerate(blob.splitlines(), start=1):
+            record = json.loads(line)
+            problem = record_problem(record)
+            if problem is None and record["task"] != entry["task"]:
+                problem = f"task {record['task']!r} is not the config's task {entry['task']!r}"
+            if problem is not None:
+                raise ReleaseError(f"{entry['name']}: {part}.jsonl line {number}: {problem} (nothing was written)")
 
 
 def _main_feature(features: list[str], split_feature: str | None, task_feature: str) -> str:
