@@ -84,7 +84,9 @@ def subset(records: Sequence[Record], limit: int | None) -> list[Record]:
         return list(records)
     import numpy as np
 
-    chosen = np.sort(np.random.default_rng(20240601).choice(len(records), size=limit, replace=False))
+    from generators.seeding import evaluation_rng
+
+    chosen = np.sort(evaluation_rng().choice(len(records), size=limit, replace=False))
     return [records[i] for i in chosen]
 
 

@@ -28,7 +28,6 @@ and the split's divergence figures when its report was found),
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -49,6 +48,7 @@ from baselines.errors import BaselineError
 from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
 from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
 from baselines.tokenizer import Tokenizer
+from generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RUN_FORMAT = "gengap-baseline-run/1"
 RESULTS_FORMAT = "gengap-baseline-results/1"
@@ -177,12 +177,6 @@ def make_settings(settings: TrainSettings | None, overrides: Mapping[str, Any]) 
     return replace(settings or TrainSettings(), **values)
 
 
-def derive_seed(seed: int, label: str) -> int:
-    """A 63-bit seed from (seed, label) by hashing (never seed + offset)."""
-    digest = hashlib.sha256(f"gengap-baselines\n{label}\n{seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") >> 1
-
-
 def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -251,8 +245,7 @@ class DataOrder:
         if epoch not in self._epochs:
             if len(self._epochs) > 4:
                 self._epochs.clear()
-            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([self.seed, epoch])))
-            self._epochs[epoch] = rng.permutation(self.size)
+            self._epochs[epoch] = epoch_rng(self.seed, epoch).permutation(self.size)
         return self._epochs[epoch]
 
     def indices(self, step: int) -> np.ndarray:
@@ -447,8 +440,8 @@ class Run:
     def run_seed(self, seed: int, resume: bool, model: SeqModel | None = None) -> dict[str, Any]:
         """Train and evaluate one seed (model: train this one instead of a fresh one, for benchmarks)."""
         s = self.settings
-        init_seed = s.init_seed if s.init_seed is not None else derive_seed(seed, "init")
-        data_seed = s.data_seed if s.data_seed is not None else derive_seed(seed, "data")
+        init_seed = s.init_seed if s.init_seed is not None else init_seed_of(seed)
+        data_seed = s.data_seed if s.data_seed is not None else data_seed_of(seed)
         folder = self.out / f"seed-{seed}" if self.out else None
         if folder is not None:
             folder.mkdir(exist_ok=True)

@@ -32,11 +32,11 @@ from baselines.training import (  # noqa: E402
     Run,
     TrainSettings,
     Trainer,
-    derive_seed,
     device_name,
     lr_factor,
     pick_device,
 )
+from generators.seeding import data_seed_of, init_seed_of  # noqa: E402
 from splits import sample_length_split  # noqa: E402
 
 DEFAULT_STEPS = {"cpu": {"tiny": 300, "small": 40, "base": 10}, "cuda": {"tiny": 1000, "small": 1000, "base": 500}}
@@ -70,8 +70,8 @@ def bench(preset: str, steps: int, data, device: torch.device, compile_model: bo
     settings = TrainSettings(pos="rope", preset=preset, steps=steps, eval_every=steps, eval_examples=4, eval_limit=4,
                              device=str(device), compile=compile_model).resolve()
     run = Run(data, settings, device, None, progress=False, callback=None)
-    model = run.new_model(derive_seed(0, "init"))
-    order = DataOrder(run.train.size, settings.batch_size, derive_seed(0, "data"))
+    model = run.new_model(init_seed_of(0))
+    order = DataOrder(run.train.size, settings.batch_size, data_seed_of(0))
     batches = [run.train.batch(order.indices(step)) for step in range(1, steps + 1)]
     forward = Trainer(model, run.train, settings, device, run.compile).forward  # the same module object
     plain_loop(model, forward, batches[: min(20, steps)], settings, device)  # warm-up (and compilation)

@@ -97,9 +97,9 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
     """The in-memory split of a run (deterministic: fixed seeds per config)."""
     from generators import get_task
     from splits import sample_length_split, sample_level_split, split
-    from splits.api import derived_seed
+    from generators.seeding import config_seed
 
-    seed = derived_seed(20261201, spec.config)
+    seed = config_seed(20261201, spec.config)
     if spec.kind.startswith("scan"):
         task = get_task("scan")
         pool = list(task.enumerate(task.default_params()).records("scan"))

@@ -7,7 +7,8 @@ from generators.batch import Batch, Record, concat, record_id
 from generators.jsonl import batch_to_jsonl, dumps_record
 from generators.params import ParamError, Params, knob
 from generators.registry import UnknownTaskError, get_task, register, task_names
-from generators.seeding import BLOCK_SIZE, BlockPlan, block_rng
+from generators.blocks import BLOCK_SIZE, BlockPlan
+from generators.seeding import block_rng
 from generators.task import FAMILIES, Task
 
 __all__ = [

@@ -26,7 +26,7 @@ import numpy as np
 from generators.batch import Batch
 from generators.params import ParamError, Params, knob
 from generators.registry import register
-from generators.task import Task
+from generators.task import Task, meta_value
 from generators.text import join_chars, join_tokens
 
 MAX_DIGITS = 1000
@@ -160,6 +160,7 @@ class _DecimalOperation(Task[Any]):
     """Shared size knob and levels of the two-operand decimal tasks."""
 
     size_knob = "digits per operand (min_digits_*..max_digits_*)"
+    meta_keys = ("format",)
     digit_levels: tuple[int, ...] = DIGIT_LEVELS  # level k: digits (previous bound + 1)..digit_levels[k-1]
 
     def with_size(self, lo: int, hi: int) -> Any:
@@ -215,7 +216,7 @@ def _operand_pairs(params: OperandParams) -> int:
 
 def _parse_operands(example: Mapping[str, Any], op: str) -> tuple[str, str, str]:
     """(format, a, b) of a two-operand record: the operands as decimal digit strings."""
-    fmt = (example.get("meta") or {}).get("format", "plain")
+    fmt = meta_value(example, "format")
     tokens = example["input"].split()
     if fmt == "index_hints":
         digits = _strip_hints(tokens, op)
@@ -349,6 +350,7 @@ class ModularOperation(Task[ModularParams]):
     """x op y mod p with whole numbers as single tokens (Power et al. 2022, grokking)."""
 
     name = "modular_operation"
+    meta_keys = ("p",)
     family = "arithmetic"
     description = "x op y mod a prime p (op in + - * /), numbers as single tokens; the grokking task"
     params_type = ModularParams
@@ -392,7 +394,7 @@ class ModularOperation(Task[ModularParams]):
         return Batch(inputs, z.astype(f"S{width}"), features, meta={"p": p})
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        p = (example.get("meta") or {}).get("p")
+        p = meta_value(example, "p")
         if not isinstance(p, int) or not is_prime(p):
             raise ValueError("meta.p must be a prime")
         tokens = example["input"].split()

@@ -356,11 +356,14 @@ class CogsLike(Task[CogsParams]):
     def solve(self, example: Mapping[str, Any]) -> str:
         return interpret(parse_sentence(example["input"]))
 
+    def derive(self, example: Mapping[str, Any]) -> Tree:
+        return parse_sentence(example["input"])
+
     def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
-        return tree_atoms(example["structure"])
+        return tree_atoms(self.structure_of(example))
 
     def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-        return tree_compounds(example["structure"], abstract_lexical)
+        return tree_compounds(self.structure_of(example), abstract_lexical)
 
     def input_space_size(self, params: CogsParams) -> int:
         """Distinct sentences (each has one derivation): counted per depth and construction."""

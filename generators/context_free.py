@@ -23,7 +23,7 @@ from generators.sequences import (
     sample_lengths,
     strings_of_length_range,
 )
-from generators.task import Task
+from generators.task import Task, meta_value
 from generators.text import join_chars, join_tokens
 
 DIGITS = "0123456789"
@@ -365,6 +365,7 @@ class ModularArithmeticBrackets(Task[BracketParams]):
     """
 
     name = "modular_arithmetic_brackets"
+    meta_keys = ("modulus",)
     family = "context_free"
     description = "bracketed + - expression over digits 0..m-1 (unary minus as -d, (-d)) -> value mod m"
     params_type = BracketParams
@@ -383,7 +384,7 @@ class ModularArithmeticBrackets(Task[BracketParams]):
         return _bracket_features(example["input"].split())
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        modulus = int(meta_value(example, "modulus"))
         tokens = example["input"].split()
         _, value = _parse_linear(tokens, modulus, unknown=False)
         return str(value % modulus)
@@ -415,6 +416,7 @@ class SolveEquation(Task[SolveEquationParams]):
     """
 
     name = "solve_equation"
+    meta_keys = ("modulus",)
     family = "context_free"
     description = "bracketed + - expression with one digit replaced by x, = value -> the digit x stands for"
     params_type = SolveEquationParams
@@ -451,7 +453,7 @@ class SolveEquation(Task[SolveEquationParams]):
         return {**_bracket_features(expression), "x_depth": x_depth}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        modulus = int(meta_value(example, "modulus"))
         tokens = example["input"].split()
         if len(tokens) < 3 or tokens[-2] != "=":
             raise ValueError("expected an expression, '=' and a value")

@@ -1,9 +1,11 @@
 """Typed task parameters: frozen dataclasses whose fields carry ranges and docs.
 
 A task declares its parameters as a frozen dataclass subclassing :class:`Params`, with
-each field made by :func:`knob`. Construction validates types, ranges and choices and
-then calls ``check_consistency`` for cross-field rules (e.g. min <= max). Any violation
-raises :class:`ParamError` with a one-line message naming the parameter.
+each field made by :func:`knob`. Construction coerces an integer given for a float field
+to a float (so ``1`` from YAML and ``1.0`` from the command line are one setting, with one
+canonical JSON and hence one seed), validates types, ranges and choices and then calls
+``check_consistency`` for cross-field rules (e.g. min <= max). Any violation raises
+:class:`ParamError` with a one-line message naming the parameter.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class Params:
                 raise ParamError(f"parameter {field.name} must be an integer, got {value!r}")
             if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise ParamError(f"parameter {field.name} must be a number, got {value!r}")
+            if kind is float and isinstance(value, int):
+                value = float(value)  # the declared type, before anything reads or hashes it
+                object.__setattr__(self, field.name, value)
             if kind is bool and not isinstance(value, bool):
                 raise ParamError(f"parameter {field.name} must be true or false, got {value!r}")
             if kind is str and not isinstance(value, str):
@@ -80,7 +85,8 @@ class Params:
         return dataclasses.asdict(self)
 
     def canonical(self) -> str:
-        """Canonical JSON of the parameters (sorted keys, no spaces): part of the seed."""
+        """Canonical JSON of the parameters (sorted keys, no spaces, values of their declared
+        types): part of the seed."""
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
 
     def replace(self: P, **changes: Any) -> P:

@@ -223,11 +223,14 @@ class PcfgSet(Task[PcfgSetParams]):
     def solve(self, example: Mapping[str, Any]) -> str:
         return " ".join(evaluate(parse_program(example["input"])))
 
+    def derive(self, example: Mapping[str, Any]) -> Tree:
+        return parse_program(example["input"])
+
     def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
-        return tree_atoms(example["structure"])
+        return tree_atoms(self.structure_of(example))
 
     def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-        return tree_compounds(example["structure"], abstract_lexical)
+        return tree_compounds(self.structure_of(example), abstract_lexical)
 
     def input_space_size(self, params: PcfgSetParams) -> int | None:
         """Distinct programs (the notation is unambiguous); None above 64 functions."""

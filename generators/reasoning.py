@@ -26,7 +26,7 @@ import numpy as np
 from generators.batch import Batch
 from generators.params import Params, knob
 from generators.registry import register
-from generators.task import Task
+from generators.task import Task, meta_value
 from generators.text import join_tokens
 
 MAX_HOPS = 10_000
@@ -131,6 +131,7 @@ class VariableBinding(Task[VariableBindingParams]):
     """Chains of variable assignments with distractor chains; query one variable's value."""
 
     name = "variable_binding"
+    meta_keys = ("values",)
     family = "reasoning"
     description = "shuffled assignments x = v ; x = y ; (distractor chains, optional negation) -> value of the query"
     params_type = VariableBindingParams
@@ -194,7 +195,7 @@ class VariableBinding(Task[VariableBindingParams]):
         return Batch(inputs, targets, features, meta={"values": k})
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        k = (example.get("meta") or {}).get("values")
+        k = meta_value(example, "values")
         if not isinstance(k, int) or not 2 <= k <= 10:
             raise ValueError("meta.values must be an integer in 2..10")
         tokens = example["input"].split()

@@ -20,7 +20,7 @@ from generators.sequences import (
     sample_lengths,
     strings_of_length_range,
 )
-from generators.task import Task
+from generators.task import Task, meta_value
 from generators.text import join_chars
 
 
@@ -131,6 +131,7 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
     """
 
     name = "modular_arithmetic"
+    meta_keys = ("modulus",)
     family = "regular"
     description = "numbers 0..m-1 alternating with + - * (odd length) -> value mod m (* before + -)"
     params_type = ModularArithmeticParams
@@ -183,7 +184,7 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
         return {"additions": tokens.count("+"), "subtractions": tokens.count("-"), "multiplications": tokens.count("*")}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int((example.get("meta") or {}).get("modulus", 5))
+        modulus = int(meta_value(example, "modulus"))
         tokens = example["input"].split()
         if len(tokens) % 2 == 0:
             raise ValueError("expected an odd number of tokens")
@@ -273,6 +274,7 @@ class CycleNavigation(Task[CycleNavigationParams]):
     """
 
     name = "cycle_navigation"
+    meta_keys = ("cycle_length",)
     family = "regular"
     description = "moves L S R (-1, 0, +1) from 0 on a cycle of c positions -> the final position"
     params_type = CycleNavigationParams
@@ -301,7 +303,7 @@ class CycleNavigation(Task[CycleNavigationParams]):
         return {"moves": left + right, "displacement": abs(right - left)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        cycle = int((example.get("meta") or {}).get("cycle_length", 5))
+        cycle = int(meta_value(example, "cycle_length"))
         delta = {"L": -1, "S": 0, "R": 1}
         position = 0
         tokens = example["input"].split()

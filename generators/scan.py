@@ -652,13 +652,12 @@ class Scan(Task[ScanParams]):
         work = params.max_conjuncts * len(sentences(params.max_repeats).values) * (cap + 1)
         return count_commands(params) if work <= 5_000_000 else None
 
-    def _structure(self, example: Mapping[str, Any]) -> Tree:
-        structure = example.get("structure")
-        return structure if structure is not None else derivation(example["input"])
+    def derive(self, example: Mapping[str, Any]) -> Tree:
+        return derivation(example["input"])
 
     def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
         """Rules and words of the derivation (read from the input when structure is absent)."""
-        return tree_atoms(self._structure(example))
+        return tree_atoms(self.structure_of(example))
 
     def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-        return tree_compounds(self._structure(example), abstract_lexical)
+        return tree_compounds(self.structure_of(example), abstract_lexical)

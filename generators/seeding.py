@@ -1,66 +1,132 @@
-"""Seeded, block-wise generation that is byte-identical for any number of workers.
+"""Every seed and random stream of gengap, derived in this one module from named streams.
 
-Randomness for block b of a run comes from ``numpy.random.SeedSequence(entropy=seed,
-spawn_key=(*key(task, params), b))`` where key is four 32-bit words of
-sha256(task + "\\n" + canonical params JSON). A run of n examples is the concatenation of
-blocks of BLOCK_SIZE examples (the last one shorter), so any block can be produced alone,
-by any worker, in any order. Never seed + index: nearby seeds give unrelated streams.
+A stream's randomness is a pure function of a seed and a path of labels, computed with
+sha256 and numpy's ``SeedSequence``: never ``seed + index`` (nearby seeds would share
+examples), never Python's ``hash()`` (salted per process), never a bare constant. Two
+primitives do all the work: :func:`labels_key` (32-bit words of sha256 over the labels
+joined by newlines, a SeedSequence spawn key) and :func:`labels_seed` (the first 63 bits
+of that digest, for code that wants an integer seed).
+
+=============  ============================================  ==========================================================
+stream         seeds                                         derivation
+=============  ============================================  ==========================================================
+``block``      block b of (task, params): the examples       SeedSequence(seed, spawn_key=(*key(task, canonical params), b))
+``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
+``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
+``side``       setting i of a sampled split's side           seed63(seed, side, i)
+``subsample``  a release's caps on part sizes                SeedSequence(config seed, spawn_key=key("subsample"))
+``init``       a baseline model's initial weights            seed63("gengap-baselines", "init", run seed)
+``data``       a baseline run's order of training examples   seed63("gengap-baselines", "data", run seed)
+``epoch``      the permutation of epoch e of that order      SeedSequence(entropy=(data seed, e))
+``evaluation`` the fixed evaluation subset of a baseline     SeedSequence(0, spawn_key=key("evaluation"))
+``estimate``   the records measured to estimate a config's   SeedSequence(0, spawn_key=key("estimate"))
+               memory (gengap.limits; no data comes of it)
+=============  ============================================  ==========================================================
+
+key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`. ``block``, ``split``,
+``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
+so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
+``evaluation`` and ``estimate`` replaced bare constants. Tests pin one value of every
+stream (tests/test_seeding.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import Params
-from generators.registry import get_task
+if TYPE_CHECKING:
+    from generators.params import Params
 
-BLOCK_SIZE = 10_000
-
-
-def stream_key(task: str, params: Params) -> tuple[int, ...]:
-    """Four 32-bit words identifying (task, canonical params)."""
-    digest = hashlib.sha256(f"{task}\n{params.canonical()}".encode()).digest()
-    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+KEY_WORDS = 4  # 32-bit words of a stream key
+SPLIT_KEY_WORDS = 2  # the split stream has always used two
+SEED_BITS = 63  # integer seeds fit a signed 64-bit integer
 
 
-def block_rng(seed: int, task: str, params: Params, block: int) -> np.random.Generator:
-    """The random generator of one block of a (seed, task, params) stream."""
-    sequence = np.random.SeedSequence(entropy=seed, spawn_key=(*stream_key(task, params), block))
-    return np.random.Generator(np.random.PCG64(sequence))
+def _digest(labels: tuple[object, ...]) -> bytes:
+    return hashlib.sha256("\n".join(str(label) for label in labels).encode()).digest()
 
 
-@dataclass(frozen=True)
-class BlockPlan:
-    """n examples of task with params, seeded by seed, cut into fixed-size blocks."""
+def labels_key(*labels: object, words: int = KEY_WORDS) -> tuple[int, ...]:
+    """`words` little-endian 32-bit words of sha256 over the labels joined by newlines."""
+    digest = _digest(labels)
+    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 4 * words, 4))
 
-    task: str
-    params: Params
-    n: int
-    seed: int
-    block_size: int = BLOCK_SIZE
 
-    def __post_init__(self) -> None:
-        if self.n < 0:
-            raise ValueError("n must be non-negative")
-        if self.seed < 0:
-            raise ValueError("seed must be non-negative")
+def labels_seed(*labels: object) -> int:
+    """A non-negative 63-bit integer seed: the first 8 bytes of the labels' sha256, little-endian, >> 1."""
+    return int.from_bytes(_digest(labels)[:8], "little") >> (64 - SEED_BITS)
 
-    @property
-    def num_blocks(self) -> int:
-        return -(-self.n // self.block_size)
 
-    def block_length(self, block: int) -> int:
-        return min(self.block_size, self.n - block * self.block_size)
+def stream(seed: int, key: tuple[int, ...]) -> np.random.Generator:
+    """PCG64 over SeedSequence(entropy=seed, spawn_key=key)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
 
-    def generate_block(self, block: int) -> Batch:
-        rng = block_rng(self.seed, self.task, self.params, block)
-        return get_task(self.task).generate(rng, self.block_length(block), self.params)
 
-    def batches(self) -> Iterator[Batch]:
-        for block in range(self.num_blocks):
-            yield self.generate_block(block)
+# -- generators ------------------------------------------------------------------------
+
+
+def stream_key(task: str, params: "Params") -> tuple[int, ...]:
+    """The key of the (task, canonical params) example stream."""
+    return labels_key(task, params.canonical())
+
+
+def block_rng(seed: int, task: str, params: "Params", block: int) -> np.random.Generator:
+    """Stream ``block``: the random generator of block `block` of a (seed, task, params) run."""
+    return stream(seed, (*stream_key(task, params), block))
+
+
+# -- splits and releases -------------------------------------------------------------------
+
+
+def split_rng(seed: int, strategy: str) -> np.random.Generator:
+    """Stream ``split``: partition and validation carving of a split made with `strategy`."""
+    return stream(seed, labels_key("split", strategy, words=SPLIT_KEY_WORDS))
+
+
+def config_seed(suite_seed: int, config: str) -> int:
+    """Stream ``config``: the seed of one release config, from the suite seed and its name."""
+    return labels_seed(suite_seed, config)
+
+
+def side_seed(seed: int, side: str, index: int) -> int:
+    """Stream ``side``: the seed of setting `index` of a sampled split's side ("train" or "test")."""
+    return labels_seed(seed, side, index)
+
+
+def subsample_rng(seed: int) -> np.random.Generator:
+    """Stream ``subsample``: which records a release keeps when it caps a part's size."""
+    return stream(seed, labels_key("subsample"))
+
+
+def estimate_rng() -> np.random.Generator:
+    """Stream ``estimate``: the sample of records measured to estimate memory (no data comes of it)."""
+    return stream(0, labels_key("estimate"))
+
+
+# -- baselines -------------------------------------------------------------------------------
+
+BASELINES = "gengap-baselines"
+
+
+def init_seed_of(run_seed: int) -> int:
+    """Stream ``init``: the seed of a baseline model's initial weights for a run seed."""
+    return labels_seed(BASELINES, "init", run_seed)
+
+
+def data_seed_of(run_seed: int) -> int:
+    """Stream ``data``: the seed of a baseline run's training order for a run seed."""
+    return labels_seed(BASELINES, "data", run_seed)
+
+
+def epoch_rng(data_seed: int, epoch: int) -> np.random.Generator:
+    """Stream ``epoch``: the permutation of training examples in epoch `epoch` (the data seed
+    and the epoch are the entropy: the data seed already names the stream)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence((data_seed, epoch))))
+
+
+def evaluation_rng() -> np.random.Generator:
+    """Stream ``evaluation``: the fixed subset of records a baseline evaluates (same for every seed)."""
+    return stream(0, labels_key("evaluation"))

@@ -10,7 +10,11 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
   (and ``meta``) in plain Python, never by calling ``generate``;
 - ``check(example, prediction)``: whether a predicted target is correct (default: token
   equality with ``solve``; tasks with several correct answers override it);
-- optionally ``atoms``/``compounds`` (compositional tasks), ``enumerate`` (finite tasks),
+- ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :func:`meta_value`, which
+  never falls back to a default: a record without them cannot be checked);
+- optionally ``derive`` (compositional tasks: the derivation tree read from the input,
+  which a record's ``structure`` must equal), ``atoms``/``compounds`` (from the record's
+  ``structure``, or its derivation when it has none), ``enumerate`` (finite tasks),
   ``input_space_size`` (how many distinct inputs a parameter setting allows) and
   ``measure`` (difficulty features recomputed from a record).
 """
@@ -25,9 +29,18 @@ from typing import Any, ClassVar, Generic, Mapping, TypeVar
 import numpy as np
 
 from generators.batch import Batch
+from generators.derivation import Tree
 from generators.params import ParamError, Params
 
 P = TypeVar("P", bound=Params)
+
+
+def meta_value(example: Mapping[str, Any], key: str) -> Any:
+    """``example["meta"][key]``; ValueError when the record has no such meta field (never a default)."""
+    meta = example.get("meta")
+    if not isinstance(meta, Mapping) or key not in meta:
+        raise ValueError(f"meta.{key} is missing")
+    return meta[key]
 
 FAMILIES = (
     "regular",
@@ -49,6 +62,7 @@ class Task(ABC, Generic[P]):
     params_type: ClassVar[type[Params]]
     size_knob: ClassVar[str] = "input length in tokens (min_length..max_length)"
     level_feature: ClassVar[str] = "input_length"  # difficulty feature whose mean rises with level
+    meta_keys: ClassVar[tuple[str, ...]] = ()  # meta fields solve reads: every record carries them
 
     # -- parameters -----------------------------------------------------------------
 
@@ -127,6 +141,17 @@ class Task(ABC, Generic[P]):
     def enumerate(self, params: P) -> Batch | None:
         """Every example params allow, in a fixed order, for finite tasks; else None."""
         return None
+
+    def derive(self, example: Mapping[str, Any]) -> Tree | None:
+        """The derivation tree of a compositional record, read from its input (ValueError when
+        the input has none); None for tasks without derivations. A record's ``structure``
+        must equal it (`gengap check`, `gengap verify`, `gengap release`)."""
+        return None
+
+    def structure_of(self, example: Mapping[str, Any]) -> Tree:
+        """The record's ``structure``, or its derivation read from the input when it has none."""
+        structure = example.get("structure")
+        return structure if structure is not None else self.derive(example)
 
     def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
         """Multiset of atoms (rules, primitives) of a compositional example; else None."""

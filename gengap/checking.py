@@ -1,5 +1,7 @@
-"""Check JSONL records: schema, id, measured lengths, every target by its task's checker, and
-the difficulty features the task can recompute (Task.measure)."""
+"""Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads,
+every target by that checker, the derivation of compositional records (``structure`` must be
+the tree the task reads from the input), and the difficulty features the task can
+recompute (Task.measure)."""
 
 from __future__ import annotations
 
@@ -55,9 +57,28 @@ def record_problem(record: Any) -> str | None:
     for key, text in (("input_length", record["input"]), ("output_length", record["target"])):
         if difficulty[key] != len(text.split()):
             return f"difficulty.{key}={difficulty[key]} but the {key.split('_')[0]} has {len(text.split())} tokens"
+    missing = [key for key in task.meta_keys if key not in (record.get("meta") or {})]
+    if missing:
+        return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"
     if not task.check(record, record["target"]):
         return f"target {_clip(record['target'])!r} is wrong for input {_clip(record['input'])!r}"
-    return feature_problem(task, record)
+    return structure_problem(task, record) or feature_problem(task, record)
+
+
+def structure_problem(task: Task, record: dict[str, Any]) -> str | None:
+    """Why the record's ``structure`` is not the derivation its task reads from the input (None:
+    it is, the record has none, or the task has no derivations)."""
+    if "structure" not in record:
+        return None
+    try:
+        derived = task.derive(record)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "its input has no derivation"
+    if derived is None:
+        return None  # a task without derivations: structure is free-form
+    if record["structure"] != derived:
+        return "structure is not the derivation of its input"
+    return None
 
 
 def feature_problem(task: Task, record: dict[str, Any]) -> str | None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import numpy as np
 import yaml
 
 from generators import Params, batch_to_jsonl, get_task
+from generators.seeding import estimate_rng
 
 MAX_SUITE_BYTES = 1 << 20
 MAX_YAML_DEPTH = 32
@@ -104,7 +104,7 @@ def physical_memory() -> int | None:
 
 def record_bytes(task: str, params: Params) -> int:
     """Mean JSONL bytes of a record, from a small seeded sample."""
-    batch = get_task(task).generate(np.random.default_rng(0), SAMPLE, params)
+    batch = get_task(task).generate(estimate_rng(), SAMPLE, params)
     return max(1, len(batch_to_jsonl(batch, task)) // SAMPLE)
 
 

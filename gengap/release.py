@@ -3,7 +3,9 @@
 Layout (see README): data/<config>/{train,validation,test}.jsonl, manifest.json,
 SHA256SUMS, README.md (dataset card), croissant.json, CITATION.cff, plots/*.png.
 
-Every config is built from its own seed, derived by hashing (suite seed, config name), so
+Every record is checked by its task's checker before anything is written (check_rendered).
+Every config is built from its own seed (stream ``config`` of generators.seeding: suite
+seed and config name), so
 configs can be built in any order or in parallel (``workers``) with identical bytes. The
 release is written to a temporary directory beside the target and renamed into place when
 complete; a failure leaves nothing behind. The fingerprint is sha256 over the sorted
@@ -24,15 +26,20 @@ import numpy as np
 
 from generators import dumps_record, get_task
 from generators.batch import Record
+from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
+from gengap.checking import record_problem
 from gengap.files import atomic_directory
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
-from splits.api import derived_seed
 from splits.novelty import annotate
+from splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
+# Manifest fields that describe the machine that built a release, not its content:
+# `gengap verify --regenerate` sets them aside (reports them as notes).
+ENVIRONMENT_FIELDS = ("gengap_version", "numpy_version", "python_version")
 
 
 class ReleaseError(ValueError):
@@ -51,7 +58,7 @@ def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
 
 def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitResult:
     """Cap each part at sizes[part] by a seeded random subset that keeps the pool order."""
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=(7,))))
+    rng = subsample_rng(seed)
     parts = {}
     for name in PARTS:
         rows = result.parts()[name]
@@ -78,7 +85,7 @@ def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
 
 
 def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
-    seed = derived_seed(suite_seed, entry["name"])
+    seed = config_seed(suite_seed, entry["name"])
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
         return sample_length_split(
@@ -101,10 +108,26 @@ def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
 
 
 def render_entry(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """JSONL bytes of each part and the split report of one entry."""
+    """JSONL bytes of each part and the split report of one entry; every written record has
+    been checked (check_rendered)."""
     result = build_entry(entry, suite_seed)
     data = {part: "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
+    check_rendered(entry, data)
     return data, result.report
+
+
+def check_rendered(entry: dict[str, Any], data: dict[str, bytes]) -> None:
+    """ReleaseError unless every line of every part is a valid record of the entry's task that
+    its task's checker accepts (gengap.checking.record_problem: schema, id, lengths, meta,
+    target, derivation, difficulty features), read back from the bytes to be written."""
+    for part, blob in data.items():
+        for number, line in enumerate(blob.splitlines(), start=1):
+            record = json.loads(line)
+            problem = record_problem(record)
+            if problem is None and record["task"] != entry["task"]:
+                problem = f"task {record['task']!r} is not the config's task {entry['task']!r}"
+            if problem is not None:
+                raise ReleaseError(f"{entry['name']}: {part}.jsonl line {number}: {problem} (nothing was written)")
 
 
 def _main_feature(features: list[str], split_feature: str | None, task_feature: str) -> str:
@@ -139,7 +162,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         "task_description": task.description,
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
-        "seed": derived_seed(suite_seed, entry["name"]),
+        "seed": config_seed(suite_seed, entry["name"]),
         "files": files,
         "features": features,
         "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), task.level_feature),
@@ -210,11 +233,18 @@ def write_release(
             "data_files": data_files,
             "fingerprint": fingerprint(data_files),
         }
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        # floats portable across platforms (splits.precision); the suite stays as written, to be rebuilt
+        manifest = {key: value if key == "suite" else rounded(value) for key, value in manifest.items()}
+        (staging / "manifest.json").write_text(manifest_text(manifest), encoding="utf-8")
         if cards:
             write_cards(manifest, staging)
         write_checksums(staging)
     return manifest
+
+
+def manifest_text(manifest: dict[str, Any]) -> str:
+    """manifest.json's bytes (as text) for a manifest."""
+    return json.dumps(manifest, indent=2) + "\n"
 
 
 def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:

@@ -4,7 +4,8 @@
 against SHA256SUMS and its fingerprint against its data files; the fingerprint in
 README.md, CITATION.cff and croissant.json against the manifest's; every record against
 its task (gengap.audit). ``regenerate_and_compare`` (``--regenerate``): all that, then a
-rebuild from manifest.json compared byte for byte.
+rebuild from manifest.json compared byte for byte, with the environment fields of the
+manifest (versions of gengap, numpy and Python) set aside as notes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
-from gengap.release import fingerprint, sha256_bytes, write_release
+from gengap.release import ENVIRONMENT_FIELDS, ReleaseError, fingerprint, manifest_text, sha256_bytes, write_cards, write_release
 from gengap.staging import scratch_directory
 from gengap.suite import SuiteError, check_suite_limits, resolve_suite
 
@@ -129,7 +130,15 @@ def _read_manifest(root: Path, report: VerifyReport) -> dict[str, Any] | None:
 
 
 def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyReport:
-    """Rebuild the release from its manifest into a temporary directory; compare every file."""
+    """Rebuild the release from its manifest into a temporary directory and compare it.
+
+    Data files must be byte-identical. The environment fields of the manifest
+    (release.ENVIRONMENT_FIELDS: gengap, numpy and Python versions) are set aside: where
+    they differ, a note says so, the rebuilt manifest gets the release's values (or lacks
+    the field, like the release) and the cards are rendered from it, and then manifest.json, README.md, CITATION.cff and
+    croissant.json must be byte-identical too. Plots differ only as notes (their bytes
+    depend on matplotlib); SHA256SUMS is checked against the files by verify_release.
+    """
     root = Path(directory)
     report = verify_release(root)
     manifest = _read_manifest(root, VerifyReport())
@@ -141,37 +150,72 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyRep
     except (SuiteError, KeyError, TypeError) as err:
         report.problems.append(f"cannot rebuild: {err}")
         return report
-    from gengap import __version__
-
-    if manifest.get("gengap_version") != __version__:
-        report.notes.append(f"built with gengap {manifest.get('gengap_version')}, rebuilding with {__version__}")
     with scratch_directory("gengap-regenerate") as scratch:
         rebuilt = scratch / "release"
-        write_release(suite, rebuilt, workers=workers)
-        ours = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
-        theirs = {p.relative_to(rebuilt).as_posix() for p in rebuilt.rglob("*") if p.is_file()}
-        for name in sorted(ours | theirs):
-            informational = name.startswith(INFORMATIONAL)
-            if name == "SHA256SUMS":
-                same = _sums_without_plots(root / name) == _sums_without_plots(rebuilt / name)
-            elif name in ours and name in theirs:
-                same = (root / name).read_bytes() == (rebuilt / name).read_bytes()
-            else:
-                same = False
-            if same:
-                continue
-            if informational:
-                report.notes.append(f"{name} differs from the rebuild (plots depend on the matplotlib version)")
-            elif name not in theirs:
-                report.problems.append(f"regenerate: {name} is not produced by the rebuild")
-            elif name not in ours:
-                report.problems.append(f"regenerate: the rebuild produces {name}, which the release lacks")
-            else:
-                report.problems.append(f"regenerate: {name} differs from the rebuild")
+        write_release(suite, rebuilt, workers=workers, cards=False)
+        theirs = json.loads((rebuilt / "manifest.json").read_text(encoding="utf-8"))
+        report.notes += environment_notes(manifest, theirs)
+        aligned = {
+            key: manifest.get(key, value) if key in ENVIRONMENT_FIELDS else value
+            for key, value in theirs.items()
+            if key not in ENVIRONMENT_FIELDS or key in manifest
+        }
+        (rebuilt / "manifest.json").write_text(manifest_text(aligned), encoding="utf-8")
+        try:
+            write_cards(aligned, rebuilt)
+        except ReleaseError as err:
+            report.problems.append(f"cannot rebuild the cards: {err}")
+            return report
+        _compare_files(root, rebuilt, manifest, aligned, report)
     return report
 
 
-def _sums_without_plots(path: Path) -> list[str]:
-    if not path.is_file():
-        return []
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if "  plots/" not in line]
+def environment_notes(ours: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    """One note per environment field whose value differs between a release and its rebuild."""
+    return [
+        f"environment set aside: {key} is {ours.get(key)} in the release, {theirs.get(key)} in the rebuild"
+        for key in ENVIRONMENT_FIELDS
+        if ours.get(key) != theirs.get(key)
+    ]
+
+
+def _compare_files(root: Path, rebuilt: Path, ours_manifest: Any, theirs_manifest: Any, report: VerifyReport) -> None:
+    """Every file of the release against the rebuild (see regenerate_and_compare)."""
+    ours = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    theirs = {p.relative_to(rebuilt).as_posix() for p in rebuilt.rglob("*") if p.is_file()}
+    for name in sorted((ours | theirs) - {"SHA256SUMS"}):
+        if name in ours and name in theirs and (root / name).read_bytes() == (rebuilt / name).read_bytes():
+            continue
+        if name.startswith(INFORMATIONAL):
+            report.notes.append(f"{name} differs from the rebuild (plots depend on the matplotlib version)")
+        elif name not in theirs:
+            report.problems.append(f"regenerate: {name} is not produced by the rebuild")
+        elif name not in ours:
+            report.problems.append(f"regenerate: the rebuild produces {name}, which the release lacks")
+        elif name == "manifest.json":
+            where = first_difference(ours_manifest, theirs_manifest)
+            detail = f" at {where}" if where else " (formatting)"
+            report.problems.append(f"regenerate: manifest.json differs from the rebuild{detail}")
+        else:
+            report.problems.append(f"regenerate: {name} differs from the rebuild")
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The path (``configs[3].report.sizes``) of the first place two JSON values differ; None if equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}" if path else str(key)
+            found = first_difference(a[key], b[key], f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for index, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None if len(a) == len(b) else f"{path}[{min(len(a), len(b))}]"
+    if a == b and type(a) is type(b):
+        return None
+    return path or "(top)"

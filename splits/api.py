@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Mapping, Sequence
 
 from generators import BlockPlan, get_task
 from generators.batch import Record
 from generators.params import ParamError, Params
+from generators.seeding import side_seed
 from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
 from splits.mcd import Mcd
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
@@ -51,12 +51,6 @@ def split(
     return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)
 
 
-def derived_seed(seed: int, *labels: object) -> int:
-    """A 63-bit seed derived from seed and labels by hashing (never seed + offset)."""
-    text = "\n".join([str(seed), *map(str, labels)])
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
-
-
 def generate_records(task: str, params: Params, n: int, seed: int) -> list[Record]:
     """n records of a task, generated block-wise from seed (same records as `gengap generate`)."""
     records: list[Record] = []
@@ -71,7 +65,7 @@ def _mixture(task: str, settings: Sequence[Params], n: int, seed: int, side: str
     for index, params in enumerate(settings):
         count = n // len(settings) + (1 if index < n % len(settings) else 0)
         if count:
-            records.extend(generate_records(task, params, count, derived_seed(seed, side, index)))
+            records.extend(generate_records(task, params, count, side_seed(seed, side, index)))
     return records
 
 
@@ -102,7 +96,7 @@ def sample_split(
 
     The train side (train + validation, sizes["train"] + sizes["validation"] records) is
     drawn evenly from train_settings, the test side (sizes["test"]) from test_settings,
-    each setting from its own derived seed. Test inputs that also occur on the train side
+    each setting from its own seed (stream ``side`` of generators.seeding). Test inputs that also occur on the train side
     are removed as for any split, so the test part can come out smaller than asked.
     """
     for part in ("train", "validation", "test"):

@@ -13,16 +13,16 @@ every strategy alike:
    (splits.novelty: unseen compounds and atoms), train records none;
 4. the report states sizes, length and difficulty ranges per part, atom and compound
    divergence of train vs test, atoms unseen in train, overlap, duplicate inputs within
-   each part (reported, not removed), the novelty summary of validation and test, and warnings (test examples removed for overlap; a
-   sampled side asking for more examples than its parameters have distinct inputs, from
-   the tasks' input_space_size).
+   each part (reported, not removed), the novelty summary of validation and test, and
+   warnings (test examples removed for overlap; a sampled side asking for more examples
+   than its parameters have distinct inputs, from the tasks' input_space_size). Its
+   floats are rounded to splits.precision.FLOAT_DECIMALS places.
 
 Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
 """
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,9 +32,11 @@ import numpy as np
 
 from generators.batch import Record
 from generators.params import Params, knob
+from generators.seeding import split_rng  # noqa: F401  (the split stream; splits.api uses it)
 from splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
 from splits.divergence import atom_divergence, compound_divergence
 from splits.novelty import annotate, novelty_summary
+from splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
@@ -88,13 +90,6 @@ class Strategy(ABC):
     @abstractmethod
     def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
         """Assign pool records to the train and test sides."""
-
-
-def split_rng(seed: int, strategy: str) -> np.random.Generator:
-    """The random generator of a split: SeedSequence over (seed, strategy name)."""
-    words = hashlib.sha256(f"split\n{strategy}".encode()).digest()[:8]
-    key = (int.from_bytes(words[:4], "little"), int.from_bytes(words[4:], "little"))
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
 
 
 def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:
@@ -152,7 +147,7 @@ def finish(
     if not test:
         warnings.append("the test part is empty")
     report["warnings"] = warnings
-    return SplitResult(result_parts["train"], result_parts["validation"], result_parts["test"], report)
+    return SplitResult(result_parts["train"], result_parts["validation"], result_parts["test"], rounded(report))
 
 
 def part_summary(records: Sequence[Record]) -> dict[str, Any]:
@@ -186,13 +181,14 @@ def part_summary(records: Sequence[Record]) -> dict[str, Any]:
 def divergence_report(
     train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False
 ) -> dict[str, Any]:
-    """Atom and compound divergence of train vs test, unseen atoms, atom definition used."""
+    """Atom and compound divergence of train vs test (rounded: splits.precision), unseen atoms,
+    atom definition used."""
     if not train or not test:
         return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
     train_atoms = sum_counters([record_atoms(r) for r in train])
     test_atoms = sum_counters([record_atoms(r) for r in test])
     unseen = sorted(set(test_atoms) - set(train_atoms))
-    return {
+    return rounded({
         "atom_divergence": atom_divergence(train_atoms, test_atoms),
         "compound_divergence": compound_divergence(
             sum_counters([record_compounds(r, abstract_lexical) for r in train]),
@@ -201,13 +197,14 @@ def divergence_report(
         "unseen_atoms": unseen[:UNSEEN_LISTED],
         "unseen_atom_count": len(unseen),
         "atoms_source": atoms_source(list(train[:1000]) + list(test[:1000])),
-    }
+    })
 
 
 def build_report(
     strategy: str, options: Mapping[str, Any], seed: int | None, parts: Mapping[str, Sequence[Record]]
 ) -> dict[str, Any]:
-    """The split report (see module doc); `overlap` is recomputed from the parts."""
+    """The split report (see module doc; floats rounded by splits.precision); `overlap` is
+    recomputed from the parts."""
     train_inputs = {r["input"] for r in parts["train"]} | {r["input"] for r in parts["validation"]}
     report: dict[str, Any] = {
         "strategy": strategy,
@@ -221,4 +218,4 @@ def build_report(
     report["compounds"] = "structural (lexical items abstracted)" if abstract else "lexical"
     report["parts"] = {name: part_summary(parts[name]) for name in PARTS}
     report["novelty"] = {name: novelty_summary(parts[name]) for name in ("validation", "test")}
-    return report
+    return rounded(report)

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from generators.batch import Record
 from splits.atoms import record_atoms, record_compounds
+from splits.precision import rounded
 
 NOVELTY_KEY = "novelty"
 HISTOGRAM_TOP = 3  # histogram buckets 0, 1, 2 and "3+"
@@ -92,7 +93,7 @@ def novelty_summary(records: Sequence[Record]) -> dict[str, Any] | None:
     return {
         "records": n,
         "unseen_compounds_histogram": {label: histogram.get(label, 0) for label in labels},
-        "with_unseen_compound": round(sum(1 for c in counts if c["unseen_compounds"] > 0) / n, 6),
-        "with_unseen_atom": round(sum(1 for c in counts if c["unseen_atoms"] > 0) / n, 6),
-        "mean_unseen_compounds": round(sum(c["unseen_compounds"] for c in counts) / n, 6),
+        "with_unseen_compound": rounded(sum(1 for c in counts if c["unseen_compounds"] > 0) / n),
+        "with_unseen_atom": rounded(sum(1 for c in counts if c["unseen_atoms"] > 0) / n),
+        "mean_unseen_compounds": rounded(sum(c["unseen_compounds"] for c in counts) / n),
     }

@@ -54,7 +54,7 @@ def test_multiplication_hand_worked() -> None:
     assert MUL.solve(rec("1 2 * 3 4", format="plain")) == "4 0 8"
     assert MUL.solve(rec("1 2 * 3 4", format="reversed")) == "8 0 4"
     assert MUL.solve(rec("p1 1 p0 2 * p1 3 p0 4", format="index_hints")) == "p2 4 p1 0 p0 8"
-    assert MUL.solve(rec("9 9 9 * 9 9 9")) == "9 9 8 0 0 1"
+    assert MUL.solve(rec("9 9 9 * 9 9 9", format="plain")) == "9 9 8 0 0 1"
     assert MUL.solve(rec("0 * 7 5", format="reversed")) == "0"
     assert MUL.solve(rec("p0 0 * p1 7 p0 5", format="index_hints")) == "p0 0"
     assert MUL.check(rec("1 2 * 3 4", format="plain"), "4 0 8")

@@ -204,6 +204,63 @@ def test_interrupted_run_resumes_exactly(small_split, tmp_path: Path) -> None:
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
 
 
+def _draws() -> tuple[float, float, float]:
+    import random
+
+    return torch.rand(1).item(), float(np.random.random()), random.random()
+
+
+def test_rng_states_survive_a_checkpoint(tmp_path: Path) -> None:
+    from baselines.training import load_checkpoint, rng_states, save_checkpoint, set_rng_states
+
+    save_checkpoint(tmp_path / "c.pt", {"rng": rng_states()})
+    expected = [_draws() for _ in range(3)]
+    set_rng_states(load_checkpoint(tmp_path / "c.pt")["rng"])
+    assert [_draws() for _ in range(3)] == expected
+
+
+def test_resume_restores_rng_states_and_trims_metrics(small_split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills two mutations of issue 17: resume's RNG restore made a no-op (every step here
+    draws from torch, numpy and Python, as dropout or augmentation would), and metrics trimming
+    made a no-op (the run is killed after an evaluation that follows its last checkpoint)."""
+    import random
+
+    from baselines import training
+
+    draws: list[tuple[float, float, float]] = []
+    step = training.Trainer.step
+
+    def drawing_step(self, ids, labels):
+        draws.append(_draws())
+        return step(self, ids, labels)
+
+    monkeypatch.setattr(training.Trainer, "step", drawing_step)
+    settings = dict(pos="learned", preset="tiny", steps=80, eval_every=20, checkpoint_every=40, eval_examples=8,
+                    seeds=(1,), layers=1, d_model=16, heads=2)
+
+    def run(name: str, **extra):
+        np.random.seed(123)  # the global numpy and Python states are the same at every start
+        random.seed(123)
+        return train_and_evaluate(small_split, out=tmp_path / name, **settings, **extra)
+
+    whole = run("whole")
+    whole_draws = list(draws)
+
+    def kill(event: dict) -> None:
+        if event["step"] == 65:  # after the evaluation of step 60; last checkpoint: step 40
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run("cut", callback=kill)
+    steps = lambda name: [json.loads(l)["step"] for l in (tmp_path / name / "metrics.jsonl").read_text().splitlines()]  # noqa: E731
+    assert steps("cut") == [20, 40, 60]
+    draws.clear()
+    resumed = run("cut", resume=True)
+    assert len(whole_draws) == 80 and draws == whole_draws[40:]
+    assert steps("cut") == steps("whole") == [20, 40, 60, 80]
+    assert _comparable(resumed) == _comparable(whole)
+
+
 def test_settings_are_checked(small_split) -> None:
     with pytest.raises(BaselineError, match="unknown setting"):
         train_and_evaluate(small_split, step=3)

@@ -92,8 +92,13 @@ def test_modular_arithmetic_by_hand(text: str, modulus: int, target: str) -> Non
     assert not task.check(record(text, modulus=modulus), str((int(target) + 1) % modulus))
 
 
-def test_modular_arithmetic_default_modulus_is_five() -> None:
-    assert get_task("modular_arithmetic").solve(record("4 + 4")) == "3"
+def test_modular_arithmetic_reads_its_modulus_and_never_assumes_one() -> None:
+    task = get_task("modular_arithmetic")
+    assert task.default_params().modulus == 5
+    assert task.solve(record("4 + 4", modulus=5)) == "3"
+    assert task.solve(record("4 + 4", modulus=7)) == "1"
+    with pytest.raises(ValueError, match="meta.modulus is missing"):
+        task.solve(record("4 + 4"))
 
 
 def test_modular_arithmetic_rejects_malformed_input() -> None:

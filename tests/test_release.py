@@ -126,6 +126,60 @@ def test_regenerate_detects_a_changed_seed(release: Path, tmp_path: Path) -> Non
     assert main(["verify", str(copy), "--regenerate"]) == 1
 
 
+def _as_built_elsewhere(release: Path, tmp_path: Path, **fields: str) -> Path:
+    """A copy of the release as another machine would have written it: manifest fields
+    changed, cards rendered from that manifest, checksums recomputed."""
+    from data_cards import write_cards
+    from gengap.release import manifest_text, write_checksums
+
+    copy = _copy(release, tmp_path)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest.update(fields)
+    (copy / "manifest.json").write_text(manifest_text(manifest))
+    write_cards(manifest, copy)
+    write_checksums(copy)
+    return copy
+
+
+def test_regenerate_sets_the_environment_aside(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Other gengap, numpy and Python versions: notes, not problems, when every data file matches."""
+    copy = _as_built_elsewhere(release, tmp_path, python_version="3.11.99", numpy_version="1.26.4", gengap_version="0.0.9")
+    assert main(["verify", str(copy)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(copy), "--regenerate"]) == 0
+    captured = capsys.readouterr()
+    assert "matches a rebuild" in captured.out
+    for field, value in (("gengap_version", "0.0.9"), ("numpy_version", "1.26.4"), ("python_version", "3.11.99")):
+        assert f"note: environment set aside: {field} is {value} in the release, " in captured.err
+    assert "differs" not in captured.err
+
+
+def test_regenerate_compares_the_rest_of_the_manifest_and_the_cards(
+    release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = _as_built_elsewhere(release, tmp_path, python_version="3.11.99", description="not what the suite says")
+    assert main(["verify", str(copy)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(copy), "--regenerate"]) == 1
+    err = capsys.readouterr().err
+    assert "regenerate: manifest.json differs from the rebuild at description" in err
+    assert "regenerate: README.md differs from the rebuild" in err
+    assert "data/" not in err  # the data files match
+
+
+def test_regenerate_compares_cards_byte_for_byte(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gengap.release import write_checksums
+
+    copy = _copy(release, tmp_path)
+    card = copy / "CITATION.cff"
+    card.write_text(card.read_text() + "# an added line\n")
+    write_checksums(copy)
+    assert main(["verify", str(copy)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(copy), "--regenerate"]) == 1
+    assert "regenerate: CITATION.cff differs from the rebuild" in capsys.readouterr().err
+
+
 def test_workers_give_identical_releases(suite_file: Path, release: Path, tmp_path: Path) -> None:
     out = tmp_path / "two"
     assert main(["release", str(suite_file), "--out", str(out), "--workers", "2"]) == 0

@@ -40,10 +40,10 @@ def assert_report_matches(report: dict, parts: dict[str, list[dict]]) -> None:
     if parts["train"] and parts["test"]:
         a_train = sum_counters([record_atoms(r) for r in parts["train"]])
         a_test = sum_counters([record_atoms(r) for r in parts["test"]])
-        assert report["atom_divergence"] == pytest.approx(atom_divergence(a_train, a_test), abs=1e-12)
+        assert report["atom_divergence"] == pytest.approx(atom_divergence(a_train, a_test), abs=5e-7)  # reports round to 6 places
         c_train = sum_counters([record_compounds(r) for r in parts["train"]])
         c_test = sum_counters([record_compounds(r) for r in parts["test"]])
-        assert report["compound_divergence"] == pytest.approx(compound_divergence(c_train, c_test), abs=1e-12)
+        assert report["compound_divergence"] == pytest.approx(compound_divergence(c_train, c_test), abs=5e-7)
         assert report["unseen_atom_count"] == len(set(a_test) - set(a_train))
 
 
