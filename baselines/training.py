@@ -6,17 +6,19 @@
 - the model is initialised on the CPU under its *init seed* (so CPU and GPU runs start from
   the same weights), the training order comes from its *data seed*: the batch of step s is a
   pure function of (data seed, s) (consecutive slices of per-epoch permutations), so resuming
-  needs no iterator state. Both seeds derive from the run seed by hashing, or are fixed for
-  all seeds with ``init_seed`` / ``data_seed`` (to vary one source of randomness at a time);
+  needs no iterator state. Both seeds come from the run seed (streams ``init`` and ``data``
+  of generators.seeding), or are fixed for all seeds with ``init_seed`` / ``data_seed`` (to
+  vary one source of randomness at a time);
 - AdamW (weight decay on matrices only), linear warmup then cosine decay to
   ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
   AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run);
 - the loss is the cross-entropy of the target tokens and the end token only;
 - every ``eval_every`` steps: greedy decoding of a fixed subset of validation (ID) and test
   (OOD), one line in ``metrics.jsonl``; every ``checkpoint_every`` steps the checkpoint
-  ``seed-<s>/checkpoint.pt`` (model, optimizer, scheduler, RNG states, step, metric history)
-  is replaced atomically; ``resume=True`` continues from it and ends with exactly the
-  metrics of an uninterrupted run on the CPU (on CUDA up to the nondeterminism of its kernels);
+  ``seed-<s>/checkpoint.pt`` (baselines.checkpoints: model, optimizer, scheduler, RNG
+  states, progress) is replaced atomically; ``resume=True`` continues from it and ends
+  with exactly the metrics of an uninterrupted run on the CPU (on CUDA up to the
+  nondeterminism of its kernels);
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
@@ -31,7 +33,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import sys
 import time
 from dataclasses import asdict, dataclass, fields, replace
@@ -42,6 +43,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from baselines import checkpoints
+from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from baselines.data import SplitData, load_split, subset
 from baselines.decoding import autocast_context, greedy_decode
 from baselines.errors import BaselineError
@@ -50,7 +53,6 @@ from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
 from baselines.tokenizer import Tokenizer
 from generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
-RUN_FORMAT = "gengap-baseline-run/1"
 RESULTS_FORMAT = "gengap-baseline-results/1"
 IGNORE = -100
 
@@ -308,48 +310,13 @@ class Trainer:
         return loss.detach()
 
 
-# -- RNG states and checkpoints --------------------------------------------------------
-
-
-def rng_states() -> dict[str, Any]:
-    """Every RNG state as tensors and plain types (loadable with weights_only=True)."""
-    name, keys, pos, has_gauss, cached = np.random.get_state()
-    version, state, gauss = random.getstate()
-    return {
-        "torch": torch.get_rng_state(),
-        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-        "numpy": {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)},
-        "python": {"version": version, "state": torch.tensor(state, dtype=torch.int64), "gauss": gauss},
-    }
-
-
-def set_rng_states(states: Mapping[str, Any]) -> None:
-    torch.set_rng_state(states["torch"])
-    if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
-        torch.cuda.set_rng_state_all(states["cuda"])
-    n = states["numpy"]
-    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
-    p = states["python"]
-    random.setstate((p["version"], tuple(int(v) for v in p["state"].tolist()), p["gauss"]))
+# -- files -------------------------------------------------------------------------------
 
 
 def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-
-
-def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
-
-
-def load_checkpoint(path: Path) -> dict[str, Any]:
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # a truncated or foreign file
-        raise BaselineError(f"cannot load checkpoint {path}: {err}") from None
 
 
 # -- one run ---------------------------------------------------------------------------
@@ -450,68 +417,42 @@ class Run:
         model = model if model is not None else self.new_model(init_seed)
         trainer = Trainer(model, self.train, s, self.device, self.compile)
         order = DataOrder(self.train.size, s.batch_size, data_seed)
-        start, history, train_seconds, tokens = 0, [], 0.0, 0
-        loss_sum = torch.zeros((), device=self.device)
-        loss_count = 0
-        checkpoint = folder / "checkpoint.pt" if folder else None
-        if resume and checkpoint is not None and checkpoint.exists():
-            state = load_checkpoint(checkpoint)
-            model.load_state_dict(state["model"])
-            trainer.optimizer.load_state_dict(state["optimizer"])
-            trainer.scheduler.load_state_dict(state["scheduler"])
-            set_rng_states(state["rng"])
-            start, history = int(state["step"]), list(state["history"])
-            train_seconds, tokens = float(state["train_seconds"]), int(state["tokens"])
-            loss_sum = state["loss_sum"].to(self.device)
-            loss_count = int(state["loss_count"])
-        self.keep_metrics(seed, start)
-        window_tokens, window_seconds = 0, 0.0
+        path = folder / "checkpoint.pt" if folder else None
+        if resume and path is not None and path.exists():
+            progress = checkpoints.restore(path, model, trainer.optimizer, trainer.scheduler, self.device)
+        else:
+            progress = Progress(loss_sum=torch.zeros((), device=self.device))
+        self.keep_metrics(seed, progress.step)
         from tqdm import tqdm
 
         bar = tqdm(
-            total=s.steps, initial=start, desc=f"{self.data.name} {s.pos} seed {seed}", unit="step",
+            total=s.steps, initial=progress.step, desc=f"{self.data.name} {s.pos} seed {seed}", unit="step",
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
+        clock = _Clock()
         with bar:
-            clock = time.perf_counter()
-            for step in range(start + 1, s.steps + 1):
+            for step in range(progress.step + 1, s.steps + 1):
                 ids, labels, count = self.train.batch(order.indices(step))
-                loss_sum += trainer.step(ids, labels)
-                loss_count += 1
-                tokens += count
-                window_tokens += count
+                progress.advance(step, trainer.step(ids, labels), count)
+                clock.tokens += count
                 bar.update(1)
                 row = None
                 if step % s.eval_every == 0 or step == s.steps:
                     if self.device.type == "cuda":
                         torch.cuda.synchronize(self.device)
-                    elapsed = time.perf_counter() - clock
-                    train_seconds += elapsed
-                    window_seconds += elapsed
-                    row = self.periodic_row(model, trainer, seed, step, float(loss_sum) / max(loss_count, 1), window_tokens / max(window_seconds, 1e-9), train_seconds)
-                    loss_sum.zero_()
-                    loss_count, window_tokens, window_seconds = 0, 0, 0.0
-                    history.append(row)
-                    self.append_metrics(row)
+                    progress.train_seconds += clock.lap()
+                    row = self.periodic_row(model, trainer, progress, seed, clock.rate())
                     bar.set_postfix(loss=f"{row['loss']:.4f}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
-                    clock = time.perf_counter()
-                saved = False
-                if checkpoint is not None and (step % s.checkpoint_every == 0 or step == s.steps):
+                    clock.restart(window=True)  # evaluation time is not training time
+                saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps)
+                if saved:
                     if row is None:
-                        elapsed = time.perf_counter() - clock
-                        train_seconds += elapsed
-                        window_seconds += elapsed
-                    save_checkpoint(checkpoint, {
-                        "format": RUN_FORMAT, "seed": seed, "step": step,
-                        "model": model.state_dict(), "optimizer": trainer.optimizer.state_dict(),
-                        "scheduler": trainer.scheduler.state_dict(), "rng": rng_states(),
-                        "history": history, "train_seconds": train_seconds, "tokens": tokens,
-                        "loss_sum": loss_sum.detach().cpu(), "loss_count": loss_count,
-                    })
-                    saved = True
-                    clock = time.perf_counter()
+                        progress.train_seconds += clock.lap()
+                    checkpoints.save(path, seed, model, trainer.optimizer, trainer.scheduler, progress)
+                    clock.restart()
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
+        history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
         scores = {side: self.evaluate(model, evals, s.mistakes) for side, evals in self.final.items()}
         result = {
             "seed": seed,
@@ -533,22 +474,53 @@ class Run:
             atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")
         return result
 
-    def periodic_row(
-        self, model: SeqModel, trainer: Trainer, seed: int, step: int, loss: float, rate: float, seconds: float
-    ) -> dict[str, Any]:
+    def periodic_row(self, model: SeqModel, trainer: Trainer, progress: Progress, seed: int, rate: float) -> dict[str, Any]:
+        """Evaluate the periodic subsets; append the row to the history and metrics.jsonl and
+        start a new loss window."""
         scores = {side: self.evaluate(model, evals, 0) for side, evals in self.periodic.items()}
-        return {
+        row = {
             "seed": seed,
-            "step": step,
-            "loss": loss,
+            "step": progress.step,
+            "loss": float(progress.loss_sum) / max(progress.loss_count, 1),
             "lr": trainer.scheduler.get_last_lr()[0],
             "id_exact_match": scores["id"]["exact_match"],
             "ood_exact_match": scores["ood"]["exact_match"],
             "id_token_accuracy": scores["id"]["token_accuracy"],
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
             "tokens_per_s": rate,
-            "train_seconds": seconds,
+            "train_seconds": progress.train_seconds,
         }
+        progress.loss_sum.zero_()
+        progress.loss_count = 0
+        progress.history.append(row)
+        self.append_metrics(row)
+        return row
+
+
+class _Clock:
+    """Training time between marks, and tokens and time of the window since the last evaluation."""
+
+    def __init__(self) -> None:
+        self.mark = time.perf_counter()
+        self.tokens = 0
+        self.seconds = 0.0
+
+    def lap(self) -> float:
+        """Seconds since the last mark (added to the window); the mark moves to now."""
+        now = time.perf_counter()
+        elapsed, self.mark = now - self.mark, now
+        self.seconds += elapsed
+        return elapsed
+
+    def rate(self) -> float:
+        """Tokens per second of the window."""
+        return self.tokens / max(self.seconds, 1e-9)
+
+    def restart(self, window: bool = False) -> None:
+        """Move the mark to now (time since the last lap is not counted); window: also empty the window."""
+        self.mark = time.perf_counter()
+        if window:
+            self.tokens, self.seconds = 0, 0.0
 
 
 # -- the whole job ---------------------------------------------------------------------

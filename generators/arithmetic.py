@@ -27,7 +27,7 @@ from generators.batch import Batch
 from generators.params import ParamError, Params, knob
 from generators.registry import register
 from generators.task import Task, meta_value
-from generators.text import join_chars, join_tokens
+from generators.text import DIGITS, ZERO, join_chars, join_tokens
 
 MAX_DIGITS = 1000
 FORMATS = ("plain", "reversed", "index_hints")
@@ -133,7 +133,7 @@ def _vocab(max_hint: int, op: str = "+") -> list[str]:
 
 
 def _ascii(ids: np.ndarray, op: str = "+") -> np.ndarray:
-    table = np.frombuffer(b"0123456789" + op.encode(), dtype=np.uint8)
+    table = np.frombuffer((DIGITS + op).encode(), dtype=np.uint8)
     return table[np.clip(ids, 0, PLUS)]
 
 
@@ -228,7 +228,7 @@ def _parse_operands(example: Mapping[str, Any], op: str) -> tuple[str, str, str]
         raise ValueError(f"input needs exactly one {op!r}")
     split = digits.index(op)
     a, b = digits[:split], digits[split + 1 :]
-    if not a or not b or not all(t in "0123456789" and len(t) == 1 for t in a + b):
+    if not a or not b or not all(t in DIGITS and len(t) == 1 for t in a + b):
         raise ValueError("operands must be non-empty digit sequences")
     return fmt, "".join(a), "".join(b)
 
@@ -308,12 +308,12 @@ def multiply_rows(
     products = np.array([str(int(x) * int(y)) for x, y in zip(text_a, text_b)], dtype=f"S{width_a + width_b}")
     codes = products.view(np.uint8).reshape(n, width_a + width_b)
     count = (codes != 0).sum(axis=1, dtype=np.int64)
-    return np.where(codes != 0, codes.astype(np.int64) - 48, 0), count
+    return np.where(codes != 0, codes.astype(np.int64) - ZERO, 0), count
 
 
 def _digit_text(big: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Each row's first counts[i] digits as an ASCII bytes string (an S array)."""
-    codes = np.where(np.arange(big.shape[1])[None, :] < counts[:, None], big + 48, 0).astype(np.uint8)
+    codes = np.where(np.arange(big.shape[1])[None, :] < counts[:, None], big + ZERO, 0).astype(np.uint8)
     return np.ascontiguousarray(codes).view(f"S{big.shape[1]}").reshape(len(big))
 
 

@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -75,6 +75,7 @@ from generators.batch import Batch
 from generators.derivation import Tree, tree_atoms, tree_compounds
 from generators.params import Params, knob
 from generators.registry import register
+from generators.sequences import uniform_stream
 from generators.task import Task
 
 # -- lexicon ----------------------------------------------------------------------------
@@ -173,11 +174,6 @@ class CogsParams(Params):
             self.require(lo <= hi, f"parameter min_{part}_depth={lo} exceeds max_{part}_depth={hi}")
 
 
-def _uniform_stream(rng: np.random.Generator, chunk: int = 4096) -> Iterator[float]:
-    while True:
-        yield from rng.random(chunk).tolist()
-
-
 # input length is about SIZE_BASE + SIZE_PER_DEPTH * depth when both depths equal depth
 SIZE_BASE = 5.75
 SIZE_PER_DEPTH = 6.67
@@ -214,7 +210,7 @@ class CogsLike(Task[CogsParams]):
         return CogsParams(min_pp_depth=a, max_pp_depth=b, min_cp_depth=a, max_cp_depth=b)
 
     def generate(self, rng: np.random.Generator, n: int, params: CogsParams) -> Batch:
-        nxt = _uniform_stream(rng).__next__
+        nxt = uniform_stream(rng).__next__
         n_names, n_animate, n_nouns = len(NAMES), len(ANIMATE_NOUNS), len(NOUNS)
         pp_lo, pp_span = params.min_pp_depth, params.max_pp_depth - params.min_pp_depth + 1
         cp_lo, cp_span = params.min_cp_depth, params.max_cp_depth - params.min_cp_depth + 1

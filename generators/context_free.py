@@ -14,23 +14,20 @@ from generators.registry import register
 from generators.sequences import (
     MAX_LENGTH,
     LengthParams,
+    SequenceTask,
     SymbolParams,
-    length_levels,
     parse_symbols,
     random_bits,
     random_symbols,
     reverse_rows,
     sample_lengths,
-    strings_of_length_range,
 )
-from generators.task import Task, meta_value
-from generators.text import join_chars, join_tokens
-
-DIGITS = "0123456789"
+from generators.task import meta_value
+from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
 
 
 @register
-class ReverseString(Task[SymbolParams]):
+class ReverseString(SequenceTask[SymbolParams]):
     """String over 0..k-1 -> the same string reversed."""
 
     name = "reverse_string"
@@ -38,12 +35,9 @@ class ReverseString(Task[SymbolParams]):
     description = "string of symbols -> the string reversed"
     params_type = SymbolParams
 
-    def levels(self) -> dict[int, SymbolParams]:
-        return length_levels(SymbolParams)
-
     def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
-        codes = random_symbols(rng, n, params.max_length, params.alphabet_size) + 48
+        codes = digits_to_chars(random_symbols(rng, n, params.max_length, params.alphabet_size))
         reversed_codes = reverse_rows(codes, lengths)
         return Batch(join_chars(codes, lengths), join_chars(reversed_codes, lengths))
 
@@ -54,9 +48,6 @@ class ReverseString(Task[SymbolParams]):
         symbols = parse_symbols(example["input"], DIGITS)
         return " ".join(str(s) for s in symbols[::-1])
 
-    def input_space_size(self, params: SymbolParams) -> int:
-        return strings_of_length_range(params.alphabet_size, params)
-
 
 # -- stack_manipulation ------------------------------------------------------------------
 
@@ -65,7 +56,7 @@ POP, PUSH0, PUSH1 = 2, 3, 4  # token ids in STACK_VOCAB
 
 
 @register
-class StackManipulation(Task[LengthParams]):
+class StackManipulation(SequenceTask[LengthParams]):
     """Initial stack (bottom to top, over 0 1) then actions POP PUSH0 PUSH1 -> final stack.
 
     Length split (as in the reference generator): an input of length L >= 2 holds an
@@ -80,9 +71,6 @@ class StackManipulation(Task[LengthParams]):
     family = "context_free"
     description = "stack bottom-to-top over 0 1, then POP PUSH0 PUSH1 actions -> final stack top-to-bottom or EMPTY"
     params_type = LengthParams
-
-    def levels(self) -> dict[int, LengthParams]:
-        return length_levels(LengthParams)
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -223,7 +211,7 @@ def _bracket_expressions(
             negated = (l_size == 2) | (l_size == 4)
             wrapped = l_size >= 3
             index = l_start + (l_size >= 2) + (l_size == 4)
-            flat[index] = digit + 48
+            flat[index] = digit + ZERO
             flat[l_start[l_size == 2]] = MINUS
             flat[l_start[l_size == 4] + 1] = MINUS
             flat[l_start[wrapped]] = OPEN
@@ -259,7 +247,7 @@ def _parse_linear(tokens: list[str], modulus: int, unknown: bool) -> tuple[int, 
     (if unknown) ``x``. Parsed with an explicit stack (no recursion limit). ValueError on
     anything else.
     """
-    digits = "0123456789"[:modulus]
+    digits = DIGITS[:modulus]
 
     def atom(token: str) -> tuple[int, int]:
         if token == "x" and unknown:
@@ -354,7 +342,7 @@ def _bracket_features(tokens: list[str]) -> dict[str, int]:
 
 
 @register
-class ModularArithmeticBrackets(Task[BracketParams]):
+class ModularArithmeticBrackets(SequenceTask[BracketParams]):
     """Bracketed + - expression over digits 0..m-1 -> its value mod m.
 
     One token per character; the grammar (Deletang et al.) is E := d | -d | (d) | (-d) |
@@ -370,13 +358,10 @@ class ModularArithmeticBrackets(Task[BracketParams]):
     description = "bracketed + - expression over digits 0..m-1 (unary minus as -d, (-d)) -> value mod m"
     params_type = BracketParams
 
-    def levels(self) -> dict[int, BracketParams]:
-        return length_levels(BracketParams)
-
     def generate(self, rng: np.random.Generator, n: int, params: BracketParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         built = _bracket_expressions(rng, lengths, params.modulus, params.max_length)
-        targets = (built.value + 48).astype(np.uint8).view("S1")
+        targets = digit_tokens(built.value)
         features = {"nesting_depth": built.nesting, "operators": built.operators}
         return Batch(join_chars(built.codes, lengths), targets, features, meta={"modulus": params.modulus})
 
@@ -405,7 +390,7 @@ class SolveEquationParams(BracketParams):
 
 
 @register
-class SolveEquation(Task[SolveEquationParams]):
+class SolveEquation(SequenceTask[SolveEquationParams]):
     """Bracketed + - expression with one digit replaced by x, ``=``, its value -> the digit.
 
     The expression (length L-2 for an input of L tokens) follows the grammar of
@@ -420,9 +405,7 @@ class SolveEquation(Task[SolveEquationParams]):
     family = "context_free"
     description = "bracketed + - expression with one digit replaced by x, = value -> the digit x stands for"
     params_type = SolveEquationParams
-
-    def levels(self) -> dict[int, SolveEquationParams]:
-        return length_levels(SolveEquationParams, minimum=3)
+    shortest = 3
 
     def generate(self, rng: np.random.Generator, n: int, params: SolveEquationParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -432,7 +415,7 @@ class SolveEquation(Task[SolveEquationParams]):
         codes, digit_depth = built.codes, built.digit_depth
         assert digit_depth is not None
         # x replaces the k-th digit from the left, k uniform over the row's digits.
-        is_digit = codes >= 48  # digits are the only codes from 48 up (NUL ( ) + - lie below)
+        is_digit = codes >= ZERO  # digits are the only codes from ZERO up (NUL ( ) + - lie below)
         rank = np.cumsum(is_digit, axis=1, dtype=np.int32)
         chosen = rng.integers(0, rank[:, -1]) + 1
         place = np.argmax(rank == chosen[:, None], axis=1)  # rank first reaches k at the digit
@@ -441,7 +424,7 @@ class SolveEquation(Task[SolveEquationParams]):
         x_depth = digit_depth[rows, place].astype(np.int64)
         codes[rows, place] = X
         codes[rows, size] = EQUALS
-        codes[rows, size + 1] = built.value + 48
+        codes[rows, size + 1] = digits_to_chars(built.value)
         features = {"nesting_depth": built.nesting, "operators": built.operators, "x_depth": x_depth}
         return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": params.modulus})
 
@@ -458,7 +441,7 @@ class SolveEquation(Task[SolveEquationParams]):
         if len(tokens) < 3 or tokens[-2] != "=":
             raise ValueError("expected an expression, '=' and a value")
         rhs = tokens[-1]
-        if len(rhs) != 1 or rhs not in "0123456789"[:modulus]:
+        if len(rhs) != 1 or rhs not in DIGITS[:modulus]:
             raise ValueError(f"bad right-hand side {rhs!r}")
         expression = tokens[:-2]
         if expression.count("x") != 1:

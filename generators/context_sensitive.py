@@ -14,23 +14,20 @@ from generators.registry import register
 from generators.sequences import (
     MAX_LENGTH,
     LengthParams,
+    SequenceTask,
     SymbolParams,
-    length_levels,
     parse_symbols,
+    parse_tokens,
     past_length,
     random_bits,
     random_symbols,
     sample_lengths,
-    strings_of_length_range,
 )
-from generators.task import Task
-from generators.text import join_chars
-
-DIGITS = "0123456789"
+from generators.text import DIGITS, digits_to_chars, join_chars
 
 
 @register
-class DuplicateString(Task[SymbolParams]):
+class DuplicateString(SequenceTask[SymbolParams]):
     """String s -> s s."""
 
     name = "duplicate_string"
@@ -38,13 +35,10 @@ class DuplicateString(Task[SymbolParams]):
     description = "string s -> s s (the string written twice)"
     params_type = SymbolParams
 
-    def levels(self) -> dict[int, SymbolParams]:
-        return length_levels(SymbolParams)
-
     def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
-        codes = random_symbols(rng, n, width, params.alphabet_size) + 48
+        codes = digits_to_chars(random_symbols(rng, n, width, params.alphabet_size))
         if params.min_length == params.max_length:
             doubled = np.concatenate([codes, codes], axis=1)
         else:
@@ -62,9 +56,6 @@ class DuplicateString(Task[SymbolParams]):
         symbols = parse_symbols(example["input"], DIGITS)
         return " ".join(str(s) for s in symbols + symbols)
 
-    def input_space_size(self, params: SymbolParams) -> int:
-        return strings_of_length_range(params.alphabet_size, params)
-
 
 @dataclasses.dataclass(frozen=True)
 class BucketSortParams(SymbolParams):
@@ -72,16 +63,13 @@ class BucketSortParams(SymbolParams):
 
 
 @register
-class BucketSort(Task[BucketSortParams]):
+class BucketSort(SequenceTask[BucketSortParams]):
     """String over 0..k-1 -> its symbols sorted ascending."""
 
     name = "bucket_sort"
     family = "context_sensitive"
     description = "string of symbols 0..k-1 -> the symbols sorted ascending"
     params_type = BucketSortParams
-
-    def levels(self) -> dict[int, BucketSortParams]:
-        return length_levels(BucketSortParams)
 
     def generate(self, rng: np.random.Generator, n: int, params: BucketSortParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -94,8 +82,8 @@ class BucketSort(Task[BucketSortParams]):
         changes = (ordered[:, 1:] != ordered[:, :-1]) & ~beyond[:, 1:]
         distinct = changes.sum(axis=1, dtype=np.int64) + 1
         return Batch(
-            join_chars(symbols + 48, lengths),
-            join_chars(ordered + 48, lengths),
+            join_chars(digits_to_chars(symbols), lengths),
+            join_chars(digits_to_chars(ordered), lengths),
             {"distinct_symbols": distinct},
         )
 
@@ -108,9 +96,6 @@ class BucketSort(Task[BucketSortParams]):
         for s in symbols:
             counts[s] += 1
         return " ".join(str(s) for s in range(10) for _ in range(counts[s]))
-
-    def input_space_size(self, params: BucketSortParams) -> int:
-        return strings_of_length_range(params.alphabet_size, params)
 
 
 # -- shared pieces of the tasks below -----------------------------------------------------
@@ -164,17 +149,6 @@ def _rows_by_length(lengths: np.ndarray) -> list[tuple[int, np.ndarray]]:
     return [(int(ordered[s]), order[s:e]) for s, e in zip(starts, ends)]
 
 
-def _parse_tokens(text: str, allowed: str) -> list[str]:
-    """Whitespace tokens of text, each a single character of allowed; ValueError otherwise."""
-    tokens = text.split()
-    if not tokens:
-        raise ValueError("empty input")
-    for token in tokens:
-        if len(token) != 1 or token not in allowed:
-            raise ValueError(f"unexpected token {token!r}")
-    return tokens
-
-
 # -- missing_duplicate_string ---------------------------------------------------------------
 
 MASK = ord("_")
@@ -193,7 +167,7 @@ class MissingDuplicateParams(SymbolParams):
 
 
 @register
-class MissingDuplicateString(Task[MissingDuplicateParams]):
+class MissingDuplicateString(SequenceTask[MissingDuplicateParams]):
     """``s s`` with one position replaced by ``_`` (then ``#`` if the length is odd) -> that digit.
 
     A requested input length L gives |s| = L // 2 >= 1: the 2|s| tokens of ``s s`` with
@@ -206,10 +180,8 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
     family = "context_sensitive"
     description = "s s with one symbol masked by _ ('#' appended at odd lengths) -> the masked symbol"
     params_type = MissingDuplicateParams
+    shortest = _MDS_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 2; smaller requests are raised to 2)"
-
-    def levels(self) -> dict[int, MissingDuplicateParams]:
-        return length_levels(MissingDuplicateParams, minimum=_MDS_MIN)
 
     def generate(self, rng: np.random.Generator, n: int, params: MissingDuplicateParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -218,10 +190,10 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
         symbols = random_symbols(rng, n, max(width // 2, 1), params.alphabet_size)
         position = np.arange(width)[None, :]
         source = np.where(position < half[:, None], position, position - half[:, None])
-        codes = np.take_along_axis(symbols, np.clip(source, 0, symbols.shape[1] - 1), axis=1) + 48
+        codes = digits_to_chars(np.take_along_axis(symbols, np.clip(source, 0, symbols.shape[1] - 1), axis=1))
         missing = rng.integers(0, 2 * half, dtype=np.int64)
         rows = np.arange(n)
-        answer = symbols[rows, np.where(missing < half, missing, missing - half)] + 48
+        answer = digits_to_chars(symbols[rows, np.where(missing < half, missing, missing - half)])
         codes[rows, missing] = MASK
         odd = np.flatnonzero(lengths & 1)
         codes[odd, lengths[odd] - 1] = PAD
@@ -236,7 +208,7 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
         return {"string_length": len(tokens) // 2, "missing_position": tokens.index("_")}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        tokens = _parse_tokens(example["input"], DIGITS + "_#")
+        tokens = parse_tokens(example["input"], DIGITS + "_#")
         if len(tokens) % 2:
             if tokens[-1] != "#":
                 raise ValueError("an input of odd length ends with '#'")
@@ -262,7 +234,7 @@ class MissingDuplicateString(Task[MissingDuplicateParams]):
 
 
 @register
-class OddsFirst(Task[SymbolParams]):
+class OddsFirst(SequenceTask[SymbolParams]):
     """s1 s2 ... sn -> s1 s3 s5 ... s2 s4 s6 ... (1-indexed odd positions first).
 
     This is the docstring version of Deletang et al. (0 0 1 1 0 1 0 1 -> 0 1 0 0 0 1 1 1),
@@ -275,13 +247,10 @@ class OddsFirst(Task[SymbolParams]):
     description = "string s1 s2 ... sn -> s1 s3 s5 ... then s2 s4 s6 ... (odd positions first, 1-indexed)"
     params_type = SymbolParams
 
-    def levels(self) -> dict[int, SymbolParams]:
-        return length_levels(SymbolParams)
-
     def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
-        codes = random_symbols(rng, n, width, params.alphabet_size) + 48
+        codes = digits_to_chars(random_symbols(rng, n, width, params.alphabet_size))
         if params.min_length == params.max_length:
             shuffled = np.concatenate([codes[:, 0::2], codes[:, 1::2]], axis=1)
         else:  # rows grouped by length: two strided copies per group beat a per-cell gather
@@ -306,9 +275,6 @@ class OddsFirst(Task[SymbolParams]):
         odd_positions = [symbols[i] for i in range(0, len(symbols), 2)]
         even_positions = [symbols[i] for i in range(1, len(symbols), 2)]
         return " ".join(str(s) for s in odd_positions + even_positions)
-
-    def input_space_size(self, params: SymbolParams) -> int:
-        return strings_of_length_range(params.alphabet_size, params)
 
 
 # -- binary_addition and binary_multiplication ---------------------------------------------
@@ -341,7 +307,7 @@ def _binary_operands(
     b = _nonzero_bits(rng, width_m, width)
     position = np.arange(width)[None, :]
     shifted = np.take_along_axis(b, np.clip(position - width_n[:, None] - 1, 0, width - 1), axis=1)
-    codes = np.where(position < width_n[:, None], a, shifted) + 48
+    codes = digits_to_chars(np.where(position < width_n[:, None], a, shifted))
     codes[np.arange(n), width_n] = ord(operator)
     return lengths, width_n, width_m, a, b, join_chars(codes, lengths)
 
@@ -355,7 +321,7 @@ def _strip_high_zeros(bits: np.ndarray) -> np.ndarray:
 
 def _parse_binary_operation(text: str, operator: str) -> tuple[int, int]:
     """Operands of ``n <op> m`` written little-endian, one bit per token."""
-    tokens = _parse_tokens(text, "01" + operator)
+    tokens = parse_tokens(text, "01" + operator)
     if tokens.count(operator) != 1:
         raise ValueError(f"input needs exactly one {operator!r}")
     split = tokens.index(operator)
@@ -376,7 +342,7 @@ def _binary_space(params: BinaryOperationParams) -> int:
 
 
 @register
-class BinaryAddition(Task[BinaryOperationParams]):
+class BinaryAddition(SequenceTask[BinaryOperationParams]):
     """Little-endian ``n + m`` -> little-endian n + m without trailing zeros.
 
     Features: ``width_n``, ``width_m`` (operand widths in the input) and ``carries``
@@ -387,10 +353,8 @@ class BinaryAddition(Task[BinaryOperationParams]):
     family = "context_sensitive"
     description = "little-endian binary n + m (widths summing to length - 1) -> little-endian sum"
     params_type = BinaryOperationParams
+    shortest = _BINARY_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
-
-    def levels(self) -> dict[int, BinaryOperationParams]:
-        return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
 
     def generate(self, rng: np.random.Generator, n: int, params: BinaryOperationParams) -> Batch:
         _, width_n, width_m, a, b, inputs = _binary_operands(rng, n, params, "+")
@@ -409,7 +373,7 @@ class BinaryAddition(Task[BinaryOperationParams]):
         total = np.ascontiguousarray(total.T)
         return Batch(
             inputs,
-            join_chars(total + 48, _strip_high_zeros(total)),
+            join_chars(digits_to_chars(total), _strip_high_zeros(total)),
             {"width_n": width_n, "width_m": width_m, "carries": carries},
         )
 
@@ -428,7 +392,7 @@ class BinaryAddition(Task[BinaryOperationParams]):
 
 
 @register
-class BinaryMultiplication(Task[BinaryOperationParams]):
+class BinaryMultiplication(SequenceTask[BinaryOperationParams]):
     """Little-endian ``n * m`` -> little-endian n * m without trailing zeros.
 
     Operands follow the width convention of binary_addition, so both are >= 1 and the
@@ -441,10 +405,8 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
     family = "context_sensitive"
     description = "little-endian binary n * m (widths summing to length - 1, both >= 1) -> little-endian product"
     params_type = BinaryOperationParams
+    shortest = _BINARY_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
-
-    def levels(self) -> dict[int, BinaryOperationParams]:
-        return length_levels(BinaryOperationParams, minimum=_BINARY_MIN)
 
     def generate(self, rng: np.random.Generator, n: int, params: BinaryOperationParams) -> Batch:
         _, width_n, width_m, a, b, inputs = _binary_operands(rng, n, params, "*")
@@ -453,7 +415,7 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
         sizes = np.fromiter((max(p.bit_length(), 1) for p in products), dtype=np.int64, count=n)
         return Batch(
             inputs,
-            join_chars(bits + 48, sizes),
+            join_chars(digits_to_chars(bits), sizes),
             {"width_n": width_n, "width_m": width_m, "partial_products": b.sum(axis=1, dtype=np.int64)},
         )
 
@@ -474,7 +436,7 @@ class BinaryMultiplication(Task[BinaryOperationParams]):
 
 
 @register
-class ComputeSqrt(Task[LengthParams]):
+class ComputeSqrt(SequenceTask[LengthParams]):
     """A value in [1, 2**L - 1] as L big-endian bits -> floor(sqrt), ceil(L/2) big-endian bits.
 
     Feature ``value_bits``: significant bits of the value (L minus its leading zeros).
@@ -484,9 +446,6 @@ class ComputeSqrt(Task[LengthParams]):
     family = "context_sensitive"
     description = "L-bit big-endian value (>= 1, zero-padded) -> floor(sqrt) as ceil(L/2) big-endian bits"
     params_type = LengthParams
-
-    def levels(self) -> dict[int, LengthParams]:
-        return length_levels(LengthParams)
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -500,13 +459,13 @@ class ComputeSqrt(Task[LengthParams]):
         roots = [math.isqrt(v) << (8 * out_size - int(h)) for v, h in zip(values, halves)]
         root_bits = _bits_from_ints(roots, out_size, "big")
         value_bits = np.fromiter((v.bit_length() for v in values), dtype=np.int64, count=n)
-        return Batch(join_chars(bits + 48, lengths), join_chars(root_bits + 48, halves), {"value_bits": value_bits})
+        return Batch(join_chars(digits_to_chars(bits), lengths), join_chars(digits_to_chars(root_bits), halves), {"value_bits": value_bits})
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"value_bits": int("".join(example["input"].split()), 2).bit_length()}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        tokens = _parse_tokens(example["input"], "01")
+        tokens = parse_tokens(example["input"], "01")
         value = int("".join(tokens), 2)
         # digit-by-digit (bitwise) integer square root
         root, remainder = 0, 0

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from generators.batch import Batch, Record
-from generators.text import as_matrix
+from generators.text import ZERO, as_matrix
 
 _ESCAPED = np.zeros(256, dtype=bool)
 _ESCAPED[1:32] = True
@@ -64,7 +64,7 @@ def _integers(values: np.ndarray) -> _Ragged:
     rows = np.arange(len(values))
     for k in range(int(digits.max(initial=1))):
         live = digits > k
-        matrix[rows[live], (lengths - 1 - k)[live]] = (rest[live] % 10 + 48).astype(np.uint8)
+        matrix[rows[live], (lengths - 1 - k)[live]] = (rest[live] % 10 + ZERO).astype(np.uint8)
         rest //= 10
     return _Ragged(matrix, lengths)
 

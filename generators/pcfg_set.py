@@ -53,7 +53,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from generators.batch import Batch
 from generators.derivation import Tree, tree_atoms, tree_compounds
 from generators.params import Params, knob
 from generators.registry import register
+from generators.sequences import uniform_stream
 from generators.task import Task
 
 MAX_ALPHABET = 520
@@ -108,12 +109,6 @@ class PcfgSetParams(Params):
             f"parameter max_functions={self.max_functions} does not fit in nesting depth "
             f"max_depth={self.max_depth} (at most {capacity(self.max_depth)} functions)",
         )
-
-
-def uniform_stream(rng: np.random.Generator, chunk: int = 4096) -> Iterator[float]:
-    """Endless uniforms in [0, 1) drawn from rng in chunks (deterministic consumption)."""
-    while True:
-        yield from rng.random(chunk).tolist()
 
 
 @register

@@ -27,7 +27,7 @@ from generators.batch import Batch
 from generators.params import Params, knob
 from generators.registry import register
 from generators.task import Task, meta_value
-from generators.text import join_tokens
+from generators.text import DIGITS, digit_tokens, join_tokens
 
 MAX_HOPS = 10_000
 MAX_NAMES = 26 + 26**2 + 26**3  # every name of one to three letters
@@ -123,7 +123,7 @@ class VariableBindingParams(Params):
 @lru_cache(maxsize=16)
 def _binding_vocab(pool: int) -> tuple[str, ...]:
     """Names 0..pool-1, then the digits, then = - ; ?."""
-    return tuple(variable_name(i) for i in range(pool)) + tuple("0123456789") + ("=", "-", ";", "?")
+    return tuple(variable_name(i) for i in range(pool)) + tuple(DIGITS) + ("=", "-", ";", "?")
 
 
 @register
@@ -190,7 +190,7 @@ class VariableBinding(Task[VariableBindingParams]):
             ids[np.arange(ids.shape[1])[None, :] >= lengths[:, None]] = empty
             ids, lengths = compact(ids, empty)
         inputs = join_tokens(ids, lengths, _binding_vocab(pool))
-        targets = (answers + 48).astype(np.uint8).view("S1")
+        targets = digit_tokens(answers)
         features = {"hops": hops, "distractors": (chains - 1) * (hops + 1)}
         return Batch(inputs, targets, features, meta={"values": k})
 

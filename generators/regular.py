@@ -13,28 +13,25 @@ from generators.registry import register
 from generators.sequences import (
     MAX_LENGTH,
     LengthParams,
-    length_levels,
+    SequenceTask,
     parse_symbols,
     past_length,
     random_bits,
     sample_lengths,
-    strings_of_length_range,
 )
-from generators.task import Task, meta_value
-from generators.text import join_chars
+from generators.task import meta_value
+from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
 
 
 @register
-class ParityCheck(Task[LengthParams]):
+class ParityCheck(SequenceTask[LengthParams]):
     """Binary string -> 1 if it has an odd number of 1s, else 0."""
 
     name = "parity_check"
     family = "regular"
     description = "binary string -> 1 if the number of 1s is odd, else 0"
     params_type = LengthParams
-
-    def levels(self) -> dict[int, LengthParams]:
-        return length_levels(LengthParams)
+    alphabet = 2
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -42,8 +39,8 @@ class ParityCheck(Task[LengthParams]):
         if params.min_length != params.max_length:
             bits[past_length(lengths, params.max_length)] = 0
         ones = bits.sum(axis=1, dtype=np.int64)
-        targets = ((ones & 1) + 48).astype(np.uint8).view("S1")
-        return Batch(join_chars(bits + 48, lengths), targets, {"ones": ones})
+        targets = digit_tokens(ones & 1)
+        return Batch(join_chars(digits_to_chars(bits), lengths), targets, {"ones": ones})
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"ones": example["input"].split().count("1")}
@@ -51,12 +48,9 @@ class ParityCheck(Task[LengthParams]):
     def solve(self, example: Mapping[str, Any]) -> str:
         return str(sum(parse_symbols(example["input"])) % 2)
 
-    def input_space_size(self, params: LengthParams) -> int:
-        return strings_of_length_range(2, params)
-
 
 @register
-class EvenPairs(Task[LengthParams]):
+class EvenPairs(SequenceTask[LengthParams]):
     """Binary string -> 0 if count("01") + count("10") is even, else 1.
 
     The number of 01/10 transitions is even exactly when the first and last bits agree.
@@ -67,9 +61,7 @@ class EvenPairs(Task[LengthParams]):
     family = "regular"
     description = 'binary string -> 0 if count("01") + count("10") is even, else 1'
     params_type = LengthParams
-
-    def levels(self) -> dict[int, LengthParams]:
-        return length_levels(LengthParams)
+    alphabet = 2
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -79,8 +71,8 @@ class EvenPairs(Task[LengthParams]):
         if params.min_length != params.max_length:
             changes &= ~past_length(lengths, width)[:, 1:]
         transitions = np.count_nonzero(changes, axis=1).astype(np.int64)
-        targets = ((transitions & 1) + 48).astype(np.uint8).view("S1")
-        return Batch(join_chars(bits + 48, lengths), targets, {"transitions": transitions})
+        targets = digit_tokens(transitions & 1)
+        return Batch(join_chars(digits_to_chars(bits), lengths), targets, {"transitions": transitions})
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         bits = example["input"].split()
@@ -90,9 +82,6 @@ class EvenPairs(Task[LengthParams]):
         bits = parse_symbols(example["input"])
         pairs = sum(1 for a, b in zip(bits, bits[1:]) if a != b)
         return str(pairs % 2)
-
-    def input_space_size(self, params: LengthParams) -> int:
-        return strings_of_length_range(2, params)
 
 
 def _odd(length: int) -> bool:
@@ -121,7 +110,7 @@ class ModularArithmeticParams(LengthParams):
 
 
 @register
-class ModularArithmetic(Task[ModularArithmeticParams]):
+class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
     """Numbers 0..m-1 alternating with + - * (odd length) -> the value mod m.
 
     ``*`` binds tighter than ``+`` and ``-``, which associate left. Lengths are drawn
@@ -135,10 +124,11 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
     family = "regular"
     description = "numbers 0..m-1 alternating with + - * (odd length) -> value mod m (* before + -)"
     params_type = ModularArithmeticParams
+
     size_knob = "input length in tokens, odd (min_length..max_length)"
 
-    def levels(self) -> dict[int, ModularArithmeticParams]:
-        return length_levels(ModularArithmeticParams, valid=_odd)
+    def valid_length(self, length: int) -> bool:
+        return _odd(length)
 
     def with_size(self, lo: int, hi: int) -> ModularArithmeticParams:
         """Default params over [lo, hi]; a range without an odd length (lo = hi, even)
@@ -164,7 +154,7 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
             ops *= np.arange(slots - 1)[:, None] < numbers_per_row[None, :] - 1
         value = _evaluate_columns(numbers, ops, mod)
         columns = np.empty((hi, n), dtype=np.uint8)
-        np.add(numbers, 48, out=columns[0::2])
+        np.add(numbers, ZERO, out=columns[0::2])
         # ASCII of the operators: + is 43, - is 45, * is 42.
         np.add(ops + ops, 43, out=columns[1::2])
         columns[1::2] -= (ops == 2) * np.uint8(5)
@@ -176,7 +166,7 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
             "subtractions": subtractions,
             "multiplications": multiplications,
         }
-        targets = (value + 48).astype(np.uint8).view("S1")
+        targets = digit_tokens(value)
         return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": mod})
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
@@ -188,7 +178,7 @@ class ModularArithmetic(Task[ModularArithmeticParams]):
         tokens = example["input"].split()
         if len(tokens) % 2 == 0:
             raise ValueError("expected an odd number of tokens")
-        digits = "0123456789"[:modulus]
+        digits = DIGITS[:modulus]
         total, product, sign = 0, 1, 1
         for i, token in enumerate(tokens):
             if i % 2 == 0:
@@ -266,7 +256,7 @@ class CycleNavigationParams(LengthParams):
 
 
 @register
-class CycleNavigation(Task[CycleNavigationParams]):
+class CycleNavigation(SequenceTask[CycleNavigationParams]):
     """Moves L S R (-1, 0, +1) from position 0 on a cycle -> the final position.
 
     Moves are uniform over L S R; the cycle length is recorded in ``meta``. Features:
@@ -278,9 +268,7 @@ class CycleNavigation(Task[CycleNavigationParams]):
     family = "regular"
     description = "moves L S R (-1, 0, +1) from 0 on a cycle of c positions -> the final position"
     params_type = CycleNavigationParams
-
-    def levels(self) -> dict[int, CycleNavigationParams]:
-        return length_levels(CycleNavigationParams)
+    alphabet = 3
 
     def generate(self, rng: np.random.Generator, n: int, params: CycleNavigationParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -293,7 +281,7 @@ class CycleNavigation(Task[CycleNavigationParams]):
         codes = steps * np.uint8(7)  # ASCII: L is 76, S is 83, R is 82
         codes += 76
         codes -= (steps == 2) * np.uint8(8)
-        targets = (net % params.cycle_length + 48).astype(np.uint8).view("S1")
+        targets = digit_tokens(net % params.cycle_length)
         features = {"moves": moves, "displacement": np.abs(net)}
         return Batch(join_chars(codes, lengths), targets, features, meta={"cycle_length": params.cycle_length})
 
@@ -315,5 +303,3 @@ class CycleNavigation(Task[CycleNavigationParams]):
             position = (position + delta[token]) % cycle
         return str(position)
 
-    def input_space_size(self, params: CycleNavigationParams) -> int:
-        return strings_of_length_range(3, params)

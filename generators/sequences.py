@@ -1,19 +1,21 @@
-"""Shared pieces of sequence tasks: length parameters, length levels, random symbols.
+"""Shared pieces of sequence tasks: length parameters, the SequenceTask base, random symbols.
 
 Most algorithmic tasks have a length knob: the number of input tokens, drawn uniformly
 from [min_length, max_length] per example. Levels 1..10 cover consecutive length bands
 (1-5, 6-10, 11-20, 21-40, 41-60, 61-80, 81-100, 101-200, 201-350, 351-500), so levels
 1-4 are the training range of Deletang et al. (1..40) and levels 5-10 lie beyond it.
+:class:`SequenceTask` derives a task's levels and input-space size from its params type.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, TypeVar
+from typing import Any, Callable, ClassVar, Iterator, TypeVar
 
 import numpy as np
 
 from generators.params import Params, knob
+from generators.task import Task
 
 MAX_LENGTH = 10_000
 LEVEL_BOUNDS = (0, 5, 10, 20, 40, 60, 80, 100, 200, 350, 500)
@@ -95,19 +97,55 @@ def reverse_rows(matrix: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.take_along_axis(matrix, np.clip(source, 0, width - 1), axis=1)
 
 
-def parse_symbols(text: str, alphabet: str = "01") -> list[int]:
-    """Tokens of text as symbol values; ValueError on a token outside the alphabet."""
+def parse_tokens(text: str, alphabet: str) -> list[str]:
+    """Whitespace tokens of text, each one character of alphabet; ValueError otherwise (also
+    for an empty text)."""
     tokens = text.split()
     if not tokens:
         raise ValueError("empty input")
-    values = []
     for token in tokens:
         if len(token) != 1 or token not in alphabet:
             raise ValueError(f"unexpected token {token!r}")
-        values.append(alphabet.index(token))
-    return values
+    return tokens
+
+
+def parse_symbols(text: str, alphabet: str = "01") -> list[int]:
+    """Tokens of text as symbol values (positions in alphabet); ValueError as parse_tokens."""
+    return [alphabet.index(token) for token in parse_tokens(text, alphabet)]
 
 
 def strings_of_length_range(alphabet_size: int, params: LengthParams) -> int:
     """How many strings over alphabet_size symbols have a length in the params' range."""
     return sum(alphabet_size**length for length in range(params.min_length, params.max_length + 1))
+
+
+class SequenceTask(Task[P]):
+    """A task whose size knob is the input length in tokens (``params_type`` is LengthParams or
+    a subclass).
+
+    ``levels()`` are the length bands of this module for ``params_type``, starting at
+    ``shortest`` tokens, each band moved inward to lengths ``valid_length`` accepts.
+    ``input_space_size(params)`` counts every string of the range over ``alphabet`` symbols
+    (the params' ``alphabet_size`` when they have one); a task whose inputs are constrained
+    (an operator grammar, a mask) overrides it.
+    """
+
+    shortest: ClassVar[int] = 1  # fewest input tokens the task accepts
+    alphabet: ClassVar[int | None] = None  # symbols per position when fixed (else params.alphabet_size)
+
+    def valid_length(self, length: int) -> bool:
+        """Whether inputs of this many tokens exist (e.g. odd lengths only); all by default."""
+        return True
+
+    def levels(self) -> dict[int, P]:
+        return length_levels(self.params_type, minimum=self.shortest, valid=self.valid_length)  # type: ignore[arg-type]
+
+    def input_space_size(self, params: P) -> int | None:
+        count: Any = getattr(params, "alphabet_size", None) or self.alphabet
+        return strings_of_length_range(count, params) if count else None  # type: ignore[arg-type]
+
+
+def uniform_stream(rng: np.random.Generator, chunk: int = 4096) -> Iterator[float]:
+    """Endless uniforms in [0, 1) drawn from rng in chunks (deterministic consumption)."""
+    while True:
+        yield from rng.random(chunk).tolist()

@@ -47,15 +47,14 @@ from generators.sequences import (
     LEVEL_BOUNDS,
     MAX_LENGTH,
     LengthParams,
-    length_levels,
+    SequenceTask,
     parse_symbols,
     past_length,
     random_bits,
     sample_lengths,
-    strings_of_length_range,
 )
 from generators.task import Task
-from generators.text import join_chars, join_tokens
+from generators.text import DIGITS, ZERO, digit_tokens, join_chars, join_tokens
 
 # ---------------------------------------------------------------------------------------
 # token joining for multi-byte vocabularies
@@ -75,7 +74,7 @@ def _empty_batch(features: tuple[str, ...]) -> Batch:
 
 
 @register
-class PrefixSums(Task[LengthParams]):
+class PrefixSums(SequenceTask[LengthParams]):
     """n-bit string -> its prefix sums mod 2 (running parity), n bits.
 
     Feature ``ones``: the number of 1s in the input (= parity flips in the target).
@@ -85,9 +84,7 @@ class PrefixSums(Task[LengthParams]):
     family = "structured"
     description = "bit string -> its running parity (prefix sums mod 2), one bit per input bit"
     params_type = LengthParams
-
-    def levels(self) -> dict[int, LengthParams]:
-        return length_levels(LengthParams)
+    alphabet = 2
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -98,8 +95,8 @@ class PrefixSums(Task[LengthParams]):
         parity = np.cumsum(bits, axis=1, dtype=np.uint8)
         parity &= 1
         ones = np.count_nonzero(bits, axis=1).astype(np.int64)
-        bits += 48
-        parity += 48
+        bits += ZERO
+        parity += ZERO
         return Batch(join_chars(bits, lengths), join_chars(parity, lengths), {"ones": ones})
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
@@ -113,9 +110,6 @@ class PrefixSums(Task[LengthParams]):
             out.append("1" if running else "0")
         return " ".join(out)
 
-    def input_space_size(self, params: LengthParams) -> int:
-        return strings_of_length_range(2, params)
-
 
 # ---------------------------------------------------------------------------------------
 # listops
@@ -123,7 +117,7 @@ class PrefixSums(Task[LengthParams]):
 
 LISTOPS_OPERATORS = ("[MAX", "[MIN", "[MED", "[SM")
 LISTOPS_CLOSE = "]"
-LISTOPS_VOCAB = tuple("0123456789") + LISTOPS_OPERATORS + (LISTOPS_CLOSE,)
+LISTOPS_VOCAB = tuple(DIGITS) + LISTOPS_OPERATORS + (LISTOPS_CLOSE,)
 _FIRST_OPERATOR, _CLOSE_ID = 10, 14
 MIN_LISTOPS_LENGTH = 4  # [OP d d ]
 MAX_LISTOPS_DEPTH = 20
@@ -511,7 +505,7 @@ class ListOps(Task[ListOpsParams]):
             tokens[row : row + len(part_tokens), :width] = part_tokens[:, :width]
             row += len(part_tokens)
         values = np.concatenate([p[1] for p in parts])
-        targets = (values + 48).astype(np.uint8).view("S1")
+        targets = digit_tokens(values)
         inputs = join_tokens(tokens, lengths, LISTOPS_VOCAB)
         return Batch(inputs, targets, _listops_features(tokens, lengths))
 

@@ -12,6 +12,8 @@ from typing import Sequence
 import numpy as np
 
 SPACE = 32
+DIGITS = "0123456789"
+ZERO = ord("0")  # ASCII code of the digit 0
 
 
 def _as_bytes_array(matrix: np.ndarray) -> np.ndarray:
@@ -39,8 +41,13 @@ def join_chars(codes: np.ndarray, lengths: np.ndarray | int) -> np.ndarray:
 
 
 def digits_to_chars(values: np.ndarray) -> np.ndarray:
-    """ASCII codes of single-digit values 0..9 (any integer dtype) as uint8."""
-    return (values.astype(np.uint8) + 48).astype(np.uint8)
+    """ASCII codes of single-digit values 0..9 (any integer dtype and shape) as uint8."""
+    return (values.astype(np.uint8) + ZERO).astype(np.uint8)
+
+
+def digit_tokens(values: np.ndarray) -> np.ndarray:
+    """One single-digit token per value 0..9 of a 1-D integer array, as an ``S1`` array."""
+    return digits_to_chars(values).view("S1")
 
 
 def join_tokens(ids: np.ndarray, lengths: np.ndarray | int, vocab: Sequence[str]) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Render a BlockPlan to JSONL with a pool of worker processes, in block order.
 
-Blocks are independent (see generators.seeding), so the bytes do not depend on the number
+Blocks are independent (see generators.blocks), so the bytes do not depend on the number
 of workers. At most 2 x workers blocks are in flight, which bounds memory; the workers
 end with the map, on error, on interrupt, and when the parent dies (gengap.workers).
 """

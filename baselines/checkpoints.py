@@ -1,0 +1,109 @@
+"""Checkpoints of a training run: save and restore everything a run needs to continue exactly.
+
+A checkpoint holds the model, optimizer and scheduler states, every RNG state (torch, CUDA,
+numpy, Python) and the run's :class:`Progress` (step, metric history, time and tokens
+trained, the loss accumulated since the last evaluation). It is written atomically (a
+temporary file renamed into place) and loaded with ``weights_only=True``, so it holds only
+tensors and plain types. ``restore`` puts every state back, so that a resumed run on the CPU
+ends with exactly the numbers of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+from baselines.errors import BaselineError
+
+RUN_FORMAT = "gengap-baseline-run/1"  # of run.json and checkpoints
+
+
+@dataclass
+class Progress:
+    """Where one seed's training stands (all of it goes into the checkpoint)."""
+
+    loss_sum: torch.Tensor  # summed on the device since the last evaluation, never synchronised per step
+    step: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    train_seconds: float = 0.0
+    tokens: int = 0
+    loss_count: int = 0
+
+    def advance(self, step: int, loss: torch.Tensor, tokens: int) -> None:
+        """Account for training step `step`: its loss (not synchronised) and its tokens."""
+        self.step = step
+        self.loss_sum += loss
+        self.loss_count += 1
+        self.tokens += tokens
+
+
+def rng_states() -> dict[str, Any]:
+    """Every RNG state as tensors and plain types (loadable with weights_only=True)."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    version, state, gauss = random.getstate()
+    return {
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "numpy": {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)},
+        "python": {"version": version, "state": torch.tensor(state, dtype=torch.int64), "gauss": gauss},
+    }
+
+
+def set_rng_states(states: Mapping[str, Any]) -> None:
+    """Put back the RNG states of rng_states() (CUDA's only on the same number of devices)."""
+    torch.set_rng_state(states["torch"])
+    if states["cuda"] and torch.cuda.is_available() and len(states["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(states["cuda"])
+    n = states["numpy"]
+    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached"]))
+    p = states["python"]
+    random.setstate((p["version"], tuple(int(v) for v in p["state"].tolist()), p["gauss"]))
+
+
+def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    """torch.save state to path atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path) -> dict[str, Any]:
+    """A checkpoint's state (weights_only); BaselineError for a truncated or foreign file."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # a truncated or foreign file
+        raise BaselineError(f"cannot load checkpoint {path}: {err}") from None
+
+
+def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, scheduler: Any, progress: Progress) -> None:
+    """Checkpoint a run after progress.step steps."""
+    save_checkpoint(path, {
+        "format": RUN_FORMAT, "seed": seed, "step": progress.step,
+        "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+        "scheduler": scheduler.state_dict(), "rng": rng_states(),
+        "history": progress.history, "train_seconds": progress.train_seconds, "tokens": progress.tokens,
+        "loss_sum": progress.loss_sum.detach().cpu(), "loss_count": progress.loss_count,
+    })  # fmt: skip
+
+
+def restore(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, device: torch.device) -> Progress:
+    """Load a checkpoint into model, optimizer, scheduler and the RNGs; return its progress."""
+    state = load_checkpoint(path)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    set_rng_states(state["rng"])
+    return Progress(
+        loss_sum=state["loss_sum"].to(device),
+        step=int(state["step"]),
+        history=list(state["history"]),
+        train_seconds=float(state["train_seconds"]),
+        tokens=int(state["tokens"]),
+        loss_count=int(state["loss_count"]),
+    )
