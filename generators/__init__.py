@@ -3,6 +3,7 @@
 This is the base layer of gengap: it imports no other package of the project.
 """
 
+from generators import aliases as _aliases
 from generators.batch import Batch, Record, concat, record_id
 from generators.jsonl import batch_to_jsonl, dumps_record
 from generators.params import ParamError, Params, knob
@@ -10,6 +11,8 @@ from generators.registry import UnknownTaskError, get_task, register, task_names
 from generators.blocks import BLOCK_SIZE, BlockPlan
 from generators.seeding import block_rng
 from generators.task import FAMILIES, Task
+
+_aliases.install()
 
 __all__ = [
     "BLOCK_SIZE",

@@ -1,7 +1,9 @@
 """The registry of tasks by name.
 
-Task modules register their classes with ``@register``; the registry imports the
-modules listed in TASK_MODULES on first use, so importing ``generators`` stays cheap.
+Task modules live in the ``generators.tasks`` package, one or more tasks per module, and
+register their classes with ``@register``. On first use the registry imports every module
+of that package (so adding a task means adding one file there); importing ``generators``
+itself stays cheap.
 """
 
 from __future__ import annotations
@@ -12,17 +14,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from generators.task import Task
 
-TASK_MODULES = (
-    "generators.regular",
-    "generators.context_free",
-    "generators.context_sensitive",
-    "generators.arithmetic",
-    "generators.reasoning",
-    "generators.structured",
-    "generators.scan",
-    "generators.pcfg_set",
-    "generators.cogs_like",
-)
+def task_modules() -> list[str]:
+    """Dotted names of the modules in generators.tasks, sorted (the import order)."""
+    import pkgutil
+
+    import generators.tasks as package
+
+    return sorted(
+        f"{package.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.name.startswith("_")
+    )
 
 _TASKS: dict[str, "Task"] = {}
 _loaded = False
@@ -50,7 +52,7 @@ def register(cls: type["Task"]) -> type["Task"]:
 def _load() -> None:
     global _loaded
     if not _loaded:
-        for module in TASK_MODULES:
+        for module in task_modules():
             importlib.import_module(module)
         _loaded = True
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from generators import BlockPlan, ParamError, get_task
-from generators.reasoning import distinct_draws, variable_name
+from generators.tasks.reasoning import distinct_draws, variable_name
 
 MUL = get_task("multiplication")
 MOD = get_task("modular_operation")

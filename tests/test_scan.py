@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from generators import ParamError, get_task
 from generators.derivation import rule_count, tree_depth
-from generators.scan import ScanParams, derivation, interpret
+from generators.tasks.scan import ScanParams, derivation, interpret
 
 TASK = get_task("scan")
 BRIEF = "jump opposite left after walk around left"

@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 from generators import ParamError, get_task
 from generators import structured
-from generators.structured import (
+from generators.tasks.structured import (
     ConnectivityParams,
     GraphParams,
     ListOpsParams,

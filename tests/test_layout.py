@@ -1,0 +1,68 @@
+"""Task modules live in generators/tasks/; the registry finds them; old paths still import."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import generators
+import generators.tasks
+from generators import registry
+from generators.aliases import MOVED_MODULES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_task_module_lives_in_the_tasks_package() -> None:
+    in_tasks = {path.stem for path in (ROOT / "generators" / "tasks").glob("*.py")}
+    assert set(MOVED_MODULES) <= in_tasks
+    for name in MOVED_MODULES:
+        assert not (ROOT / "generators" / f"{name}.py").exists()
+    # no module left in generators/ registers a task
+    for path in (ROOT / "generators").glob("*.py"):
+        if path.name == "registry.py":
+            continue
+        assert "\n@register" not in path.read_text(), path
+
+
+def test_registry_imports_every_module_of_the_package() -> None:
+    names = registry.task_modules()
+    assert names == sorted(names)
+    assert {f"generators.tasks.{m}" for m in MOVED_MODULES} <= set(names)
+    for task_name in generators.task_names():
+        module = type(generators.get_task(task_name)).__module__
+        assert module.startswith("generators.tasks."), (task_name, module)
+
+
+def test_a_new_file_in_the_package_is_a_new_module(tmp_path, monkeypatch) -> None:
+    (tmp_path / "extra_family.py").write_text("X = 1\n")
+    (tmp_path / "_private_helper.py").write_text("Y = 2\n")
+    monkeypatch.setattr(generators.tasks, "__path__", [*generators.tasks.__path__, str(tmp_path)])
+    names = registry.task_modules()
+    assert "generators.tasks.extra_family" in names
+    assert "generators.tasks._private_helper" not in names
+
+
+def test_old_import_paths_are_the_same_module_objects() -> None:
+    for name in MOVED_MODULES:
+        old = importlib.import_module(f"generators.{name}")
+        new = importlib.import_module(f"generators.tasks.{name}")
+        assert old is new
+    from generators.scan import ScanParams as old_params
+    from generators.tasks.scan import ScanParams as new_params
+
+    assert old_params is new_params
+
+
+def test_old_path_works_in_a_fresh_interpreter_before_the_new_one() -> None:
+    code = (
+        "from generators.scan import ScanParams\n"
+        "import generators.tasks.scan as m\n"
+        "assert m.ScanParams is ScanParams\n"
+        "import sys; assert sys.modules['generators.scan'] is m\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
