@@ -99,9 +99,12 @@ def test_mazes_are_solvable_and_targets_are_shortest_paths(lo: int, extra: int, 
         assert record["difficulty"]["input_length"] == (2 * s + 1) ** 2 + 2 * s
         assert record_problem(record) is None
         assert TASK.solve(record) == record["target"]
-        # wrong answers: one move short, one move too many, a wall crossed
+        # wrong answers: one move short, one move too many, a detour that still ends at G, a wall crossed
         assert not TASK.check(record, " ".join(moves[:-1]))
         assert not TASK.check(record, " ".join(moves + moves[-1:]))
+        back = {"U": "D", "D": "U", "L": "R", "R": "L"}[moves[0]]
+        assert follow(adjacency, start, [moves[0], back] + moves) == goal
+        assert not TASK.check(record, " ".join([moves[0], back] + moves))
         blocked = [m for m in STEP if follow(adjacency, start, [m]) is None]
         if blocked:
             assert not TASK.check(record, " ".join([blocked[0]] + moves[1:]))

@@ -73,41 +73,45 @@ def _spanning_trees(rng: np.random.Generator, n: int, s: int) -> np.ndarray:
     components then merge by pointer jumping (a pair that chose the same edge keeps the
     smaller label as root).
     """
-    u, v = _edges(s)
+    u, v = _edges(s)  # int32 indices throughout: a chunk holds at most _CELLS cells (see generate)
+    u, v = u.astype(np.int32), v.astype(np.int32)
     count = u.size
     cells = s * s
-    ranks = rng.permuted(np.broadcast_to(np.arange(count, dtype=np.int64), (n, count)), axis=1)
-    key = (ranks + (np.arange(n, dtype=np.int64) * count)[:, None]).ravel()
-    offset = (np.arange(n, dtype=np.int64) * cells)[:, None]
+    ranks = rng.permuted(np.broadcast_to(np.arange(count, dtype=np.int32), (n, count)), axis=1)
+    key = (ranks + (np.arange(n, dtype=np.int32) * count)[:, None]).ravel()
+    offset = (np.arange(n, dtype=np.int32) * cells)[:, None]
     eu, ev = (u[None, :] + offset).ravel(), (v[None, :] + offset).ravel()
-    edge_of_key = np.empty(key.size, dtype=np.int64)
+    edge_of_key = np.empty(key.size, dtype=np.int32)
     edge_of_key[key] = np.arange(key.size)
-    label = np.arange(n * cells, dtype=np.int64)
+    label = np.arange(n * cells, dtype=np.int32)
     tree = np.zeros(key.size, dtype=bool)
-    unused = np.iinfo(np.int64).max
-    live = np.arange(key.size)
+    unused = np.iinfo(np.int32).max
+    live = np.arange(key.size, dtype=np.int32)
     while True:
         lu, lv = label[eu[live]], label[ev[live]]
         crossing = lu != lv
         live, lu, lv = live[crossing], lu[crossing], lv[crossing]
         if not live.size:
             break
-        best = np.full(n * cells, unused, dtype=np.int64)
+        best = np.full(n * cells, unused, dtype=np.int32)
         np.minimum.at(best, lu, key[live])
         np.minimum.at(best, lv, key[live])
         roots = np.flatnonzero(best != unused)
         chosen = edge_of_key[best[roots]]
         tree[chosen] = True
         a, b = label[eu[chosen]], label[ev[chosen]]
-        parent = np.arange(n * cells, dtype=np.int64)
-        parent[roots] = np.where(a == roots, b, a)
-        mutual = (parent[parent[roots]] == roots) & (roots < parent[roots])
-        parent[roots[mutual]] = roots[mutual]
-        while True:
-            jumped = parent[parent]
-            if np.array_equal(jumped, parent):
+        parent = np.arange(n * cells, dtype=np.int32)
+        up = np.where(a == roots, b, a)
+        parent[roots] = up
+        mutual = (parent[up] == roots) & (roots < up)  # both chose the same edge: the smaller label stays root
+        up[mutual] = roots[mutual]
+        parent[roots] = up
+        while True:  # only component labels have parents of their own: jump those
+            jumped = parent[up]
+            if np.array_equal(jumped, up):
                 break
-            parent = jumped
+            up = jumped
+            parent[roots] = up
         label = parent[label]
     return tree.reshape(n, count)
 
