@@ -92,3 +92,13 @@ def test_parameters_levels_and_size() -> None:
     assert TASK.input_space_size(TASK.make_params({"n": 10})) == 1024
     batch = TASK.generate(np.random.default_rng(5), 2000, TASK.make_params({"n": 6, "k": 2, "function": "monomial"}))
     assert 0.2 < float(np.mean(batch.targets == b"1")) < 0.3  # AND of two fair bits: 1/4
+
+
+def test_prompts_state_the_function_and_its_support() -> None:
+    from harnesses.prompts import explanation
+
+    record = {"task": TASK.name, "input": "0 1 1 0 1", "target": "1", "meta": {"function": "majority", "support": [1, 4]}}
+    assert "positions 1 4 (counting from 0)" in explanation(TASK.name, {"n": 5}, record)
+    assert "more than half" in explanation(TASK.name, {"n": 5}, record)
+    seeded = {"n": 30, "k": 4, "support": "seeded", "support_seed": 0, "function": "monomial"}
+    assert "every bit at positions 2 3 12 16" in explanation(TASK.name, seeded)

@@ -124,3 +124,25 @@ def test_suite_entries(tmp_path: Path) -> None:
         parse_suite(SUITE.replace("frozen: [0, 1]", "frozen: '0=2=1'"))
     with pytest.raises(SuiteError, match="strategy"):
         parse_suite(SUITE.replace("strategy: gotu", "strategy: gotuu"))
+
+
+def test_gengap_list_documents_the_new_tasks_and_strategies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    tasks, strategies = text.split("\nsplit strategies")
+    assert "\nmaze  [structured]" in tasks and "levels: 1: min_size=5,max_size=5;" in tasks and "loops = 0.0 range 0.0..1.0" in tasks
+    assert "\nboolean_function  [reasoning]" in tasks and "levels: 1: n=4; 2: n=6;" in tasks
+    assert "one of parity, majority, monomial" in tasks and "one of first, seeded" in tasks
+    assert "\ngotu  generalization on the unseen" in strategies and "    frozen = ''" in strategies and "    value = 0 >= 0" in strategies
+    assert {line.split()[0] for line in strategies.splitlines()[1:] if not line.startswith(" ")} == {
+        "difficulty", "gotu", "holdout", "iid", "length", "mcd"
+    }
+
+
+def test_cards_cite_the_works_the_new_configs_follow() -> None:
+    from data_cards.references import BIBTEX, config_references
+
+    assert config_references({"task": "boolean_function", "split": {"strategy": "gotu"}}) == ["abbe2023generalization"]
+    assert config_references({"task": "parity_check", "split": {"strategy": "gotu"}}) == ["deletang2023neural", "abbe2023generalization"]
+    assert config_references({"task": "maze", "split": {"strategy": "difficulty"}}) == ["schwarzschild2021can"]
+    assert "Generalization on the Unseen" in BIBTEX["abbe2023generalization"]
