@@ -168,6 +168,7 @@ entries:
   - {task: maze, split: easy_to_hard, strategy: difficulty, level_max: 2, test_levels: [3], sizes: {train: 60, validation: 6, test: 20}}
   - {task: maze, split: by_size, strategy: difficulty, params: {min_size: 3, max_size: 9}, pool: {n: 200},
      options: {feature: size, train_max: 5, test_min: 7}}
+  - {task: maze, split: length, train_range: [2, 4], test_range: [6, 7], sizes: {train: 40, test: 10}}
 """
 
 
@@ -183,3 +184,6 @@ def test_suite_splits_mazes_by_size(tmp_path: Path) -> None:
     assert {r["difficulty"]["size"] for r in pool.test} == {7, 8, 9}
     assert pool.report["unused"] > 0 and pool.report["overlap"] == 0
     assert all(TASK.check(r, r["target"]) for r in pool.test)
+    ranges = suite_split(str(path), "maze-length")
+    assert {r["difficulty"]["size"] for r in ranges.train} == {2, 3, 4}
+    assert {r["difficulty"]["size"] for r in ranges.test} == {6, 7}
