@@ -22,7 +22,9 @@ token grid).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import deque
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -236,6 +238,15 @@ def grid_distances(grid: list[str], source: tuple[int, int]) -> dict[tuple[int, 
     return dist
 
 
+@functools.lru_cache(maxsize=16)
+def read_maze(text: str) -> tuple[tuple[str, ...], tuple[int, int], tuple[int, int], Mapping[tuple[int, int], int]]:
+    """(grid rows, start, goal, distances from the start) of a maze input, cached: one record is
+    often checked against many predictions (scoring). ValueError as parse_grid; read-only."""
+    grid = parse_grid(text)
+    start = _find(grid, START)
+    return tuple(grid), start, _find(grid, GOAL), MappingProxyType(grid_distances(grid, start))
+
+
 DELTAS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
@@ -306,11 +317,9 @@ class Maze(Task[MazeParams]):
         """Any shortest path: moves through open positions only, from S to G, as many moves as the
         breadth-first distance (in cells)."""
         try:
-            grid = parse_grid(example["input"])
+            grid, start, goal, dist = read_maze(example["input"])
         except (ValueError, KeyError, TypeError):
             return False
-        start, goal = _find(grid, START), _find(grid, GOAL)
-        dist = grid_distances(grid, start)
         moves = prediction.split()
         if goal not in dist or 2 * len(moves) != dist[goal]:
             return False
@@ -325,9 +334,10 @@ class Maze(Task[MazeParams]):
         return here == goal
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
-        grid = parse_grid(example["input"])
-        dist = grid_distances(grid, _find(grid, START))
-        return {"size": len(grid) // 2, "path_length": dist[_find(grid, GOAL)] // 2}
+        grid, _, goal, dist = read_maze(example["input"])
+        if goal not in dist:
+            raise ValueError("the goal cannot be reached")
+        return {"size": len(grid) // 2, "path_length": dist[goal] // 2}
 
 
 def _step(position: tuple[int, int], move: str, tokens: int) -> tuple[int, int]:
