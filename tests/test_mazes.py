@@ -140,6 +140,7 @@ def test_checker_by_hand() -> None:
         "# # # # # | # S . S # | # . # . # | # . . G # | # # # # #",  # two starts
         "# # # # # | # . S . # | # . # . # | # . . G # | # # # # #",  # start between cells
         "# # # # # | # S . . x | # . # . # | # . . G # | # # # # #",  # unknown token
+        "# # # # # | # S . . #| # . # . # | # . . G # | # # # # #",  # | glued to a token
     ):
         assert not TASK.check({**record, "input": broken}, "D R"), broken
         with pytest.raises(ValueError):

@@ -118,11 +118,21 @@ def _spanning_trees(rng: np.random.Generator, n: int, s: int) -> np.ndarray:
     return tree.reshape(n, count)
 
 
+def _openings(opened: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n, s, s-1) openings between horizontal neighbours and (n, s-1, s) between vertical ones."""
+    n = opened.shape[0]
+    return opened[:, : s * (s - 1)].reshape(n, s, s - 1), opened[:, s * (s - 1) :].reshape(n, s - 1, s)
+
+
+def _steps(s: int) -> np.ndarray:
+    """Cell-id offsets of the moves D, L, R, U in a maze of s cells per side."""
+    return np.array([s, -1, 1, -s])
+
+
 def _open_directions(opened: np.ndarray, s: int) -> np.ndarray:
     """(n * s * s, 4) bool: whether each cell's wall towards D, L, R, U is open."""
     n = opened.shape[0]
-    horizontal = opened[:, : s * (s - 1)].reshape(n, s, s - 1)
-    vertical = opened[:, s * (s - 1) :].reshape(n, s - 1, s)
+    horizontal, vertical = _openings(opened, s)
     ways = np.zeros((n, s, s, 4), dtype=bool)
     ways[:, :-1, :, 0] = vertical  # D
     ways[:, :, 1:, 1] = horizontal  # L
@@ -134,7 +144,7 @@ def _open_directions(opened: np.ndarray, s: int) -> np.ndarray:
 def _distances(ways: np.ndarray, s: int, goals: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Hop distance of every cell to its maze's goal (global cell ids), by a frontier search that
     stops once every start is reached; -1 where not reached."""
-    steps = np.array([s, -1, 1, -s])
+    steps = _steps(s)
     dist = np.full(ways.shape[0], -1, dtype=np.int64)
     dist[goals] = 0
     frontier, level = goals, 0
@@ -151,7 +161,7 @@ def _distances(ways: np.ndarray, s: int, goals: np.ndarray, starts: np.ndarray) 
 def _walk(ways: np.ndarray, dist: np.ndarray, s: int, starts: np.ndarray) -> np.ndarray:
     """(n, longest) move indices of a shortest path per maze: from the start, always the first
     direction (D, L, R, U) that leads one hop closer to the goal; -1 past a path's end."""
-    steps = np.array([s, -1, 1, -s])
+    steps = _steps(s)
     hops = dist[starts]
     moves = np.full((starts.size, int(hops.max())), -1, dtype=np.int64)
     current = starts.copy()
@@ -172,8 +182,7 @@ def _render(opened: np.ndarray, s: int, starts: np.ndarray, goals: np.ndarray) -
     grid = np.full((n, side, side + 1), ord(WALL), dtype=np.uint8)
     grid[:, :, side] = ord(ROW)
     grid[:, 1:side:2, 1:side:2] = ord(OPEN)
-    horizontal = opened[:, : s * (s - 1)].reshape(n, s, s - 1)
-    vertical = opened[:, s * (s - 1) :].reshape(n, s - 1, s)
+    horizontal, vertical = _openings(opened, s)
     grid[:, 1:side:2, 2 : side - 1 : 2][horizontal] = ord(OPEN)
     grid[:, 2 : side - 1 : 2, 1:side:2][vertical] = ord(OPEN)
     rows = np.arange(n)
@@ -201,7 +210,12 @@ def parse_grid(text: str) -> list[str]:
     """The rows of a maze input as strings of one character per token; ValueError unless it is a
     well-formed maze grid: square, odd side >= 5, wall border and wall at even (row, column),
     only the maze tokens, one S and one G, both on cells (odd row and column)."""
-    rows = [row.split() for row in text.split(ROW)]
+    rows: list[list[str]] = [[]]
+    for token in text.split():
+        if token == ROW:
+            rows.append([])
+        else:
+            rows[-1].append(token)
     side = len(rows)
     if side < 2 * MIN_SIZE + 1 or side % 2 == 0 or any(len(row) != side for row in rows):
         raise ValueError("a maze is a square grid of odd side >= 5, rows separated by |")
