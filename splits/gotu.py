@@ -61,10 +61,10 @@ class GotuOptions(SplitOptions):
         """Frozen coordinate -> value, in the order given; ParamError when malformed."""
         frozen: dict[int, int] = {}
         for item in filter(None, (part.strip() for part in self.frozen.split(","))):
-            coordinate, _, value = item.partition("=")
+            coordinate, equals, value = item.partition("=")
             try:
                 key = _coordinate(coordinate)
-                frozen_value = _coordinate(value) if value else self.value
+                frozen_value = _coordinate(value) if equals else self.value
             except ValueError:
                 raise ParamError(f"parameter frozen={self.frozen!r}: {item!r} is not i or i=v with non-negative integers") from None
             self.require(key not in frozen, f"parameter frozen={self.frozen!r} names coordinate {key} twice")

@@ -78,7 +78,7 @@ def test_records_without_the_coordinates_are_refused() -> None:
     with pytest.raises(SplitError, match="the train side is empty"):
         split(pool(), "gotu", {"frozen": "0=7"})
     strategy = get_strategy("gotu")
-    for bad, message in (("a", "'a' is not i or i=v"), ("1,1", "names coordinate 1 twice"), ("-1", "'-1' is not i"), ("0=x", "'0=x'")):
+    for bad, message in (("a", "'a' is not i or i=v"), ("1,1", "names coordinate 1 twice"), ("-1", "'-1' is not i"), ("0=x", "'0=x'"), ("0=", "'0=' is not i or i=v")):
         with pytest.raises(SplitError, match=message):
             parse_options(strategy, {"frozen": bad})
 
