@@ -1,7 +1,7 @@
 """The published works a config reproduces or follows, with their BibTeX.
 
 A config cites a work through its task (SCAN, COGS, PCFG SET, ListOps, the Chomsky
-hierarchy tasks, ...) or its split strategy (MCD). Entries carry no URL: the card shows
+hierarchy tasks, mazes, Boolean functions, ...) or its split strategy (MCD, GOTU). Entries carry no URL: the card shows
 URLs only where the suite sets them.
 """
 
@@ -68,6 +68,13 @@ BIBTEX: dict[str, str] = {
   year    = {2022}
 }
 """,
+    "abbe2023generalization": """@inproceedings{abbe2023generalization,
+  title     = {Generalization on the Unseen, Logic Reasoning and Degree Curriculum},
+  author    = {Abbe, Emmanuel and Bengio, Samy and Lotfi, Aryo and Rizk, Kevin},
+  booktitle = {Proceedings of the 40th International Conference on Machine Learning (ICML)},
+  year      = {2023}
+}
+""",
     "schwarzschild2021can": """@inproceedings{schwarzschild2021can,
   title     = {Can You Learn an Algorithm? Generalizing from Easy to Hard Problems with Recurrent Networks},
   author    = {Schwarzschild, Avi and Borgnia, Eitan and Gupta, Arjun and Huang, Furong and Vishkin, Uzi and Goldblum, Micah and Goldstein, Tom},
@@ -85,8 +92,10 @@ BY_TASK: dict[str, tuple[str, ...]] = {
     "listops": ("nangia2018listops",),
     "modular_operation": ("power2022grokking",),
     "prefix_sums": ("schwarzschild2021can",),
+    "maze": ("schwarzschild2021can",),
+    "boolean_function": ("abbe2023generalization",),
 }
-BY_STRATEGY: dict[str, tuple[str, ...]] = {"mcd": ("keysers2020measuring",)}
+BY_STRATEGY: dict[str, tuple[str, ...]] = {"mcd": ("keysers2020measuring",), "gotu": ("abbe2023generalization",)}
 
 
 def config_references(config: Mapping[str, Any]) -> list[str]:

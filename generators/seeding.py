@@ -21,12 +21,14 @@ stream         seeds                                         derivation
 ``evaluation`` the fixed evaluation subset of a baseline     SeedSequence(0, spawn_key=key("evaluation"))
 ``estimate``   the records measured to estimate a config's   SeedSequence(0, spawn_key=key("estimate"))
                memory (gengap.limits; no data comes of it)
+``support``    a seeded choice of coordinates stored in a     SeedSequence(support seed, spawn_key=key("support"))
+               task's params (boolean_function's support)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`. ``block``, ``split``,
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
-``evaluation`` and ``estimate`` replaced bare constants. Tests pin one value of every
+``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with boolean_function. Tests pin one value of every
 stream (tests/test_seeding.py).
 """
 
@@ -99,6 +101,12 @@ def side_seed(seed: int, side: str, index: int) -> int:
 def subsample_rng(seed: int) -> np.random.Generator:
     """Stream ``subsample``: which records a release keeps when it caps a part's size."""
     return stream(seed, labels_key("subsample"))
+
+
+def support_rng(seed: int) -> np.random.Generator:
+    """Stream ``support``: a choice a task makes from its params alone (not per example), e.g. the
+    coordinates boolean_function reads when its support is seeded."""
+    return stream(seed, labels_key("support"))
 
 
 def estimate_rng() -> np.random.Generator:

@@ -28,7 +28,7 @@ from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
 from harnesses.export import EXPORT_MARKER, FORMATS, export_release
-from splits import SplitError, SplitResult, get_strategy, parse_options, split
+from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
@@ -59,12 +59,22 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for task in tasks:
         print(f"{task['name']}  [{task['family']}]  {task['description']}")
-        for p in task["parameters"]:
-            bounds = f" range {p['range'][0]}..{p['range'][1]}" if "range" in p else ""
-            choices = f" one of {', '.join(p['choices'])}" if "choices" in p else ""
-            print(f"    {p['name']} = {p['default']!r}{bounds}{choices}  {p['doc']}")
+        _print_knobs(task["parameters"])
         print(f"    levels: {_levels_summary(task['levels'])}")
+    print("\nsplit strategies (gengap split FILE --strategy NAME --option KEY=VALUE; suite entries: strategy, options):")
+    for name, strategy in sorted(STRATEGIES.items()):
+        print(f"{name}  {strategy.description}")
+        _print_knobs(strategy.options_type.describe())
     return 0
+
+
+def _print_knobs(rows: list[dict[str, Any]]) -> None:
+    """One line per task parameter or strategy option: default, range or choices, doc."""
+    for p in rows:
+        lo, hi = p.get("range", (None, None))
+        bounds = f" range {lo}..{hi}" if lo is not None and hi is not None else f" >= {lo}" if lo is not None else f" <= {hi}" if hi is not None else ""
+        choices = f" one of {', '.join(p['choices'])}" if "choices" in p else ""
+        print(f"    {p['name']} = {p['default']!r}{bounds}{choices}  {p['doc']}")
 
 
 def _levels_summary(levels: dict[str, dict[str, Any]]) -> str:
@@ -369,8 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gengap {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = commands.add_parser("list", help="list tasks with their parameters and levels")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = commands.add_parser("list", help="list tasks with their parameters and levels, then the split strategies with their options")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the tasks)")
     p.set_defaults(func=cmd_list)
 
     p = commands.add_parser("generate", help="generate examples of one task as JSONL")
@@ -391,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
     p.add_argument("file", help="JSONL pool, or - for stdin")
-    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout or mcd")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, mcd or gotu")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")

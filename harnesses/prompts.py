@@ -61,7 +61,34 @@ def _m(p: Mapping[str, Any], key: str = "modulus", default: int = 5) -> int:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+BOOLEAN_RULES = {
+    "parity": "1 if an odd number of the bits at {where} are 1, else 0",
+    "majority": "1 if more than half of the bits at {where} are 1 (a tie gives 0), else 0",
+    "monomial": "1 if every bit at {where} is 1, else 0",
+}
+
+
+def _boolean(p: Mapping[str, Any]) -> str:
+    """boolean_function: the rule over the support, read from the record's meta (a list of positions)
+    or from the parameters."""
+    support = p.get("support")
+    if not isinstance(support, list):
+        values = {key: p[key] for key in ("n", "k", "support", "support_seed") if key in p}
+        support = list(get_task("boolean_function").make_params(values).coordinates())
+    where = "position " if len(support) == 1 else "positions "
+    where += " ".join(str(i) for i in support) + " (counting from 0)"
+    rule = BOOLEAN_RULES.get(str(p.get("function")), BOOLEAN_RULES["parity"]).format(where=where)
+    return f"The input is {p.get('n')} bits, one token each. Answer {rule}."
+
+
 EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "boolean_function": _boolean,
+    "maze": lambda p: (
+        "The input is a maze drawn as a grid of tokens, row by row, rows separated by |: # is a wall, . is open, "
+        "S is the start and G the goal. Cells lie at odd rows and columns; the square between two neighbouring cells "
+        "is a wall or an opening. Answer a shortest path from S to G as moves U (up), D (down), L (left) and R (right), "
+        "one move per step from a cell through an opening to the next cell."
+    ),
     "parity_check": lambda p: "The input is a string of bits. Answer 1 if it contains an odd number of 1s, else 0.",
     "even_pairs": lambda p: (
         "The input is a string of bits. Count the places where two neighbouring bits differ (01 or 10). "

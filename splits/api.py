@@ -9,10 +9,11 @@ from generators.batch import Record
 from generators.params import ParamError, Params
 from generators.seeding import side_seed
 from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
+from splits.gotu import Gotu
 from splits.mcd import Mcd
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
 
-STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd()}
+STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu()}
 
 
 def get_strategy(name: str) -> Strategy:

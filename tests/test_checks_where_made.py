@@ -24,6 +24,7 @@ META_TASKS = {
     "modular_arithmetic_brackets": ("modulus",),
     "solve_equation": ("modulus",),
     "cycle_navigation": ("cycle_length",),
+    "boolean_function": ("function", "support"),
 }
 COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like")
 

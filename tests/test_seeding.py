@@ -24,6 +24,7 @@ from generators.seeding import (
     side_seed,
     split_rng,
     subsample_rng,
+    support_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,7 @@ RAW = {
     "epoch": (lambda: epoch_rng(7, 2), [5127646655721812508, 8211625751441680169]),
     "evaluation": (evaluation_rng, [15277208888166227079, 91175429123790233]),
     "estimate": (estimate_rng, [2001831332550685535, 6476860034933157182]),
+    "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
 }
 
 
