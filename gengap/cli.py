@@ -63,6 +63,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             bounds = f" range {p['range'][0]}..{p['range'][1]}" if "range" in p else ""
             choices = f" one of {', '.join(p['choices'])}" if "choices" in p else ""
             print(f"    {p['name']} = {p['default']!r}{bounds}{choices}  {p['doc']}")
+        for fmt, writes in task["traces"].items():
+            print(f"    trace={fmt}: {writes}")
         print(f"    levels: {_levels_summary(task['levels'])}")
     return 0
 

@@ -461,7 +461,8 @@ class ListOps(Task[ListOpsParams]):
     description = "nested [MAX [MIN [MED [SM ... ] expression over digits 0..9 -> its value (one digit)"
     params_type = ListOpsParams
     trace_formats = {
-        "coarse": "the value of each argument of the outermost operator, left to right (a digit is its own value)",
+        "coarse": "the value of each sub-list that is an argument of the outermost operator, left to right "
+        "(its digit arguments are not repeated)",
         "fine": "the value of every operator's sub-list in the order its ']' closes (the outermost last)",
     }
 
@@ -517,8 +518,8 @@ class ListOps(Task[ListOpsParams]):
 
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
         stack: list[tuple[str, list[int]]] = []
-        closed: list[int] = []
-        outermost: list[int] = []
+        closed: list[int] = []  # every sub-list's value, in closing order
+        outermost: list[int] = []  # the values of the outermost operator's sub-list arguments
         for token in example["input"].split():
             if token in LISTOPS_OPERATORS:
                 stack.append((token, []))
@@ -527,8 +528,8 @@ class ListOps(Task[ListOpsParams]):
                 closed.append(apply_listops(op, args))
                 if stack:
                     stack[-1][1].append(closed[-1])
-                else:
-                    outermost = args
+                if len(stack) == 1:
+                    outermost.append(closed[-1])
             elif len(token) == 1 and "0" <= token <= "9":
                 stack[-1][1].append(int(token))
             else:
