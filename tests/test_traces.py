@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task, task_names
+from generators import get_task, record_id, task_names
 from generators.blocks import BlockPlan
 from generators.params import ParamError
 from generators.traces import SEPARATOR, split_target, trace_format
@@ -90,7 +90,8 @@ def test_a_corrupted_step_is_rejected_though_the_answer_is_right(case, where: in
         prediction = " ".join([*changed, SEPARATOR, *answer])
         assert task.check_parts(record, prediction) == (True, False)
         assert not task.check(record, prediction)
-        assert record_problem({**record, "target": prediction, "id": ""}) is not None
+        forged = {**record, "target": prediction, "id": record_id(name, record["input"], prediction)}
+        assert "is not the computation of input" in record_problem(forged)  # what gengap check says
         dropped = " ".join([*trace[:-1], SEPARATOR, *answer])  # a missing last step
         assert task.check_parts(record, dropped) == (True, False)
         corrupted += 1
