@@ -356,7 +356,8 @@ def trace_section(claim: Mapping[str, Any], context: Mapping[str, Any] | None) -
         lines += [
             f"Measured on its own by `{context['command']}` on {context['machine']}, commit {context['commit']}, {context['date']}; "
             f"{context['runs']} runs, {context['minutes']:.1f} minutes wall time, {context['steps']} steps each; the other claims' "
-            "figures above come from the full protocol run and were not changed.",
+            "figures above come from the full protocol run and were not changed."
+            + (f" {context['note']}" if context.get("note") else ""),
             "",
         ]
     lines += [
@@ -370,6 +371,14 @@ def trace_section(claim: Mapping[str, Any], context: Mapping[str, Any] | None) -
         f"| fine trace | {_fmt(f['id'])} | {_fmt(f['ood'])} | {_fmt(f['trace_id'])} | {_fmt(f['trace_ood'])} |",
         "",
     ]
+    unlearned = [name for name, side in (("answer-only", a), ("fine-trace", f)) if side["id"] < ID_MIN]
+    if unlearned:
+        lines += [
+            f"Reading it: the {' and '.join(unlearned)} model did not learn the train distribution (ID answer EM < {ID_MIN}), "
+            "so this run cannot show whether fine traces help length generalization at this scale; the protocol "
+            "(steps, sizes, seed) was not changed after the result.",
+            "",
+        ]
     return lines
 
 
