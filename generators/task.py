@@ -158,14 +158,20 @@ class Task(ABC, Generic[P]):
         raise ValueError(f"{self.name} has no trace formats")
 
     def check_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
-        """Whether trace is the record's correct computation in format fmt: the computation
-        is re-run from the input (not the target) and compared step by step."""
+        """Whether trace is the record's correct computation in format fmt (``verify_trace``;
+        False for a format the task lacks or a trace or input it cannot read)."""
         if fmt not in self.trace_formats:
             return False
         try:
-            return trace == self.trace_tokens(example, fmt)
+            return self.verify_trace(example, trace, fmt)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
             return False
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """Step-by-step verification of a trace against the input (not the target). Default:
+        the trace equals ``trace_tokens``; tasks override it with a check written apart from
+        the builder, each step verified from the input and the trace's own previous step."""
+        return trace == self.trace_tokens(example, fmt)
 
     # -- optional capabilities ------------------------------------------------------------
 

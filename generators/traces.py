@@ -110,3 +110,38 @@ COLUMN_FORMATS = {
     "fine": "per column from the least significant (a missing digit is 0): the two operand digits, the carry in, "
     "the sum digit and the carry out",
 }
+
+
+def read_digit(token: str, base: int = 10) -> int:
+    """The value of a one-digit token below base; ValueError otherwise."""
+    if len(token) != 1 or not "0" <= token <= "9" or int(token) >= base:
+        raise ValueError(f"{token!r} is not a base-{base} digit")
+    return int(token)
+
+
+def read_number(tokens: Sequence[str]) -> int:
+    """A decimal number written one digit per token, without leading zeros; ValueError otherwise."""
+    if not tokens or (tokens[0] == "0" and len(tokens) > 1):
+        raise ValueError("a number needs digits and no leading zero")
+    return int("".join(str(read_digit(t)) for t in tokens))
+
+
+def verify_columns(trace: Sequence[str], a: Sequence[int], b: Sequence[int], base: int, fmt: str) -> bool:
+    """Whether trace is column_trace's addition of a and b: one cell per column, each fine cell
+    repeating the column's operand digits and the previous cell's carry, and each sum digit and
+    carry satisfying digit + base * carry = x + y + carry in (checked, not recomputed)."""
+    width = 5 if fmt == "fine" else 2
+    columns = max(len(a), len(b))
+    if len(trace) != width * columns:
+        return False
+    carry = 0
+    for j in range(columns):
+        cell = [read_digit(t, base) for t in trace[width * j : width * (j + 1)]]
+        x, y = (a[j] if j < len(a) else 0), (b[j] if j < len(b) else 0)
+        if fmt == "fine" and cell[:3] != [x, y, carry]:
+            return False
+        digit, out = cell[-2:]
+        if out > 1 or digit + base * out != x + y + carry:
+            return False
+        carry = out
+    return True

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task, record_id, task_names
+from generators import Task, get_task, record_id, task_names
 from generators.blocks import BlockPlan
 from generators.params import ParamError
 from generators.traces import SEPARATOR, split_target, trace_format
@@ -248,3 +248,27 @@ def test_gengap_list_shows_every_format(capsys: pytest.CaptureFixture[str]) -> N
     described = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
     assert described["listops"]["traces"] == get_task("listops").trace_formats
     assert described["scan"]["traces"] == {}
+
+
+VERIFIED_APART = ("addition", "binary_addition", "multiplication", "modular_arithmetic", "variable_binding")
+
+
+@pytest.mark.parametrize("name", VERIFIED_APART)
+def test_checkers_written_apart_from_the_builders_agree_with_them(name: str) -> None:
+    task = get_task(name)
+    assert type(task).verify_trace is not Task.verify_trace  # its own check, not the builder comparison
+    for fmt in FORMATS:
+        for record in traced_records(name, fmt, 2, 6, 3, n=30):
+            built = task.trace_tokens(record, fmt)
+            assert task.verify_trace(record, built, fmt)
+            for at in range(len(built)):  # every single-token change is caught
+                assert not task.check_trace(record, corrupt(built, at, record), fmt)
+            assert not task.check_trace(record, built + built[-1:], fmt)  # an extra step
+
+
+def test_column_checks_catch_an_inconsistent_carry() -> None:
+    addition = get_task("addition")
+    record = {"input": "9 5 + 7", "meta": {"format": "plain", "trace": "fine"}}
+    assert addition.check_trace(record, "5 7 0 2 1 9 0 1 0 1".split(), "fine")
+    assert not addition.check_trace(record, "5 7 0 2 1 9 0 0 9 0".split(), "fine")  # drops the carry in
+    assert not addition.check_trace(record, "2 1 9 0".split(), "coarse")  # 9 + 0 + 1 is not 9

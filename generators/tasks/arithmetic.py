@@ -28,7 +28,7 @@ from generators.params import ParamError, Params, knob
 from generators.registry import register
 from generators.task import Task, meta_value
 from generators.text import DIGITS, ZERO, join_chars, join_tokens
-from generators.traces import COLUMN_FORMATS, column_trace, trace_knob, with_traces
+from generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
 
 MAX_DIGITS = 1000
 FORMATS = ("plain", "reversed", "index_hints")
@@ -204,6 +204,10 @@ class Addition(_DecimalOperation):
         _, a, b = _parse_operands(example, "+")
         return column_trace([int(d) for d in reversed(a)], [int(d) for d in reversed(b)], 10, fmt)
 
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        _, a, b = _parse_operands(example, "+")
+        return verify_columns(trace, [int(d) for d in reversed(a)], [int(d) for d in reversed(b)], 10, fmt)
+
     def solve(self, example: Mapping[str, Any]) -> str:
         fmt, a, b = _parse_operands(example, "+")
         return _format_result(str(int(a) + int(b)), fmt)
@@ -306,6 +310,28 @@ class Multiplication(_DecimalOperation):
             total += partial * 10**place
             out += [*str(partial), *([",", *str(total)] if fmt == "fine" else []), ";"]
         return out
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """One ';'-ended segment per digit of b (least significant first): its partial product
+        must be a times the digit; a fine segment's total, the previous segment's total plus
+        the partial product at the digit's place value."""
+        _, a, b = _parse_operands(example, "*")
+        if not trace or trace[-1] != ";":
+            return False
+        segments = " ".join(trace[:-1]).split(" ; ") if len(trace) > 1 else [""]
+        if len(segments) != len(b):
+            return False
+        previous = 0
+        for place, (segment, digit) in enumerate(zip(segments, reversed(b))):
+            parts = segment.split(" , ")
+            if len(parts) != (2 if fmt == "fine" else 1) or read_number(parts[0].split()) != int(a) * int(digit):
+                return False
+            if fmt == "fine":
+                total = read_number(parts[1].split())
+                if total != previous + int(a) * int(digit) * 10**place:
+                    return False
+                previous = total
+        return True
 
     def solve(self, example: Mapping[str, Any]) -> str:
         fmt, a, b = _parse_operands(example, "*")

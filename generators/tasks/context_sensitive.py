@@ -24,7 +24,7 @@ from generators.sequences import (
     sample_lengths,
 )
 from generators.text import DIGITS, digits_to_chars, join_chars
-from generators.traces import COLUMN_FORMATS, column_trace, trace_knob, with_traces
+from generators.traces import COLUMN_FORMATS, column_trace, trace_knob, verify_columns, with_traces
 
 
 @register
@@ -403,11 +403,20 @@ class BinaryAddition(SequenceTask[BinaryAdditionParams]):
         return with_traces(self, batch, params.trace)
 
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        a, b = self._operand_bits(example)
+        return column_trace(a, b, 2, fmt)
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        a, b = self._operand_bits(example)
+        return verify_columns(trace, a, b, 2, fmt)
+
+    def _operand_bits(self, example: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+        """The two operands' bits as written (little-endian, padding zeros kept)."""
         tokens = parse_tokens(example["input"], "01+")
         if tokens.count("+") != 1:
             raise ValueError("input needs exactly one '+'")
         split = tokens.index("+")
-        return column_trace([int(t) for t in tokens[:split]], [int(t) for t in tokens[split + 1 :]], 2, fmt)
+        return [int(t) for t in tokens[:split]], [int(t) for t in tokens[split + 1 :]]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()

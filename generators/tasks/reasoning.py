@@ -219,9 +219,53 @@ class VariableBinding(Task[VariableBindingParams]):
                 out.append(str(value))
         return out
 
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """The chain must start at the query and follow assignments of the input ('-' exactly
+        where the copy negates) to a literal; fine values must go back from that literal, each
+        the previous written value, negated where the link negates."""
+        k, sources, asked = self._statements(example)
+        if not trace or trace[0] != asked:
+            return False
+        links: list[bool] = []
+        current, at = asked, 1
+        while current not in [str(v) for v in range(k)]:
+            negate = at < len(trace) and trace[at] == "-"
+            at += negate
+            if at >= len(trace) or sources.get(current) != (negate, trace[at]):
+                return False
+            links.append(negate)
+            current, at = trace[at], at + 1
+        values = trace[at:]
+        if fmt == "coarse":
+            return not values
+        if len(values) != len(links):
+            return False
+        previous = current
+        for negate, written in zip(reversed(links), values):
+            if written != str(k - 1 - int(previous) if negate else int(previous)):
+                return False
+            previous = written
+        return True
+
     def _chain(self, example: Mapping[str, Any]) -> tuple[int, list[tuple[str, bool, str]]]:
         """The number of values and the assignments followed from the query to a literal:
         (variable, negated, source) each, the last source a literal."""
+        k, sources, asked = self._statements(example)
+        literals = [str(v) for v in range(k)]
+        chain = []
+        current = asked
+        for _ in range(len(sources) + 1):
+            if current not in sources:
+                raise ValueError(f"variable {current} is never assigned")
+            negate, source = sources[current]
+            chain.append((current, negate, source))
+            if source in literals:
+                return k, chain
+            current = source
+        raise ValueError("assignments form a cycle")
+
+    def _statements(self, example: Mapping[str, Any]) -> tuple[int, dict[str, tuple[bool, str]], str]:
+        """The number of values, each variable's (negated, source) and the queried variable."""
         k = meta_value(example, "values")
         if not isinstance(k, int) or not 2 <= k <= 10:
             raise ValueError("meta.values must be an integer in 2..10")
@@ -250,17 +294,7 @@ class VariableBinding(Task[VariableBindingParams]):
                 raise ValueError("only copies may be negated")
             sources[target] = (negate, source)
             statement = []
-        chain = []
-        current = asked
-        for _ in range(len(sources) + 1):
-            if current not in sources:
-                raise ValueError(f"variable {current} is never assigned")
-            negate, source = sources[current]
-            chain.append((current, negate, source))
-            if source in literals:
-                return k, chain
-            current = source
-        raise ValueError("assignments form a cycle")
+        return k, sources, asked
 
 
 # -- pointer_chasing -------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -22,7 +23,7 @@ from generators.sequences import (
 )
 from generators.task import meta_value
 from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
-from generators.traces import describe_running, running_states, trace_knob, with_traces
+from generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
 
 
 @dataclasses.dataclass(frozen=True)
@@ -210,6 +211,33 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
                 raise ValueError(f"unexpected operator token {op!r}")
             states += [done, term]
         return [str(v) for v in (terms + [term] if fmt == "coarse" else states)]
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """Coarse: one value per additive term, the term's signed product mod m computed term by
+        term. Fine: one (sum, term) pair per number, each following from the previous written
+        pair by the operator before the number."""
+        modulus = int(meta_value(example, "modulus"))
+        tokens = example["input"].split()
+        numbers, ops = [read_digit(t, modulus) for t in tokens[0::2]], tokens[1::2]
+        written = [read_digit(t, modulus) for t in trace]
+        if fmt == "coarse":
+            cuts = [0] + [i + 1 for i, op in enumerate(ops) if op in "+-"] + [len(numbers)]
+            signs = [1] + [1 if op == "+" else -1 for op in ops if op in "+-"]
+            terms = [sign * math.prod(numbers[lo:hi]) % modulus for sign, lo, hi in zip(signs, cuts, cuts[1:])]
+            return written == terms
+        if len(written) != 2 * len(numbers) or written[:2] != [0, numbers[0]]:
+            return False
+        for i, op in enumerate(ops):
+            done, term, x = written[2 * i], written[2 * i + 1], numbers[i + 1]
+            if op == "*":
+                expected = [done, term * x % modulus]
+            elif op in "+-":
+                expected = [(done + term) % modulus, (x if op == "+" else -x) % modulus]
+            else:
+                raise ValueError(f"unexpected operator token {op!r}")
+            if written[2 * i + 2 : 2 * i + 4] != expected:
+                return False
+        return True
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()
