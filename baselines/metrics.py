@@ -3,6 +3,10 @@
 Definitions (pure Python, no torch):
 
 - exact match: the predicted token sequence equals the target's (whitespace tokens);
+- traced records (``meta.trace`` coarse or fine, target ``trace => answer``): also answer exact
+  match (the tokens after the prediction's first ``=>`` equal the target's) and trace exact
+  match (the tokens before it equal the target's); a prediction without ``=>`` gets neither.
+  Sets without traced records have no such figures (their scores are as before);
 - per-token accuracy of one example: the share of target positions i whose predicted token
   equals target token i (a missing position counts as wrong; tokens predicted beyond the
   target's length are not counted); a set's token accuracy is the mean over its examples;
@@ -26,6 +30,8 @@ import math
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
+from generators.traces import split_target
+
 Record = dict[str, Any]
 
 MAX_VALUES = 16
@@ -41,6 +47,20 @@ def compare(target: str, prediction: str) -> tuple[bool, float]:
     got = prediction.split()
     correct = sum(1 for a, b in zip(want, got) if a == b)
     return want == got, correct / len(want)
+
+
+def is_traced(record: Record) -> bool:
+    """Whether the record's target is a trace, a separator and the answer (``meta.trace`` not none)."""
+    meta = record.get("meta")
+    return isinstance(meta, Mapping) and meta.get("trace", "none") != "none"
+
+
+def compare_parts(target: str, prediction: str) -> tuple[bool, bool]:
+    """(answer exact match, trace exact match) of a prediction for a traced target."""
+    want, got = split_target(target), split_target(prediction)
+    if want is None or got is None:
+        return False, False
+    return got[1] == want[1], got[0] == want[0]
 
 
 def input_length(record: Record) -> int:
@@ -65,6 +85,18 @@ def _figures(exact: Sequence[bool], token: Sequence[float]) -> dict[str, Any]:
         "n": n,
         "exact_match": sum(exact) / n if n else None,
         "token_accuracy": sum(token) / n if n else None,
+    }
+
+
+def _part_figures(parts: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
+    """Answer and trace exact match of the traced records of a set (nothing when it has none)."""
+    if not parts:
+        return {}
+    n = len(parts)
+    return {
+        "traced_n": n,
+        "answer_exact_match": sum(a for a, _ in parts) / n,
+        "trace_exact_match": sum(t for _, t in parts) / n,
     }
 
 
@@ -136,7 +168,12 @@ def score(
     by_feature: dict[str, dict[str, tuple[list[bool], list[float]]]] = defaultdict(lambda: defaultdict(lambda: ([], [])))
     by_novelty: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     wrong: list[dict[str, str]] = []
+    parts: list[tuple[bool, bool]] = []
+    by_length_parts: dict[int, list[tuple[bool, bool]]] = defaultdict(list)
     for index, (record, prediction) in enumerate(zip(records, predictions)):
+        if is_traced(record):
+            parts.append(compare_parts(record["target"], prediction))
+            by_length_parts[input_length(record)].append(parts[-1])
         ok, accuracy = compare(record["target"], prediction)
         if correct is not None:
             ok = bool(correct[index])
@@ -158,7 +195,8 @@ def score(
             wrong.append({"id": str(record.get("id", "")), "input": record["input"], "target": record["target"], "prediction": prediction})
     return {
         **_figures(exact, token),
-        "by_length": {str(k): _figures(*by_length[k]) for k in sorted(by_length)},
+        **_part_figures(parts),
+        "by_length": {str(k): {**_figures(*by_length[k]), **_part_figures(by_length_parts[k])} for k in sorted(by_length)},
         "by_difficulty": {
             name: {label: _figures(*cells[label]) for label in sorted(cells, key=_sort_key)}
             for name, cells in sorted(by_feature.items())
@@ -173,9 +211,13 @@ def gap(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> float:
     return float(id_score["exact_match"]) - float(ood_score["exact_match"])
 
 
+PART_HEADLINE = ("id_answer_exact_match", "ood_answer_exact_match", "id_trace_exact_match", "ood_trace_exact_match")
+
+
 def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
-    """The headline figures of one seed from its ID (validation) and OOD (test) scores."""
-    return {
+    """The headline figures of one seed from its ID (validation) and OOD (test) scores (with
+    answer and trace exact match per side when both sides hold traced records)."""
+    summary = {
         "id_exact_match": id_score["exact_match"],
         "ood_exact_match": ood_score["exact_match"],
         "gap": gap(id_score, ood_score),
@@ -187,6 +229,11 @@ def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> d
         },
         "by_novelty": {"id": dict(id_score.get("by_novelty", {})), "ood": dict(ood_score.get("by_novelty", {}))},
     }
+    if "answer_exact_match" in id_score and "answer_exact_match" in ood_score:
+        for name in PART_HEADLINE:
+            side, figure = name.split("_", 1)
+            summary[name] = (id_score if side == "id" else ood_score)[figure]
+    return summary
 
 
 def summarize(values: Sequence[float]) -> dict[str, Any]:
@@ -210,6 +257,8 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
     (seeds of runs made before novelty existed have none and are skipped).
     """
     result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
+    if per_seed and all(name in s for s in per_seed for name in PART_HEADLINE):
+        result.update({name: summarize([s[name] for s in per_seed]) for name in PART_HEADLINE})
     result["ood_solved_fraction"] = (
         sum(1 for s in per_seed if s["ood_exact_match"] >= threshold) / len(per_seed) if per_seed else None
     )

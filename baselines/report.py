@@ -151,6 +151,26 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def trace_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Answer and trace exact match of the configs trained on traced targets (None when none is)."""
+    traced = [row for row in rows if "ood_answer_exact_match" in row["aggregate"]]
+    if not traced:
+        return None
+    lines = [
+        "## Answer vs trace (traced targets)",
+        "",
+        "Exact match above compares the whole target (trace => answer); here the answer after `=>` and the trace before it apart.",
+        "",
+        "| config | pos | preset | ID answer EM | OOD answer EM | ID trace EM | OOD trace EM |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in traced:
+        a = row["aggregate"]
+        figures = " | ".join(_pm(a[f"{side}_{part}_exact_match"]) for part in ("answer", "trace") for side in ("id", "ood"))
+        lines.append(f"| {row['config']} | {row['pos']} | {row['preset']} | {figures} |")
+    return "\n".join(lines) + "\n"
+
+
 # -- OOD exact match vs compound divergence ------------------------------------------------
 
 
@@ -302,7 +322,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> d
     runs = [load_results(p) for p in find_runs(paths)]
     rows = group_runs(runs)
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
-    sections = {"divergence": divergence_section(rows), "novelty": novelty_table(rows)}
+    sections = {"traces": trace_section(rows), "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
     plots: dict[str, Path] = {}
     if out is not None:
         target = Path(out)

@@ -490,6 +490,10 @@ class Run:
             "tokens_per_s": rate,
             "train_seconds": progress.train_seconds,
         }
+        for side in ("id", "ood"):  # traced records: answer and trace exact match apart
+            for figure in ("answer_exact_match", "trace_exact_match"):
+                if figure in scores[side]:
+                    row[f"{side}_{figure}"] = scores[side][figure]
         progress.loss_sum.zero_()
         progress.loss_count = 0
         progress.history.append(row)

@@ -2,6 +2,7 @@
 
     python benchmarks/validity.py                      # full protocol -> docs/validity.md + plots
     python benchmarks/validity.py --smoke --out DIR    # seconds: the same pipeline, tiny data and steps
+    python benchmarks/validity.py --only traces        # claim 6 alone, merged into the committed docs
 
 Every claim is tested with tiny transformers (preset tiny, RoPE unless stated) trained from
 scratch on splits built in memory, and gets a verdict (holds / does not hold) decided by a
@@ -21,6 +22,11 @@ Claims (published figure it corresponds to in brackets):
 4. positions: on reverse_string, neither RoPE nor NoPE reaches OOD exact match 0.5.
 5. easy-to-hard: multiplication trained on levels 1..4 and tested on 5..7: ID >= 0.8 and
    ID - OOD >= 0.2 (Schwarzschild et al. 2021: easy-to-hard needs recurrence / more compute).
+6. traces: on parity_check's length split of claim 3 (train 1..20, test 21..40; the same
+   inputs, since the trace does not change the seed), a model trained on fine traces (the
+   running parity after every bit, then => and the answer) reaches an OOD answer exact match
+   at least 0.1 above the answer-only model's (Anil et al. 2022: scratchpads turn failed
+   length generalization into success). Same preset, steps and seed as claim 3.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ NOVELTY_MIN_RECORDS = 30
 ID_MIN = 0.8
 GAP_MIN = 0.2
 POSITIONS_OOD_MAX = 0.5
+TRACE_MARGIN = 0.1
+TRACE_CONFIGS = ("parity_check-length", "parity_check-length-fine")  # claim 6: answer-only, fine traces
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,8 @@ def plan(scale: Scale, smoke: bool) -> list[RunSpec]:
     lengths = {"reverse_string": ((1, 20), (21, 40)), "parity_check": ((1, 20), (21, 40)), "bucket_sort": ((1, 20), (21, 40)), "addition": ((1, 5), (6, 10))}
     for task, (train, test) in lengths.items():
         runs.append(RunSpec(f"{task}-length", "length", {"task": task, "train": train, "test": test}))
+    fine = {"task": "parity_check", "train": (1, 20), "test": (21, 40), "base": {"trace": "fine"}, "split_of": TRACE_CONFIGS[0]}
+    runs.append(RunSpec(TRACE_CONFIGS[1], "length", fine))
     runs.append(RunSpec("reverse_string-length", "length", {"task": "reverse_string", "train": (1, 20), "test": (21, 40)}, pos="nope"))
     runs.append(RunSpec("multiplication-easy_to_hard", "level", {"task": "multiplication", "level_max": 4, "test_levels": [5, 6, 7]}))
     return runs
@@ -99,7 +109,7 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
     from splits import sample_length_split, sample_level_split, split
     from generators.seeding import config_seed
 
-    seed = config_seed(20261201, spec.config)
+    seed = config_seed(20261201, spec.args.get("split_of", spec.config))
     if spec.kind.startswith("scan"):
         task = get_task("scan")
         pool = list(task.enumerate(task.default_params()).records("scan"))
@@ -112,7 +122,9 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
             options["steps"] = scale.mcd_steps
         return split(pool, strategy, options, seed=seed)
     if spec.kind == "length":
-        return sample_length_split(spec.args["task"], spec.args["train"], spec.args["test"], scale.sizes, seed=seed)
+        return sample_length_split(
+            spec.args["task"], spec.args["train"], spec.args["test"], scale.sizes, seed=seed, base=spec.args.get("base")
+        )
     return sample_level_split(spec.args["task"], spec.args["level_max"], scale.sizes, seed=seed, test_levels=spec.args["test_levels"])
 
 
@@ -185,6 +197,24 @@ def positions_claim(ood_by_pos: Mapping[str, float], id_by_pos: Mapping[str, flo
     return claim
 
 
+def trace_claim(answer_only: Mapping[str, float], fine: Mapping[str, float]) -> dict[str, Any]:
+    """Claim 6: fine traces raise OOD answer exact match by at least TRACE_MARGIN over answer-only
+    (each side's ``id`` and ``ood`` are answer exact matches; fine also has trace exact matches)."""
+    difference = fine["ood"] - answer_only["ood"]
+    return {"answer_only": dict(answer_only), "fine": dict(fine), "difference": difference, "holds": difference >= TRACE_MARGIN}
+
+
+def _trace_claim_of(by_config: Mapping[tuple[str, str], list[Mapping[str, Any]]]) -> dict[str, Any]:
+    plain, fine = (by_config[(config, "rope")] for config in TRACE_CONFIGS)
+    return trace_claim(
+        {"id": _mean(plain, "id_exact_match"), "ood": _mean(plain, "ood_exact_match")},
+        {
+            "id": _mean(fine, "id_answer_exact_match"), "ood": _mean(fine, "ood_answer_exact_match"),
+            "trace_id": _mean(fine, "id_trace_exact_match"), "trace_ood": _mean(fine, "ood_trace_exact_match"),
+        },
+    )
+
+
 # -- the document --------------------------------------------------------------------------
 
 
@@ -214,6 +244,7 @@ def evaluate_claims(by_config: Mapping[tuple[str, str], list[Mapping[str, Any]]]
     )
     runs = by_config[("multiplication-easy_to_hard", "rope")]
     claims["easy_to_hard"] = gap_claim(_mean(runs, "id_exact_match"), _mean(runs, "ood_exact_match"))
+    claims["traces"] = _trace_claim_of(by_config)
     return claims
 
 
@@ -272,7 +303,9 @@ def write_document(path: Path, claims: Mapping[str, Any], table: str, context: M
     lines.append(f"| 4. Neither RoPE nor NoPE length-generalizes on reverse_string | OOD RoPE {_fmt(p['ood']['rope'])}, NoPE {_fmt(p['ood']['nope'])} | both < {POSITIONS_OOD_MAX} | Deletang et al.: no encoding solves reverse_string beyond train lengths | **{verdict(p['holds'])}** |")
     e = claims["easy_to_hard"]
     lines.append(f"| 5. Easy-to-hard: multiplication levels 1-4 → 5-7 | ID {_fmt(e['id'])}, OOD {_fmt(e['ood'])}, gap {_fmt(e['gap'])} | ID ≥ {ID_MIN}, gap ≥ {GAP_MIN} | Schwarzschild et al. 2021: easy-to-hard needs more compute at test time | **{verdict(e['holds'])}** |")
+    lines.append(trace_row(claims["traces"]))
     lines += ["", "## Reading the verdicts", ""] + [f"- {note}" for note in notes(claims)]
+    lines += ["", *trace_section(claims["traces"], None)]
     lines += [
         "",
         "## The divergence series (claim 1)",
@@ -301,6 +334,75 @@ def write_document(path: Path, claims: Mapping[str, Any], table: str, context: M
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+TRACE_ROW = "| 6. Fine traces"
+TRACE_HEADING = "## Traces: answer-only vs fine (claim 6)"
+
+
+def trace_row(claim: Mapping[str, Any]) -> str:
+    """Claim 6's row of the verdict table."""
+    a, f = claim["answer_only"], claim["fine"]
+    return (
+        f"{TRACE_ROW} lift length generalization (parity_check, train 1-20 → test 21-40) | OOD answer EM: "
+        f"answer-only {_fmt(a['ood'])}, fine {_fmt(f['ood'])}, difference {_fmt(claim['difference'])} | difference ≥ {TRACE_MARGIN} | "
+        f"Anil et al. 2022: scratchpads turn failed length generalization into success | **{verdict(claim['holds'])}** |"
+    )
+
+
+def trace_section(claim: Mapping[str, Any], context: Mapping[str, Any] | None) -> list[str]:
+    """Claim 6's section (with its own measurement line when it was run on its own)."""
+    a, f = claim["answer_only"], claim["fine"]
+    lines = [TRACE_HEADING, ""]
+    if context is not None:
+        lines += [
+            f"Measured on its own by `{context['command']}` on {context['machine']}, commit {context['commit']}, {context['date']}; "
+            f"{context['runs']} runs, {context['minutes']:.1f} minutes wall time, {context['steps']} steps each; the other claims' "
+            "figures above come from the full protocol run and were not changed."
+            + (f" {context['note']}" if context.get("note") else ""),
+            "",
+        ]
+    lines += [
+        "Both models see the same inputs (the trace does not change the seed). The answer-only run is claim 3's parity_check run; "
+        "the fine run's target is the running parity after every input bit, `=>`, then the answer. Answer EM compares the part "
+        "after `=>`; trace EM the part before it.",
+        "",
+        "| target | ID answer EM | OOD answer EM | ID trace EM | OOD trace EM |",
+        "|---|---|---|---|---|",
+        f"| answer only | {_fmt(a['id'])} | {_fmt(a['ood'])} | n/a | n/a |",
+        f"| fine trace | {_fmt(f['id'])} | {_fmt(f['ood'])} | {_fmt(f['trace_id'])} | {_fmt(f['trace_ood'])} |",
+        "",
+    ]
+    unlearned = [name for name, side in (("answer-only", a), ("fine-trace", f)) if side["id"] < ID_MIN]
+    if unlearned:
+        lines += [
+            f"Reading it: the {' and '.join(unlearned)} model did not learn the train distribution (ID answer EM < {ID_MIN}), "
+            "so this run cannot show whether fine traces help length generalization at this scale; the protocol "
+            "(steps, sizes, seed) was not changed after the result.",
+            "",
+        ]
+    return lines
+
+
+def merge_trace_case(out: Path, claim: Mapping[str, Any], context: Mapping[str, Any]) -> None:
+    """Put claim 6 into an existing validity.md and validity.json (replacing an earlier claim 6),
+    leaving every other claim as it is."""
+    document = out / "validity.md"
+    lines = [line for line in document.read_text(encoding="utf-8").splitlines() if not line.startswith(TRACE_ROW)]
+    if TRACE_HEADING in lines:  # drop the earlier section: up to the next heading
+        start = lines.index(TRACE_HEADING)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        del lines[start:end]
+    last_row = max(i for i, line in enumerate(lines) if line.startswith("| 5. "))
+    lines.insert(last_row + 1, trace_row(claim))
+    before = next(i for i, line in enumerate(lines) if line.startswith("## The divergence series"))
+    lines[before:before] = trace_section(claim, context)
+    document.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data_path = out / "validity.json"
+    data = json.loads(data_path.read_text(encoding="utf-8"))
+    data["claims"]["traces"] = claim
+    data["traces_context"] = dict(context)
+    data_path.write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+
+
 def write_plots(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
     """Claim 1's series (SCAN random + graded MCD) and claim 2's novelty curves, on their own."""
     from baselines.plots import plot_divergence, plot_novelty
@@ -318,6 +420,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "docs"), help="folder for validity.md and its plots (default docs/)")
     parser.add_argument("--runs", help="run directories (default OUT/validity-runs; finished runs are reused)")
     parser.add_argument("--workers", type=int, default=2, help="runs trained at once (one thread each)")
+    parser.add_argument("--only", choices=("traces",), help="run one claim alone and merge it into OUT's validity.md/.json")
     args = parser.parse_args()
     from baselines.report import make_report
 
@@ -326,6 +429,8 @@ def main() -> None:
     runs_dir = Path(args.runs) if args.runs else out / "validity-runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     specs = plan(scale, args.smoke)
+    if args.only == "traces":
+        specs = [spec for spec in specs if spec.config in TRACE_CONFIGS]
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     start = time.perf_counter()
     if args.workers > 1:
@@ -336,11 +441,27 @@ def main() -> None:
     by_config: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for spec, result in zip(specs, results):
         by_config.setdefault((spec.config, spec.pos), []).append(result)
+    if args.only == "traces":
+        claim = _trace_claim_of(by_config)
+        context = {**_context(args, start, commit, results, scale), "command": "python benchmarks/validity.py --only traces" + (" --smoke" if args.smoke else "")}
+        merge_trace_case(out, claim, context)
+        print(f"traces: {verdict(claim['holds'])} (OOD answer EM answer-only {_fmt(claim['answer_only']['ood'])}, fine {_fmt(claim['fine']['ood'])})")
+        return
     claims = evaluate_claims(by_config)
     report = make_report([runs_dir], out / "validity-baselines.md")
     write_plots(report["rows"], out)
     table = report["text"].split("\n", 3)[3].replace("](validity-baselines", "](validity-baselines")
-    context = {
+    context = _context(args, start, commit, results, scale)
+    write_document(out / "validity.md", claims, table, context)
+    (out / "validity.json").write_text(json.dumps({"claims": claims, "context": context}, indent=1, default=str) + "\n", encoding="utf-8")
+    for name, claim in claims.items():
+        print(f"{name}: {verdict(claim['holds'])}")
+    print(f"wrote {out / 'validity.md'} in {context['minutes']:.1f} min")
+
+
+def _context(args: argparse.Namespace, start: float, commit: str, results: Sequence[Mapping[str, Any]], scale: Scale) -> dict[str, Any]:
+    """Where, when and how the runs were made (for the document's measurement line)."""
+    return {
         "command": "python benchmarks/validity.py" + (" --smoke" if args.smoke else ""),
         "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}, Python {platform.python_version()})",
         "commit": commit,
@@ -350,11 +471,6 @@ def main() -> None:
         "runs": len(results),
         "steps": scale.steps,
     }
-    write_document(out / "validity.md", claims, table, context)
-    (out / "validity.json").write_text(json.dumps({"claims": claims, "context": context}, indent=1, default=str) + "\n", encoding="utf-8")
-    for name, claim in claims.items():
-        print(f"{name}: {verdict(claim['holds'])}")
-    print(f"wrote {out / 'validity.md'} in {context['minutes']:.1f} min")
 
 
 if __name__ == "__main__":

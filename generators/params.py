@@ -28,10 +28,17 @@ def knob(
     hi: float | None = None,
     choices: tuple[str, ...] | None = None,
     doc: str = "",
+    rendering: bool = False,
 ) -> Any:
-    """A parameter field with a default, an inclusive range or a set of choices, and a doc."""
+    """A parameter field with a default, an inclusive range or a set of choices, and a doc.
+
+    A ``rendering`` knob changes how an example is written, never which example is drawn
+    (e.g. ``trace``): it is left out of :meth:`Params.canonical` (the seed), so settings that
+    differ only in it draw the same inputs, and out of :meth:`Params.to_dict` at its default,
+    so settings made before it existed keep their dict (manifests, reports) byte for byte.
+    """
     return dataclasses.field(
-        default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc}
+        default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc, "rendering": rendering}
     )
 
 
@@ -82,12 +89,21 @@ class Params:
     # -- conversions -------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Every parameter, except a rendering knob (see :func:`knob`) at its default."""
+        values = dataclasses.asdict(self)
+        for field in dataclasses.fields(self):
+            if field.metadata.get("rendering") and values[field.name] == field.default:
+                del values[field.name]
+        return values
 
     def canonical(self) -> str:
-        """Canonical JSON of the parameters (sorted keys, no spaces, values of their declared
-        types): part of the seed."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON of the parameters that decide which examples are drawn (sorted keys,
+        no spaces, values of their declared types; rendering knobs left out): part of the seed."""
+        values = dataclasses.asdict(self)
+        for field in dataclasses.fields(self):
+            if field.metadata.get("rendering"):
+                del values[field.name]
+        return json.dumps(values, sort_keys=True, separators=(",", ":"))
 
     def replace(self: P, **changes: Any) -> P:
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}

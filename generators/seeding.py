@@ -25,7 +25,9 @@ stream         seeds                                         derivation
                task's params (boolean_function's support)
 =============  ============================================  ==========================================================
 
-key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`. ``block``, ``split``,
+key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
+``Params.canonical()``, which leaves out rendering knobs (``trace``: how a target is written,
+not which example is drawn), so a traced setting draws its answer-only twin's examples. ``block``, ``split``,
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with boolean_function. Tests pin one value of every

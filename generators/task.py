@@ -9,7 +9,11 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
 - ``solve(example)``: an independent reference answer recomputed from the record's input
   (and ``meta``) in plain Python, never by calling ``generate``;
 - ``check(example, prediction)``: whether a predicted target is correct (default: token
-  equality with ``solve``; tasks with several correct answers override it);
+  equality with ``solve``; tasks with several correct answers override it); for a traced
+  record (generators.traces) both the answer after the separator and the trace before it
+  must be right, and ``check_parts`` reports the two separately;
+- for tasks with a ``trace`` parameter: ``trace_formats`` (what coarse and fine write) and
+  ``trace_tokens(example, fmt)``, the intermediate states recomputed from the input;
 - ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :func:`meta_value`, which
   never falls back to a default: a record without them cannot be checked);
 - optionally ``derive`` (compositional tasks: the derivation tree read from the input,
@@ -31,6 +35,7 @@ import numpy as np
 from generators.batch import Batch
 from generators.derivation import Tree
 from generators.params import ParamError, Params
+from generators.traces import split_target, trace_format
 
 P = TypeVar("P", bound=Params)
 
@@ -63,6 +68,7 @@ class Task(ABC, Generic[P]):
     size_knob: ClassVar[str] = "input length in tokens (min_length..max_length)"
     level_feature: ClassVar[str] = "input_length"  # difficulty feature whose mean rises with level
     meta_keys: ClassVar[tuple[str, ...]] = ()  # meta fields solve reads: every record carries them
+    trace_formats: ClassVar[dict[str, str]] = {}  # coarse/fine -> what the trace writes (none: no traces)
 
     # -- parameters -----------------------------------------------------------------
 
@@ -117,12 +123,55 @@ class Task(ABC, Generic[P]):
         """The correct target of a record, recomputed from its input (and meta)."""
 
     def check(self, example: Mapping[str, Any], prediction: str) -> bool:
-        """Whether prediction is a correct target for the record (tokens compared exactly)."""
+        """Whether prediction is a correct target for the record (tokens compared exactly;
+        for a traced record, answer and trace both)."""
+        answer_ok, trace_ok = self.check_parts(example, prediction)
+        return answer_ok and trace_ok
+
+    def check_parts(self, example: Mapping[str, Any], prediction: str) -> tuple[bool, bool]:
+        """(answer correct, trace correct) of a prediction. For an answer-only record the
+        trace is vacuously correct; for a traced one the answer is what follows the separator
+        and the trace what precedes it (both wrong when the prediction has no separator)."""
+        try:
+            fmt = trace_format(example)
+        except ValueError:
+            return False, False
+        if fmt == "none":
+            return self.check_answer(example, prediction), True
+        parts = split_target(prediction)
+        if parts is None:
+            return False, False
+        trace, answer = parts
+        return self.check_answer(example, " ".join(answer)), self.check_trace(example, trace, fmt)
+
+    def check_answer(self, example: Mapping[str, Any], prediction: str) -> bool:
+        """Whether prediction is the record's answer (tokens equal to ``solve``'s)."""
         try:
             expected = self.solve(example)
         except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
             return False
         return prediction.split() == expected.split()
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        """The trace of a record in format fmt (coarse or fine), recomputed from its input and
+        meta in plain Python (never from its target); ValueError for a malformed input."""
+        raise ValueError(f"{self.name} has no trace formats")
+
+    def check_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """Whether trace is the record's correct computation in format fmt (``verify_trace``;
+        False for a format the task lacks or a trace or input it cannot read)."""
+        if fmt not in self.trace_formats:
+            return False
+        try:
+            return self.verify_trace(example, trace, fmt)
+        except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
+            return False
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """Step-by-step verification of a trace against the input (not the target). Default:
+        the trace equals ``trace_tokens``; tasks override it with a check written apart from
+        the builder, each step verified from the input and the trace's own previous step."""
+        return trace == self.trace_tokens(example, fmt)
 
     # -- optional capabilities ------------------------------------------------------------
 
@@ -175,5 +224,6 @@ class Task(ABC, Generic[P]):
             "size_knob": self.size_knob,
             "level_feature": self.level_feature,
             "parameters": self.params_type.describe(),
+            "traces": dict(self.trace_formats),
             "levels": {str(k): p.to_dict() for k, p in sorted(self.levels().items())},
         }

@@ -1,5 +1,5 @@
 """Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads,
-every target by that checker, the derivation of compositional records (``structure`` must be
+every target by that checker (for a traced record, its answer and, separately, its trace), the derivation of compositional records (``structure`` must be
 the tree the task reads from the input), and the difficulty features the task can
 recompute (Task.measure)."""
 
@@ -61,6 +61,8 @@ def record_problem(record: Any) -> str | None:
     if missing:
         return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"
     if not task.check(record, record["target"]):
+        if (record.get("meta") or {}).get("trace", "none") != "none" and task.check_parts(record, record["target"])[0]:
+            return f"the trace of target {_clip(record['target'])!r} is not the computation of input {_clip(record['input'])!r} (its answer is right)"
         return f"target {_clip(record['target'])!r} is wrong for input {_clip(record['input'])!r}"
     return structure_problem(task, record) or feature_problem(task, record)
 

@@ -60,6 +60,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for task in tasks:
         print(f"{task['name']}  [{task['family']}]  {task['description']}")
         _print_knobs(task["parameters"])
+        for fmt, writes in task["traces"].items():
+            print(f"    trace={fmt}: {writes}")
         print(f"    levels: {_levels_summary(task['levels'])}")
     print("\nsplit strategies (gengap split FILE --strategy NAME --option KEY=VALUE; suite entries: strategy, options):")
     for name, strategy in sorted(STRATEGIES.items()):

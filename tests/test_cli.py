@@ -174,7 +174,8 @@ def test_list_json_describes_every_task() -> None:
     assert {"parity_check", "addition"} <= names
     parity = next(t for t in tasks if t["name"] == "parity_check")
     assert parity["family"] == "regular"
-    assert {p["name"] for p in parity["parameters"]} == {"min_length", "max_length"}
+    assert {p["name"] for p in parity["parameters"]} == {"min_length", "max_length", "trace"}
+    assert set(parity["traces"]) == {"coarse", "fine"}
     assert sorted(parity["levels"], key=int) == [str(k) for k in range(1, 11)]
     text = run("list")
     assert text.returncode == 0 and b"parity_check" in text.stdout and b"levels:" in text.stdout

@@ -72,12 +72,48 @@ def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
         sys.argv = argv
     document = (tmp_path / "validity.md").read_text()
     data = json.loads((tmp_path / "validity.json").read_text())
-    expected = {"divergence", "novelty", "positions", "easy_to_hard"} | {f"length:{t}" for t in ("reverse_string", "parity_check", "bucket_sort", "addition")}
+    expected = {"divergence", "novelty", "positions", "easy_to_hard", "traces"} | {f"length:{t}" for t in ("reverse_string", "parity_check", "bucket_sort", "addition")}
     assert set(data["claims"]) == expected
     assert document.count("**holds**") + document.count("**does not hold**") == len(expected)
     assert data["claims"]["divergence"]["points"] == 3  # scan-simple, one graded target, the maximum
     assert (tmp_path / "validity-baselines-divergence.png").is_file()
     assert (tmp_path / "validity-baselines-novelty.png").is_file()
+    traces = data["claims"]["traces"]
+    assert set(traces["fine"]) == {"id", "ood", "trace_id", "trace_ood"} and set(traces["answer_only"]) == {"id", "ood"}
+    assert "## Traces: answer-only vs fine (claim 6)" in document and "| 6. Fine traces" in document
+
+
+def test_trace_verdict(validity) -> None:
+    claim = validity.trace_claim({"id": 0.8, "ood": 0.45}, {"id": 1.0, "ood": 0.55, "trace_id": 0.9, "trace_ood": 0.1})
+    assert claim["difference"] == pytest.approx(0.1) and claim["holds"]  # the margin is inclusive
+    assert not validity.trace_claim({"id": 0.8, "ood": 0.45}, {"id": 1.0, "ood": 0.54, "trace_id": 1, "trace_ood": 0})["holds"]
+    assert not validity.trace_claim({"id": 0.8, "ood": 0.6}, {"id": 0.2, "ood": 0.1, "trace_id": 0, "trace_ood": 0})["holds"]
+
+
+def test_the_trace_case_merges_into_the_documents_without_touching_other_claims(validity, tmp_path: Path) -> None:
+    for name in ("validity.md", "validity.json"):
+        (tmp_path / name).write_text((ROOT / "docs" / name).read_text())
+    before_md = (tmp_path / "validity.md").read_text().splitlines()
+    before = json.loads((tmp_path / "validity.json").read_text())
+    context = {"command": "c", "machine": "m", "commit": "x", "date": "d", "minutes": 1.0, "runs": 2, "steps": 5, "reused": 0}
+    for ood in (0.3, 0.9):  # a second merge replaces the first
+        claim = validity.trace_claim({"id": 0.8, "ood": 0.4}, {"id": 1.0, "ood": ood, "trace_id": 1.0, "trace_ood": 0.2})
+        validity.merge_trace_case(tmp_path, claim, context)
+    after_md = (tmp_path / "validity.md").read_text().splitlines()
+    rows = [line for line in after_md if line.startswith("| 6. Fine traces")]
+    assert len(rows) == 1 and "fine 0.900" in rows[0] and "**holds**" in rows[0]
+    assert after_md.count("## Traces: answer-only vs fine (claim 6)") == 1
+    kept = [line for line in before_md if not line.startswith("| 6. ")]
+    old_section = "## Traces: answer-only vs fine (claim 6)"
+    if old_section in kept:  # the committed document may already hold claim 6
+        start = kept.index(old_section)
+        end = next(i for i in range(start + 1, len(kept)) if kept[i].startswith("## "))
+        del kept[start:end]
+    remaining = iter(after_md)
+    assert all(line in remaining for line in kept)  # every other line kept, in order
+    after = json.loads((tmp_path / "validity.json").read_text())
+    assert after["claims"]["traces"]["fine"]["ood"] == 0.9
+    assert {k: v for k, v in after["claims"].items() if k != "traces"} == {k: v for k, v in before["claims"].items() if k != "traces"}
 
 
 def test_notes_flag_reversals_unlearned_runs_and_vacuous_verdicts(validity) -> None:

@@ -28,6 +28,7 @@ from generators.params import ParamError, Params, knob
 from generators.registry import register
 from generators.task import Task, meta_value
 from generators.text import DIGITS, ZERO, join_chars, join_tokens
+from generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
 
 MAX_DIGITS = 1000
 FORMATS = ("plain", "reversed", "index_hints")
@@ -46,6 +47,7 @@ class OperandParams(Params):
     min_digits_b: int = knob(1, lo=1, hi=MAX_DIGITS, doc="fewest digits of the second operand")
     max_digits_b: int = knob(10, lo=1, hi=MAX_DIGITS, doc="most digits of the second operand")
     format: str = knob("plain", choices=FORMATS, doc="output format: plain, reversed or index_hints")
+    trace: str = trace_knob()
 
     def check_consistency(self) -> None:
         for side in ("a", "b"):
@@ -182,6 +184,7 @@ class Addition(_DecimalOperation):
     family = "arithmetic"
     description = "decimal a + b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = AdditionParams
+    trace_formats = COLUMN_FORMATS
 
     def generate(self, rng: np.random.Generator, n: int, params: AdditionParams) -> Batch:
         count_a, a = random_operands(rng, n, params.min_digits_a, params.max_digits_a)
@@ -195,7 +198,15 @@ class Addition(_DecimalOperation):
         inputs = encode_operands(a_big, count_a, b_big, count_b, params.format, vocab)
         targets = encode_result(sum_big, total, count_sum, params.format, vocab)
         features = {"digits_a": count_a, "digits_b": count_b, "carries": carries}
-        return Batch(inputs, targets, features, meta={"format": params.format})
+        return with_traces(self, Batch(inputs, targets, features, meta={"format": params.format}), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        _, a, b = _parse_operands(example, "+")
+        return column_trace([int(d) for d in reversed(a)], [int(d) for d in reversed(b)], 10, fmt)
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        _, a, b = _parse_operands(example, "+")
+        return verify_columns(trace, [int(d) for d in reversed(a)], [int(d) for d in reversed(b)], 10, fmt)
 
     def solve(self, example: Mapping[str, Any]) -> str:
         fmt, a, b = _parse_operands(example, "+")
@@ -270,6 +281,12 @@ class Multiplication(_DecimalOperation):
     description = "decimal a * b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = MultiplicationParams
     digit_levels = MULTIPLICATION_LEVELS
+    trace_formats = {
+        "coarse": "per digit d of b from the least significant: the digits of a * d "
+        "(most significant first), then ';'",
+        "fine": "per digit d of b from the least significant: the digits of a * d, ',', the digits of the "
+        "running total (a times the digits of b so far, with their place values), then ';'",
+    }
 
     def generate(self, rng: np.random.Generator, n: int, params: MultiplicationParams) -> Batch:
         count_a, a = random_operands(rng, n, params.min_digits_a, params.max_digits_a)
@@ -282,7 +299,39 @@ class Multiplication(_DecimalOperation):
         targets = encode_result(big, little, count, params.format, vocab)
         partial = (b != 0).sum(axis=1, dtype=np.int64) * a.any(axis=1)
         features = {"digits_a": count_a, "digits_b": count_b, "partial_products": partial}
-        return Batch(inputs, targets, features, meta={"format": params.format})
+        return with_traces(self, Batch(inputs, targets, features, meta={"format": params.format}), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        _, a, b = _parse_operands(example, "*")
+        out: list[str] = []
+        total = 0
+        for place, digit in enumerate(reversed(b)):
+            partial = int(a) * int(digit)
+            total += partial * 10**place
+            out += [*str(partial), *([",", *str(total)] if fmt == "fine" else []), ";"]
+        return out
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """One ';'-ended segment per digit of b (least significant first): its partial product
+        must be a times the digit; a fine segment's total, the previous segment's total plus
+        the partial product at the digit's place value."""
+        _, a, b = _parse_operands(example, "*")
+        if not trace or trace[-1] != ";":
+            return False
+        segments = " ".join(trace[:-1]).split(" ; ") if len(trace) > 1 else [""]
+        if len(segments) != len(b):
+            return False
+        previous = 0
+        for place, (segment, digit) in enumerate(zip(segments, reversed(b))):
+            parts = segment.split(" , ")
+            if len(parts) != (2 if fmt == "fine" else 1) or read_number(parts[0].split()) != int(a) * int(digit):
+                return False
+            if fmt == "fine":
+                total = read_number(parts[1].split())
+                if total != previous + int(a) * int(digit) * 10**place:
+                    return False
+                previous = total
+        return True
 
     def solve(self, example: Mapping[str, Any]) -> str:
         fmt, a, b = _parse_operands(example, "*")

@@ -24,6 +24,7 @@ from generators.sequences import (
 )
 from generators.task import meta_value
 from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
+from generators.traces import trace_knob, with_traces
 
 
 @register
@@ -55,8 +56,15 @@ STACK_VOCAB = ("0", "1", "POP", "PUSH0", "PUSH1")
 POP, PUSH0, PUSH1 = 2, 3, 4  # token ids in STACK_VOCAB
 
 
+@dataclasses.dataclass(frozen=True)
+class StackParams(LengthParams):
+    """Input length range and the trace format."""
+
+    trace: str = trace_knob()
+
+
 @register
-class StackManipulation(SequenceTask[LengthParams]):
+class StackManipulation(SequenceTask[StackParams]):
     """Initial stack (bottom to top, over 0 1) then actions POP PUSH0 PUSH1 -> final stack.
 
     Length split (as in the reference generator): an input of length L >= 2 holds an
@@ -70,9 +78,13 @@ class StackManipulation(SequenceTask[LengthParams]):
     name = "stack_manipulation"
     family = "context_free"
     description = "stack bottom-to-top over 0 1, then POP PUSH0 PUSH1 actions -> final stack top-to-bottom or EMPTY"
-    params_type = LengthParams
+    params_type = StackParams
+    trace_formats = {
+        "coarse": "the stack height after every action",
+        "fine": "after every action, two tokens: the stack height and the top symbol (EMPTY when empty)",
+    }
 
-    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+    def generate(self, rng: np.random.Generator, n: int, params: StackParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
         initial = rng.integers(1, np.maximum(lengths, 2), dtype=np.int64)  # 1..L-1, or 1 when L = 1
@@ -111,7 +123,26 @@ class StackManipulation(SequenceTask[LengthParams]):
             "initial_height": initial,
             "max_stack_height": highest - floor,
         }
-        return Batch(join_tokens(ids, lengths, STACK_VOCAB), targets, features)
+        batch = Batch(join_tokens(ids, lengths, STACK_VOCAB), targets, features)
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        tokens = example["input"].split()
+        initial = next((i for i, t in enumerate(tokens) if t not in ("0", "1")), len(tokens))
+        if initial == 0:
+            raise ValueError("the initial stack needs at least one symbol")
+        stack, out = tokens[:initial], []
+        for action in tokens[initial:]:
+            if action == "POP":
+                stack = stack[:-1]
+            elif action in ("PUSH0", "PUSH1"):
+                stack = stack + [action[-1]]
+            else:
+                raise ValueError(f"unexpected action {action!r}")
+            out.append(str(len(stack)))
+            if fmt == "fine":
+                out.append(stack[-1] if stack else "EMPTY")
+        return out
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()
@@ -146,7 +177,7 @@ class StackManipulation(SequenceTask[LengthParams]):
             raise ValueError("empty input")
         return " ".join(reversed(stack)) if stack else "EMPTY"
 
-    def input_space_size(self, params: LengthParams) -> int:
+    def input_space_size(self, params: StackParams) -> int:
         # Length 1: 2 inputs; length L >= 2: sum_{k=1}^{L-1} 2^k 3^(L-k) = 2*3^L - 3*2^L.
         return sum(2 if length == 1 else 2 * 3**length - 3 * 2**length
                    for length in range(params.min_length, params.max_length + 1))

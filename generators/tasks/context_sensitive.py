@@ -24,6 +24,7 @@ from generators.sequences import (
     sample_lengths,
 )
 from generators.text import DIGITS, digits_to_chars, join_chars
+from generators.traces import COLUMN_FORMATS, column_trace, trace_knob, verify_columns, with_traces
 
 
 @register
@@ -60,6 +61,7 @@ class DuplicateString(SequenceTask[SymbolParams]):
 @dataclasses.dataclass(frozen=True)
 class BucketSortParams(SymbolParams):
     alphabet_size: int = knob(5, lo=2, hi=10, doc="number of symbols, written 0..9")
+    trace: str = trace_knob()
 
 
 @register
@@ -70,6 +72,10 @@ class BucketSort(SequenceTask[BucketSortParams]):
     family = "context_sensitive"
     description = "string of symbols 0..k-1 -> the symbols sorted ascending"
     params_type = BucketSortParams
+    trace_formats = {
+        "coarse": "the bucket counts: for each symbol that occurs, ascending, the symbol and its count",
+        "fine": "for every input position, how many times its symbol occurred up to there; then the coarse counts",
+    }
 
     def generate(self, rng: np.random.Generator, n: int, params: BucketSortParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -81,11 +87,21 @@ class BucketSort(SequenceTask[BucketSortParams]):
         ordered = np.sort(padded, axis=1, kind="stable")  # radix sort for uint8
         changes = (ordered[:, 1:] != ordered[:, :-1]) & ~beyond[:, 1:]
         distinct = changes.sum(axis=1, dtype=np.int64) + 1
-        return Batch(
+        batch = Batch(
             join_chars(digits_to_chars(symbols), lengths),
             join_chars(digits_to_chars(ordered), lengths),
             {"distinct_symbols": distinct},
         )
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        counts = [0] * 10
+        running = []
+        for s in parse_symbols(example["input"], DIGITS):
+            counts[s] += 1
+            running.append(str(counts[s]))
+        buckets = [str(v) for s, c in enumerate(counts) if c for v in (s, c)]
+        return running + buckets if fmt == "fine" else buckets
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"distinct_symbols": len(set(example["input"].split()))}
@@ -290,6 +306,13 @@ class BinaryOperationParams(LengthParams):
     max_length: int = knob(40, lo=_BINARY_MIN, hi=MAX_LENGTH, doc="longest input, in tokens")
 
 
+@dataclasses.dataclass(frozen=True)
+class BinaryAdditionParams(BinaryOperationParams):
+    """Input length range and the trace format."""
+
+    trace: str = trace_knob()
+
+
 def _binary_operands(
     rng: np.random.Generator, n: int, params: BinaryOperationParams, operator: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -342,7 +365,7 @@ def _binary_space(params: BinaryOperationParams) -> int:
 
 
 @register
-class BinaryAddition(SequenceTask[BinaryOperationParams]):
+class BinaryAddition(SequenceTask[BinaryAdditionParams]):
     """Little-endian ``n + m`` -> little-endian n + m without trailing zeros.
 
     Features: ``width_n``, ``width_m`` (operand widths in the input) and ``carries``
@@ -352,11 +375,12 @@ class BinaryAddition(SequenceTask[BinaryOperationParams]):
     name = "binary_addition"
     family = "context_sensitive"
     description = "little-endian binary n + m (widths summing to length - 1) -> little-endian sum"
-    params_type = BinaryOperationParams
+    params_type = BinaryAdditionParams
+    trace_formats = {name: text.replace("digit", "bit") for name, text in COLUMN_FORMATS.items()}
     shortest = _BINARY_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
 
-    def generate(self, rng: np.random.Generator, n: int, params: BinaryOperationParams) -> Batch:
+    def generate(self, rng: np.random.Generator, n: int, params: BinaryAdditionParams) -> Batch:
         _, width_n, width_m, a, b, inputs = _binary_operands(rng, n, params, "+")
         columns = int(max(width_n.max(), width_m.max()))
         a_cols = np.ascontiguousarray(a[:, :columns].T)
@@ -371,11 +395,28 @@ class BinaryAddition(SequenceTask[BinaryOperationParams]):
             carries += carry
         total[columns] = carry
         total = np.ascontiguousarray(total.T)
-        return Batch(
+        batch = Batch(
             inputs,
             join_chars(digits_to_chars(total), _strip_high_zeros(total)),
             {"width_n": width_n, "width_m": width_m, "carries": carries},
         )
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        a, b = self._operand_bits(example)
+        return column_trace(a, b, 2, fmt)
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        a, b = self._operand_bits(example)
+        return verify_columns(trace, a, b, 2, fmt)
+
+    def _operand_bits(self, example: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+        """The two operands' bits as written (little-endian, padding zeros kept)."""
+        tokens = parse_tokens(example["input"], "01+")
+        if tokens.count("+") != 1:
+            raise ValueError("input needs exactly one '+'")
+        split = tokens.index("+")
+        return [int(t) for t in tokens[:split]], [int(t) for t in tokens[split + 1 :]]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()
@@ -387,7 +428,7 @@ class BinaryAddition(SequenceTask[BinaryOperationParams]):
         left, right = _parse_binary_operation(example["input"], "+")
         return _little_endian(left + right)
 
-    def input_space_size(self, params: BinaryOperationParams) -> int:
+    def input_space_size(self, params: BinaryAdditionParams) -> int:
         return _binary_space(params)
 
 

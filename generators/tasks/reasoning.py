@@ -28,6 +28,7 @@ from generators.params import Params, knob
 from generators.registry import register
 from generators.task import Task, meta_value
 from generators.text import DIGITS, digit_tokens, join_tokens
+from generators.traces import describe_running, running_states, trace_knob, with_traces
 
 MAX_HOPS = 10_000
 MAX_NAMES = 26 + 26**2 + 26**3  # every name of one to three letters
@@ -106,6 +107,7 @@ class VariableBindingParams(Params):
     values: int = knob(10, lo=2, hi=10, doc="number of values, written 0..values-1")
     negation: bool = knob(False, doc="copies may negate: x = - y means x = (values-1) - y")
     name_pool: int = knob(702, lo=2, hi=MAX_NAMES, doc="variable names are drawn from the first name_pool names")
+    trace: str = trace_knob()
 
     def check_consistency(self) -> None:
         self.require(
@@ -138,6 +140,12 @@ class VariableBinding(Task[VariableBindingParams]):
     size_knob = "hops of the queried chain (min_hops..max_hops); input ~ 4*(hops+1)*(distractor_chains+1) tokens"
     level_feature = "hops"
     test_caps = {"min_hops": 6, "max_hops": 6, "distractor_chains": 3}
+    trace_formats = {
+        "coarse": "the chain from the query to its literal: the queried name, then the right-hand side of "
+        "each assignment followed ('-' before a negated copy), ending with the literal",
+        "fine": "the coarse chain, then the value of each variable on it from the one assigned the literal "
+        "back to the query",
+    }
 
     def with_size(self, lo: int, hi: int) -> VariableBindingParams:
         base = self.default_params()
@@ -192,9 +200,72 @@ class VariableBinding(Task[VariableBindingParams]):
         inputs = join_tokens(ids, lengths, _binding_vocab(pool))
         targets = digit_tokens(answers)
         features = {"hops": hops, "distractors": (chains - 1) * (hops + 1)}
-        return Batch(inputs, targets, features, meta={"values": k})
+        return with_traces(self, Batch(inputs, targets, features, meta={"values": k}), params.trace)
 
     def solve(self, example: Mapping[str, Any]) -> str:
+        k, chain = self._chain(example)
+        flips, literal = sum(negate for _, negate, _ in chain), int(chain[-1][2])
+        return str(k - 1 - literal if flips % 2 else literal)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        k, chain = self._chain(example)
+        out = [chain[0][0]]
+        for _, negate, source in chain:
+            out += ["-", source] if negate else [source]
+        if fmt == "fine":
+            value = int(chain[-1][2])
+            for _, negate, _ in reversed(chain):
+                value = k - 1 - value if negate else value
+                out.append(str(value))
+        return out
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """The chain must start at the query and follow assignments of the input ('-' exactly
+        where the copy negates) to a literal; fine values must go back from that literal, each
+        the previous written value, negated where the link negates."""
+        k, sources, asked = self._statements(example)
+        if not trace or trace[0] != asked:
+            return False
+        links: list[bool] = []
+        current, at = asked, 1
+        while current not in [str(v) for v in range(k)]:
+            negate = at < len(trace) and trace[at] == "-"
+            at += negate
+            if at >= len(trace) or sources.get(current) != (negate, trace[at]):
+                return False
+            links.append(negate)
+            current, at = trace[at], at + 1
+        values = trace[at:]
+        if fmt == "coarse":
+            return not values
+        if len(values) != len(links):
+            return False
+        previous = current
+        for negate, written in zip(reversed(links), values):
+            if written != str(k - 1 - int(previous) if negate else int(previous)):
+                return False
+            previous = written
+        return True
+
+    def _chain(self, example: Mapping[str, Any]) -> tuple[int, list[tuple[str, bool, str]]]:
+        """The number of values and the assignments followed from the query to a literal:
+        (variable, negated, source) each, the last source a literal."""
+        k, sources, asked = self._statements(example)
+        literals = [str(v) for v in range(k)]
+        chain = []
+        current = asked
+        for _ in range(len(sources) + 1):
+            if current not in sources:
+                raise ValueError(f"variable {current} is never assigned")
+            negate, source = sources[current]
+            chain.append((current, negate, source))
+            if source in literals:
+                return k, chain
+            current = source
+        raise ValueError("assignments form a cycle")
+
+    def _statements(self, example: Mapping[str, Any]) -> tuple[int, dict[str, tuple[bool, str]], str]:
+        """The number of values, each variable's (negated, source) and the queried variable."""
         k = meta_value(example, "values")
         if not isinstance(k, int) or not 2 <= k <= 10:
             raise ValueError("meta.values must be an integer in 2..10")
@@ -223,17 +294,7 @@ class VariableBinding(Task[VariableBindingParams]):
                 raise ValueError("only copies may be negated")
             sources[target] = (negate, source)
             statement = []
-        flips = 0
-        current = asked
-        for _ in range(len(sources) + 1):
-            if current not in sources:
-                raise ValueError(f"variable {current} is never assigned")
-            negate, current = sources[current]
-            flips += negate
-            if current in literals:
-                value = int(current)
-                return str(k - 1 - value if flips % 2 else value)
-        raise ValueError("assignments form a cycle")
+        return k, sources, asked
 
 
 # -- pointer_chasing -------------------------------------------------------------------
@@ -255,6 +316,7 @@ class PointerChasingParams(Params):
     node_labels: int = knob(
         1000, lo=1, hi=50_000, doc="node labels are distinct numbers drawn from 0..node_labels-1"
     )
+    trace: str = trace_knob()
 
     def check_consistency(self) -> None:
         for lo_name, hi_name in (("min_table_size", "max_table_size"), ("min_hops", "max_hops")):
@@ -282,6 +344,7 @@ class PointerChasing(Task[PointerChasingParams]):
     params_type = PointerChasingParams
     size_knob = "pairs in the table (min_table_size..max_table_size); input = 2*table_size + 3 tokens"
     level_feature = "hops"
+    trace_formats = describe_running("the node reached", "hop")
 
     def with_size(self, lo: int, hi: int) -> PointerChasingParams:
         base = self.default_params()
@@ -325,27 +388,16 @@ class PointerChasing(Task[PointerChasingParams]):
         ids[rows, 2 * sizes + 2] = hops
         inputs = join_tokens(ids, 2 * sizes + 3, _number_vocab(vocab_size))
         targets = labels[rows, current].astype(f"S{len(str(params.node_labels - 1))}")
-        return Batch(inputs, targets, {"hops": hops, "table_size": sizes})
+        return with_traces(self, Batch(inputs, targets, {"hops": hops, "table_size": sizes}), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        pointer, start, hops = _pointer_table(example)
+        return running_states(start, range(hops), lambda node, _: pointer[node], fmt)
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        tokens = example["input"].split()
-        if len(tokens) < 5 or tokens[-3] != "?":
-            raise ValueError("input must be a table followed by '? start hops'")
-        table, start, hops_text = tokens[:-3], tokens[-2], tokens[-1]
-        if len(table) % 2:
-            raise ValueError("the table must hold key value pairs")
-        pointer: dict[str, str] = {}
-        for key, value in zip(table[0::2], table[1::2]):
-            if key in pointer:
-                raise ValueError(f"key {key} occurs twice")
-            pointer[key] = value
-        if not (hops_text.isdigit() and hops_text.isascii()):
-            raise ValueError("hops must be a number")
-        if start not in pointer:
-            raise ValueError(f"start node {start} is not in the table")
+        pointer, start, hops = _pointer_table(example)
         path = [start]
         seen = {start: 0}
-        hops = int(hops_text)
         while len(path) <= hops:
             node = pointer[path[-1]]
             if node not in pointer:
@@ -356,3 +408,23 @@ class PointerChasing(Task[PointerChasingParams]):
             seen[node] = len(path)
             path.append(node)
         return path[hops]
+
+
+def _pointer_table(example: Mapping[str, Any]) -> tuple[dict[str, str], str, int]:
+    """The pointer table, start node and hops of a pointer_chasing record."""
+    tokens = example["input"].split()
+    if len(tokens) < 5 or tokens[-3] != "?":
+        raise ValueError("input must be a table followed by '? start hops'")
+    table, start, hops_text = tokens[:-3], tokens[-2], tokens[-1]
+    if len(table) % 2:
+        raise ValueError("the table must hold key value pairs")
+    pointer: dict[str, str] = {}
+    for key, value in zip(table[0::2], table[1::2]):
+        if key in pointer:
+            raise ValueError(f"key {key} occurs twice")
+        pointer[key] = value
+    if not (hops_text.isdigit() and hops_text.isascii()):
+        raise ValueError("hops must be a number")
+    if start not in pointer:
+        raise ValueError(f"start node {start} is not in the table")
+    return pointer, start, int(hops_text)

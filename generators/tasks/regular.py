@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -15,32 +16,47 @@ from generators.sequences import (
     LengthParams,
     SequenceTask,
     parse_symbols,
+    parse_tokens,
     past_length,
     random_bits,
     sample_lengths,
 )
 from generators.task import meta_value
 from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
+from generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
+
+
+@dataclasses.dataclass(frozen=True)
+class ParityParams(LengthParams):
+    """Input length range and the trace format."""
+
+    trace: str = trace_knob()
 
 
 @register
-class ParityCheck(SequenceTask[LengthParams]):
+class ParityCheck(SequenceTask[ParityParams]):
     """Binary string -> 1 if it has an odd number of 1s, else 0."""
 
     name = "parity_check"
     family = "regular"
     description = "binary string -> 1 if the number of 1s is odd, else 0"
-    params_type = LengthParams
+    params_type = ParityParams
     alphabet = 2
+    trace_formats = describe_running("the parity of the bits read so far", "bit")
 
-    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+    def generate(self, rng: np.random.Generator, n: int, params: ParityParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         bits = random_bits(rng, n, params.max_length)
         if params.min_length != params.max_length:
             bits[past_length(lengths, params.max_length)] = 0
         ones = bits.sum(axis=1, dtype=np.int64)
         targets = digit_tokens(ones & 1)
-        return Batch(join_chars(digits_to_chars(bits), lengths), targets, {"ones": ones})
+        batch = Batch(join_chars(digits_to_chars(bits), lengths), targets, {"ones": ones})
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        bits = parse_symbols(example["input"])
+        return [str(p) for p in running_states(0, bits, lambda parity, bit: parity ^ bit, fmt)]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"ones": example["input"].split().count("1")}
@@ -98,6 +114,7 @@ class ModularArithmeticParams(LengthParams):
     """Odd input length range and the modulus (numbers are 0..modulus-1)."""
 
     modulus: int = knob(5, lo=2, hi=10, doc="numbers are 0..modulus-1; the value is taken mod modulus")
+    trace: str = trace_knob()
 
     def check_consistency(self) -> None:
         super().check_consistency()
@@ -126,6 +143,12 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
     params_type = ModularArithmeticParams
 
     size_knob = "input length in tokens, odd (min_length..max_length)"
+    trace_formats = {
+        "coarse": "the value mod m of each additive term (a run of numbers joined by *, "
+        "negated after -), one token per term, left to right",
+        "fine": "after every number, two tokens: the sum mod m of the terms completed so far "
+        "and the running value mod m of the current term",
+    }
 
     def valid_length(self, length: int) -> bool:
         return _odd(length)
@@ -167,7 +190,54 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
             "multiplications": multiplications,
         }
         targets = digit_tokens(value)
-        return Batch(join_chars(codes, lengths), targets, features, meta={"modulus": mod})
+        batch = Batch(join_chars(codes, lengths), targets, features, meta={"modulus": mod})
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        modulus = int(meta_value(example, "modulus"))
+        tokens = example["input"].split()
+        if len(tokens) % 2 == 0 or any(t not in DIGITS[:modulus] for t in tokens[0::2]):
+            raise ValueError("input must alternate numbers 0..m-1 and operators")
+        done, term = 0, int(tokens[0]) % modulus  # completed terms' sum, current term
+        terms, states = [], [done, term]
+        for op, number in zip(tokens[1::2], tokens[2::2]):
+            x = int(number)
+            if op == "*":
+                term = term * x % modulus
+            elif op in ("+", "-"):
+                terms.append(term)
+                done, term = (done + term) % modulus, (x if op == "+" else -x) % modulus
+            else:
+                raise ValueError(f"unexpected operator token {op!r}")
+            states += [done, term]
+        return [str(v) for v in (terms + [term] if fmt == "coarse" else states)]
+
+    def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
+        """Coarse: one value per additive term, the term's signed product mod m computed term by
+        term. Fine: one (sum, term) pair per number, each following from the previous written
+        pair by the operator before the number."""
+        modulus = int(meta_value(example, "modulus"))
+        tokens = example["input"].split()
+        numbers, ops = [read_digit(t, modulus) for t in tokens[0::2]], tokens[1::2]
+        written = [read_digit(t, modulus) for t in trace]
+        if fmt == "coarse":
+            cuts = [0] + [i + 1 for i, op in enumerate(ops) if op in "+-"] + [len(numbers)]
+            signs = [1] + [1 if op == "+" else -1 for op in ops if op in "+-"]
+            terms = [sign * math.prod(numbers[lo:hi]) % modulus for sign, lo, hi in zip(signs, cuts, cuts[1:])]
+            return written == terms
+        if len(written) != 2 * len(numbers) or written[:2] != [0, numbers[0]]:
+            return False
+        for i, op in enumerate(ops):
+            done, term, x = written[2 * i], written[2 * i + 1], numbers[i + 1]
+            if op == "*":
+                expected = [done, term * x % modulus]
+            elif op in "+-":
+                expected = [(done + term) % modulus, (x if op == "+" else -x) % modulus]
+            else:
+                raise ValueError(f"unexpected operator token {op!r}")
+            if written[2 * i + 2 : 2 * i + 4] != expected:
+                return False
+        return True
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()
@@ -253,6 +323,7 @@ class CycleNavigationParams(LengthParams):
     """Input length range and the cycle length."""
 
     cycle_length: int = knob(5, lo=2, hi=10, doc="number of positions on the cycle (0..cycle_length-1)")
+    trace: str = trace_knob()
 
 
 @register
@@ -269,6 +340,7 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
     description = "moves L S R (-1, 0, +1) from 0 on a cycle of c positions -> the final position"
     params_type = CycleNavigationParams
     alphabet = 3
+    trace_formats = describe_running("the position", "move")
 
     def generate(self, rng: np.random.Generator, n: int, params: CycleNavigationParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -283,7 +355,14 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
         codes -= (steps == 2) * np.uint8(8)
         targets = digit_tokens(net % params.cycle_length)
         features = {"moves": moves, "displacement": np.abs(net)}
-        return Batch(join_chars(codes, lengths), targets, features, meta={"cycle_length": params.cycle_length})
+        batch = Batch(join_chars(codes, lengths), targets, features, meta={"cycle_length": params.cycle_length})
+        return with_traces(self, batch, params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        cycle = int(meta_value(example, "cycle_length"))
+        delta = {"L": -1, "S": 0, "R": 1}
+        moves = [delta[token] for token in parse_tokens(example["input"], "LSR")]
+        return [str(p) for p in running_states(0, moves, lambda position, move: (position + move) % cycle, fmt)]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tokens = example["input"].split()

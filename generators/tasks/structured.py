@@ -55,6 +55,7 @@ from generators.sequences import (
 )
 from generators.task import Task
 from generators.text import DIGITS, ZERO, digit_tokens, join_chars, join_tokens
+from generators.traces import trace_knob, with_traces
 
 # ---------------------------------------------------------------------------------------
 # token joining for multi-byte vocabularies
@@ -208,6 +209,7 @@ class ListOpsParams(LengthParams):
     max_length: int = knob(40, lo=MIN_LISTOPS_LENGTH, hi=MAX_LENGTH, doc="longest input, in tokens")
     max_depth: int = knob(10, lo=1, hi=MAX_LISTOPS_DEPTH, doc="deepest nesting of operators (1: one flat list)")
     max_args: int = knob(5, lo=2, hi=10, doc="most arguments of an operator (each has at least 2)")
+    trace: str = trace_knob()
 
     def check_consistency(self) -> None:
         super().check_consistency()
@@ -458,6 +460,11 @@ class ListOps(Task[ListOpsParams]):
     family = "structured"
     description = "nested [MAX [MIN [MED [SM ... ] expression over digits 0..9 -> its value (one digit)"
     params_type = ListOpsParams
+    trace_formats = {
+        "coarse": "the value of each sub-list that is an argument of the outermost operator, left to right "
+        "(its digit arguments are not repeated)",
+        "fine": "the value of every operator's sub-list in the order its ']' closes (the outermost last)",
+    }
 
     def with_size(self, lo: int, hi: int) -> ListOpsParams:
         """Default parameters with lengths lo..hi (raised to at least 4, the shortest input)."""
@@ -476,7 +483,7 @@ class ListOps(Task[ListOpsParams]):
         replaced by spare rows drawn alongside (so a length's share is weighted by the
         sampler's success rate at it: over 98 % in every level)."""
         if n == 0:
-            return _empty_batch(("depth", "operators"))
+            return with_traces(self, _empty_batch(("depth", "operators")), params.trace)
         spans = params.lengths()
         starts = np.array([lo for lo, _, _ in spans], dtype=np.int64)
         steps = np.array([step for _, _, step in spans], dtype=np.int64)
@@ -507,7 +514,27 @@ class ListOps(Task[ListOpsParams]):
         values = np.concatenate([p[1] for p in parts])
         targets = digit_tokens(values)
         inputs = join_tokens(tokens, lengths, LISTOPS_VOCAB)
-        return Batch(inputs, targets, _listops_features(tokens, lengths))
+        return with_traces(self, Batch(inputs, targets, _listops_features(tokens, lengths)), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        stack: list[tuple[str, list[int]]] = []
+        closed: list[int] = []  # every sub-list's value, in closing order
+        outermost: list[int] = []  # the values of the outermost operator's sub-list arguments
+        for token in example["input"].split():
+            if token in LISTOPS_OPERATORS:
+                stack.append((token, []))
+            elif token == LISTOPS_CLOSE:
+                op, args = stack.pop()
+                closed.append(apply_listops(op, args))
+                if stack:
+                    stack[-1][1].append(closed[-1])
+                if len(stack) == 1:
+                    outermost.append(closed[-1])
+            elif len(token) == 1 and "0" <= token <= "9":
+                stack[-1][1].append(int(token))
+            else:
+                raise ValueError(f"unexpected token {token!r}")
+        return [str(v) for v in (closed if fmt == "fine" else outermost)]
 
     def solve(self, example: Mapping[str, Any]) -> str:
         stack: list[tuple[str, list[int]]] = []
