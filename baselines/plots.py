@@ -61,6 +61,37 @@ def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
     return path
 
 
+def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None:
+    """Curriculum level against training step of a stream run: the headline level of each seed
+    (a step line from its trace) and the mean level trained between evaluations (dots)."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure, axis = plt.subplots(figsize=(7, 3.5))
+    for seed in results["per_seed"]:
+        curriculum = seed.get("curriculum") or {}
+        trace = curriculum.get("trace") or []
+        if not trace:
+            continue
+        steps = [step for step, _ in trace] + [results["steps"]]
+        levels = [level for _, level in trace] + [trace[-1][1]]
+        line = axis.step(steps, levels, where="post", linewidth=1.5, label=f"seed {seed['seed']} level")[0]
+        means = curriculum.get("mean_levels") or []
+        if means:
+            axis.plot([s for s, _ in means], [m for _, m in means], ".", color=line.get_color(), alpha=0.6)
+    axis.set_xlabel("training step")
+    axis.set_ylabel("level")
+    stream = results.get("stream") or {}
+    axis.set_title(f"{stream.get('task', results['config'])}: {stream.get('curriculum', '')} (dots: mean level trained)")
+    axis.legend(loc="best", fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
 def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | None:
     """One panel per config: mean exact match vs input length per positional encoding.
 

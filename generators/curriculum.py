@@ -177,8 +177,9 @@ class Curriculum:
         return max(self.mixture(t))
 
     def observe(self, t: int, accuracy: float) -> bool:
-        """Report the accuracy measured at step t on the current level; True when it promoted.
-        A no-op for the schedules that do not adapt."""
+        """Report an accuracy measured on the current level at step t; True when it promoted
+        (recorded as [t, new level]: callers choose what t counts, gengap train passes the
+        1-based step just trained). A no-op for the schedules that do not adapt."""
         if not isinstance(self.schedule, Adaptive):
             return False
         if not 0 <= accuracy <= 1:

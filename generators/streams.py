@@ -116,6 +116,15 @@ class RecordStream:
             raise ValueError("a stream needs at least one level")
         object.__setattr__(self, "levels", dict(sorted(self.levels.items())))
 
+    def __getstate__(self) -> dict:
+        """Pickled without its block cache (data-loader workers, Hugging Face fingerprints)."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     @classmethod
     def fixed(cls, task: str, params: Params, seed: int, exclusion: Exclusion | None = None, block_size: int = BLOCK_SIZE) -> "RecordStream":
         """A one-level stream (level 0) of task at params."""
