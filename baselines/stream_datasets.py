@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from generators.curriculum import Curriculum
-from generators.streams import RecordStream, Shard
+from generators.streams import Chooser, RecordStream, Shard
 
 ROW_COLUMNS = ("position", "level", "id", "task", "input", "target", "difficulty", "meta")
 
@@ -48,43 +49,45 @@ def _world(rank: int | None, world_size: int | None) -> tuple[int, int]:
     return rank, world_size
 
 
-class TorchRecordStream(IterableDataset):
-    """Records of a stream from position `start`, this worker's and rank's shard only (see the module doc)."""
+@dataclass(frozen=True, eq=False)
+class StreamView:
+    """What a dataset reads: the stream from `start`, levels by `curriculum` at ``position //
+    records_per_step``, the shard of this rank (``rank`` / ``world_size``, else torch.distributed's)."""
 
-    def __init__(
-        self,
-        stream: RecordStream,
-        curriculum: Curriculum | None = None,
-        records_per_step: int = 1,
-        start: int = 0,
-        rank: int | None = None,
-        world_size: int | None = None,
-    ) -> None:
-        super().__init__()
-        self.stream = stream
-        self.curriculum = curriculum
-        self.records_per_step = records_per_step
-        self.start = start
-        self.rank = rank
-        self.world_size = world_size
+    stream: RecordStream
+    curriculum: Curriculum | None = None
+    records_per_step: int = 1
+    start: int = 0
+    rank: int | None = None
+    world_size: int | None = None
 
-    def shard(self) -> Shard:
+    def reading(self, worker: int = 0, workers: int = 1) -> tuple[int, Shard, Chooser | None]:
+        """(start, shard, chooser) for RecordStream.iterate or .records: shard ``rank * workers +
+        worker`` of ``world_size * workers``."""
         rank, world = _world(self.rank, self.world_size)
-        info = get_worker_info()
-        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
-        if info is not None and self.curriculum is not None and self.curriculum.adaptive:
-            raise ValueError("an adaptive curriculum is updated by the training loop: iterate it with num_workers=0")
-        return Shard.of(rank * workers + worker, world * workers)
+        curriculum = self.curriculum
+        chooser = self.stream.chooser(curriculum.choose, self.records_per_step) if curriculum is not None else None
+        return self.start, Shard.of(rank * workers + worker, world * workers), chooser
+
+
+class TorchRecordStream(IterableDataset):
+    """Record dicts of this worker's and rank's shard; options are the fields of :class:`StreamView`."""
+
+    def __init__(self, stream: RecordStream, **options: Any) -> None:
+        super().__init__()
+        self.view = StreamView(stream, **options)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        chooser = self.stream.chooser(self.curriculum.choose, self.records_per_step) if self.curriculum is not None else None
-        for record in self.stream.records(self.start, self.shard(), chooser):
+        info = get_worker_info()
+        if info is not None and self.view.curriculum is not None and self.view.curriculum.adaptive:
+            raise ValueError("an adaptive curriculum is updated by the training loop: iterate it with num_workers=0")
+        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
+        for record in self.view.stream.records(*self.view.reading(worker, workers)):
             yield copy.deepcopy(record)
 
 
-def _rows(stream: RecordStream, curriculum: Curriculum | None, records_per_step: int, start: int, shard: Shard) -> Iterator[dict[str, Any]]:
-    chooser = stream.chooser(curriculum.choose, records_per_step) if curriculum is not None else None
-    for position, level, record in stream.iterate(start, shard, chooser):
+def _rows(view: StreamView) -> Iterator[dict[str, Any]]:
+    for position, level, record in view.stream.iterate(*view.reading()):
         yield {
             "position": position, "level": level, "id": record["id"], "task": record["task"],
             "input": record["input"], "target": record["target"],
@@ -92,23 +95,16 @@ def _rows(stream: RecordStream, curriculum: Curriculum | None, records_per_step:
         }
 
 
-def hf_iterable_dataset(
-    stream: RecordStream,
-    curriculum: Curriculum | None = None,
-    records_per_step: int = 1,
-    start: int = 0,
-    rank: int | None = None,
-    world_size: int | None = None,
-) -> Any:
-    """A ``datasets.IterableDataset`` of the stream's rows from position `start` (see the module doc); imports datasets."""
+def hf_iterable_dataset(stream: RecordStream, **options: Any) -> Any:
+    """A ``datasets.IterableDataset`` of the stream's rows (see the module doc); options are the
+    fields of :class:`StreamView`; imports datasets."""
     import datasets
 
-    if curriculum is not None and curriculum.adaptive:
+    view = StreamView(stream, **options)
+    if view.curriculum is not None and view.curriculum.adaptive:
         raise ValueError("an adaptive curriculum is updated by the training loop: use TorchRecordStream with num_workers=0")
     features = datasets.Features({
         "position": datasets.Value("int64"), "level": datasets.Value("int64"),
         **{name: datasets.Value("string") for name in ROW_COLUMNS[2:]},
     })  # fmt: skip
-    rank, world = _world(rank, world_size)
-    kwargs = {"stream": stream, "curriculum": curriculum, "records_per_step": records_per_step, "start": start, "shard": Shard.of(rank, world)}
-    return datasets.IterableDataset.from_generator(_rows, features=features, gen_kwargs=kwargs)
+    return datasets.IterableDataset.from_generator(_rows, features=features, gen_kwargs={"view": view})

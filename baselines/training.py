@@ -22,6 +22,13 @@
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
+With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``) the
+batches come from a record stream seeded by the data seed instead of the train part
+(baselines.stream_train: a :class:`StreamSource` in place of a :class:`FixedSource`),
+excluding the inputs of the split's validation and test sides; its cursor and curriculum
+state go into the checkpoint, metric rows gain ``level`` and ``mean_level``, results gain
+``stream`` and per seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
+
 A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
 ``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
 and the split's divergence figures when its report was found),
@@ -631,9 +638,11 @@ def prepare_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: T
                 raise BaselineError(f"cannot read {run_file}") from None
             if old.get("data_fingerprint") != record["data_fingerprint"]:
                 raise BaselineError(f"{out} was trained on other data (config {old.get('config')!r}); cannot resume")
-            changed = [k for k in TRAJECTORY if old.get("settings", {}).get(k) != record["settings"][k]]
+            defaults = TrainSettings().to_json()  # for settings added after the run was made
+            before = {k: old.get("settings", {}).get(k, defaults[k]) for k in TRAJECTORY}
+            changed = [k for k in TRAJECTORY if before[k] != record["settings"][k]]
             if changed:
-                detail = ", ".join(f"{k} {old['settings'].get(k)!r} -> {record['settings'][k]!r}" for k in changed)
+                detail = ", ".join(f"{k} {before[k]!r} -> {record['settings'][k]!r}" for k in changed)
                 raise BaselineError(f"cannot resume {out} with different settings: {detail}")
             if (out / "tokenizer.json").exists() and Tokenizer.load(out / "tokenizer.json") != tokenizer:
                 raise BaselineError(f"{out}/tokenizer.json does not match the data's vocabulary")

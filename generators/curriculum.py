@@ -29,9 +29,10 @@ accuracies it makes the same choices.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, ClassVar, Mapping, Sequence, Union
 
 
 class CurriculumError(ValueError):
@@ -59,40 +60,41 @@ class Mixture:
 
 
 @dataclass(frozen=True)
-class StepRamp:
-    """Level start + t // every, capped at end."""
+class _Span:
+    """Levels start..end (the ramps and the adaptive schedule)."""
 
     start: int = 1
     end: int = 10
-    every: int = 1000
+    positive: ClassVar[tuple[str, ...]] = ()  # integer options that must be at least 1
 
     def __post_init__(self) -> None:
-        _check_range(self.start, self.end)
-        if self.every < 1:
-            raise CurriculumError(f"every must be at least 1, got {self.every}")
+        if self.start > self.end:
+            raise CurriculumError(f"start {self.start} is above end {self.end}")
+        for name in self.positive:
+            if getattr(self, name) < 1:
+                raise CurriculumError(f"{name} must be at least 1, got {getattr(self, name)}")
 
     def levels(self) -> set[int]:
         return set(range(self.start, self.end + 1))
+
+
+@dataclass(frozen=True)
+class StepRamp(_Span):
+    """Level start + t // every, capped at end."""
+
+    every: int = 1000
+    positive: ClassVar[tuple[str, ...]] = ("every",)
 
     def mixture(self, t: int, current: int) -> dict[int, float]:
         return {min(self.end, self.start + t // self.every): 1.0}
 
 
 @dataclass(frozen=True)
-class LinearRamp:
+class LinearRamp(_Span):
     """Mean level rising linearly from start to end over ``steps`` steps (two adjacent levels mixed)."""
 
-    start: int = 1
-    end: int = 10
     steps: int = 10000
-
-    def __post_init__(self) -> None:
-        _check_range(self.start, self.end)
-        if self.steps < 1:
-            raise CurriculumError(f"steps must be at least 1, got {self.steps}")
-
-    def levels(self) -> set[int]:
-        return set(range(self.start, self.end + 1))
+    positive: ClassVar[tuple[str, ...]] = ("steps",)
 
     def mixture(self, t: int, current: int) -> dict[int, float]:
         x = self.start + (self.end - self.start) * min(t, self.steps) / self.steps
@@ -102,26 +104,20 @@ class LinearRamp:
 
 
 @dataclass(frozen=True)
-class Adaptive:
+class Adaptive(_Span):
     """Promote one level when the mean accuracy over the last ``window`` observations reaches ``threshold``."""
 
-    start: int = 1
-    end: int = 10
     threshold: float = 0.9
     window: int = 50
     replay: float = 0.0
+    positive: ClassVar[tuple[str, ...]] = ("window",)
 
     def __post_init__(self) -> None:
-        _check_range(self.start, self.end)
+        super().__post_init__()
         if not 0 < self.threshold <= 1:
             raise CurriculumError(f"threshold must be in (0, 1], got {self.threshold}")
-        if self.window < 1:
-            raise CurriculumError(f"window must be at least 1, got {self.window}")
         if not 0 <= self.replay < 1:
             raise CurriculumError(f"replay must be in [0, 1), got {self.replay}")
-
-    def levels(self) -> set[int]:
-        return set(range(self.start, self.end + 1))
 
     def mixture(self, t: int, current: int) -> dict[int, float]:
         earlier = list(range(self.start, current))
@@ -132,11 +128,6 @@ class Adaptive:
 
 
 Schedule = Union[Mixture, StepRamp, LinearRamp, Adaptive]
-
-
-def _check_range(start: int, end: int) -> None:
-    if start > end:
-        raise CurriculumError(f"start {start} is above end {end}")
 
 
 class Curriculum:
@@ -218,7 +209,7 @@ def describe(schedule: Schedule) -> str:
             return f"fixed:{schedule.weights[0][0]}"
         return "mixture:" + ",".join(f"{level}={w:g}" for level, w in schedule.weights)
     kind = {StepRamp: "step", LinearRamp: "linear", Adaptive: "adaptive"}[type(schedule)]
-    values = ",".join(f"{name}={getattr(schedule, name):g}" for name in schedule.__dataclass_fields__)
+    values = ",".join(f"{f.name}={getattr(schedule, f.name):g}" for f in dataclasses.fields(schedule))
     return f"{kind}:{values}"
 
 
@@ -236,7 +227,7 @@ def parse_curriculum(spec: str, levels: Sequence[int] | None = None) -> Curricul
             schedule = Mixture(tuple((int(level), float(weight)) for level, weight in pairs))
         elif kind in _KINDS:
             cls = _KINDS[kind]
-            fields = cls.__dataclass_fields__
+            fields = {f.name: f for f in dataclasses.fields(cls)}
             values: dict[str, Any] = {}
             for part in (p for p in body.split(",") if p.strip()):
                 name, sep, text = part.partition("=")

@@ -31,6 +31,7 @@ between reads (an adaptive curriculum), which is why the choice is per position.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -196,26 +197,42 @@ class RecordStream:
                 else:
                     skipped += 1
                     if skipped == self.block_size:
-                        raise ValueError(f"{self.task}: {skipped} positions in a row are excluded (by {self._exclusion_source()}); "
-                                         "the stream's inputs are (almost) all in the paired validation and test sides")
+                        raise ValueError(self._all_excluded(skipped))
 
-    def _exclusion_source(self) -> str:
-        return self.exclusion.source if self.exclusion is not None else "nothing"
+    def _all_excluded(self, count: int) -> str:
+        source = self.exclusion.source if self.exclusion is not None else "nothing"
+        return (f"{self.task}: {count} positions in a row are excluded (by {source}); "
+                "the stream's inputs are (almost) all in the paired validation and test sides")
 
     def records(self, start: int = 0, shard: Shard = Shard(), chooser: Chooser | None = None) -> Iterator[Record]:
-        """The records of :meth:`iterate` alone (a one-level stream without exclusion takes a fast path)."""
-        if chooser is not None or self.exclusion is not None:
+        """The records of :meth:`iterate` alone (a one-level stream takes a fast path, block by block)."""
+        if chooser is not None:
             return (record for _, _, record in self.iterate(start, shard, chooser))
         return self._plain(start, shard)
 
     def _plain(self, start: int, shard: Shard) -> Iterator[Record]:
         task, params = get_task(self.task), self.levels[self._level(None)]
+        skipped = 0  # excluded positions in a row, as iterate counts them
         for index in shard.blocks(start // self.block_size):
             batch = task.generate(block_rng(self.seed, self.task, params, index), self.block_size, params)
+            first = max(start - index * self.block_size, 0)
             records = batch.records(self.task)
-            for _ in range(max(start - index * self.block_size, 0)):
+            for _ in range(first):
                 next(records)
-            yield from records
+            if self.exclusion is None:
+                yield from records
+                continue
+            keep = self.exclusion.keep(batch.inputs)[first:]
+            kept = np.flatnonzero(keep)
+            if len(kept) == 0:
+                skipped += len(keep)
+                if skipped >= self.block_size:
+                    raise ValueError(self._all_excluded(self.block_size))
+                continue
+            if skipped + int(kept[0]) >= self.block_size:
+                raise ValueError(self._all_excluded(self.block_size))
+            skipped = len(keep) - 1 - int(kept[-1])
+            yield from itertools.compress(records, keep.tolist())
 
 
 def size_levels(task: str, ranges: Sequence[tuple[int, int]]) -> dict[int, Params]:

@@ -134,6 +134,7 @@ def test_exclusion_never_leaks_and_drops_nothing_else(seed: int, picks: set[int]
     assert not any(r["input"] in banned for _, _, r in kept)
     expected = [(p, r) for p, _, r in itertools.takewhile(lambda t: t[0] < 400, plain.iterate()) if r["input"] not in banned]
     assert [(p, r) for p, _, r in kept] == expected
+    assert take(filtered.records(), len(kept)) == [r for _, _, r in kept]  # the block-wise fast path agrees
     assert len(exclusion) == len(banned) and exclusion.nbytes == 8 * len(banned)
     # resuming inside the filtered stream gives its tail
     if len(kept) > 10:
@@ -204,3 +205,17 @@ def test_a_stream_with_every_input_excluded_stops_with_an_error() -> None:
     stream = RecordStream.fixed("parity_check", params, 0, Exclusion.from_inputs(space, "cfg"), block_size=20)
     with pytest.raises(ValueError, match="20 positions in a row are excluded .by cfg"):
         next(stream.iterate())
+    with pytest.raises(ValueError, match="20 positions in a row are excluded .by cfg"):
+        next(stream.records(start=7))
+    # with one input of six allowed, a run of 20 excluded positions comes (within or across
+    # blocks); both paths yield the same records up to it and then stop with the error
+    keep_one = Exclusion.from_inputs(space[1:])
+    outcomes = []
+    for path in ("iterate", "records"):
+        one = RecordStream.fixed("parity_check", params, 0, keep_one, block_size=20)
+        got = []
+        with pytest.raises(ValueError, match="in a row"):
+            for item in one.iterate() if path == "iterate" else one.records():
+                got.append(item[2] if path == "iterate" else item)
+        outcomes.append(got)
+    assert outcomes[0] == outcomes[1] and all(r["input"] == space[0] for r in outcomes[0])

@@ -140,17 +140,17 @@ def _stream() -> RecordStream:
 
 def test_torch_dataset_shards_over_workers_and_ranks() -> None:
     curriculum = parse_curriculum("step:start=1,end=3,every=4")
-    whole = list(itertools.islice(iter(TorchRecordStream(_stream(), curriculum, records_per_step=8)), 120))
+    whole = list(itertools.islice(iter(TorchRecordStream(_stream(), curriculum=curriculum, records_per_step=8)), 120))
     expected = [r for _, _, r in itertools.islice(_stream().iterate(chooser=_stream().chooser(curriculum.choose, 8)), 120)]
     assert whole == expected
     seen: list[dict] = []
     for rank in range(2):
-        dataset = TorchRecordStream(_stream(), curriculum, records_per_step=8, rank=rank, world_size=2)
+        dataset = TorchRecordStream(_stream(), curriculum=curriculum, records_per_step=8, rank=rank, world_size=2)
         loader = torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=2)
         got = list(itertools.islice(iter(loader), 60))  # workers alternate blocks of 10: 3 blocks each
         seen.extend(got)
     assert sorted(json.dumps(r, sort_keys=True) for r in seen) == sorted(json.dumps(r, sort_keys=True) for r in expected)
-    adaptive = TorchRecordStream(_stream(), parse_curriculum(ADAPTIVE))
+    adaptive = TorchRecordStream(_stream(), curriculum=parse_curriculum(ADAPTIVE))
     with pytest.raises(Exception, match="num_workers=0"):
         list(itertools.islice(iter(torch.utils.data.DataLoader(adaptive, batch_size=None, num_workers=1)), 1))
 
@@ -179,4 +179,4 @@ def test_hf_dataset_rows_are_the_stream() -> None:
     assert gengap_reward([f"Answer: {r['target']}" for r in rows[:4]], **columns) == [1.0] * 4
     assert gengap_reward([f"Answer: {x}" for x in flipped], **columns) == [0.0] * 4
     with pytest.raises(ValueError, match="adaptive"):
-        hf_iterable_dataset(stream, parse_curriculum(ADAPTIVE))
+        hf_iterable_dataset(stream, curriculum=parse_curriculum(ADAPTIVE))
