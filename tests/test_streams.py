@@ -219,3 +219,30 @@ def test_a_stream_with_every_input_excluded_stops_with_an_error() -> None:
                 got.append(item[2] if path == "iterate" else item)
         outcomes.append(got)
     assert outcomes[0] == outcomes[1] and all(r["input"] == space[0] for r in outcomes[0])
+
+
+def test_a_stream_is_the_same_in_another_process() -> None:
+    """Same seed, same settings: the same bytes in a fresh interpreter with another hash seed."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, itertools, json\n"
+        "from generators import RecordStream, Exclusion, parse_curriculum\n"
+        "s = RecordStream.of_task('addition', 3, Exclusion.from_inputs(['1 + 2', '3 + 4']), block_size=64)\n"
+        "c = parse_curriculum('linear:start=1,end=5,steps=40')\n"
+        "rows = itertools.islice(s.iterate(start=1000, chooser=s.chooser(c.choose, 4)), 300)\n"
+        "print(hashlib.sha256(json.dumps(list(rows)).encode()).hexdigest())\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(root)}
+    theirs = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    namespace: dict = {}
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(code, namespace)
+    assert buffer.getvalue().strip() == theirs

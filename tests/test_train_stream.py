@@ -180,3 +180,10 @@ def test_hf_dataset_rows_are_the_stream() -> None:
     assert gengap_reward([f"Answer: {x}" for x in flipped], **columns) == [0.0] * 4
     with pytest.raises(ValueError, match="adaptive"):
         hf_iterable_dataset(stream, curriculum=parse_curriculum(ADAPTIVE))
+    # the README's GRPO dataset: a chat prompt per row from the harnesses' Prompter
+    from harnesses import Prompter
+
+    prompter = Prompter("parity_check")
+    prompted = hf_iterable_dataset(stream).map(lambda row: {"prompt": prompter.chat({**row, "meta": json.loads(row["meta"])})})
+    first = next(iter(prompted))
+    assert first["prompt"][-1]["role"] == "user" and first["prompt"][-1]["content"].endswith(f"Input: {rows[0]['input']}")
