@@ -92,6 +92,9 @@ def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None
         means = curriculum.get("mean_levels") or []
         if means:
             axis.plot([s for s, _ in means], [m for _, m in means], ".", color=line.get_color(), alpha=0.6)
+    from matplotlib.ticker import MaxNLocator
+
+    axis.yaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlabel("training step")
     axis.set_ylabel("level")
     stream = results.get("stream") or {}
