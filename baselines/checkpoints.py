@@ -2,7 +2,8 @@
 
 A checkpoint holds the model, optimizer and scheduler states, every RNG state (torch, CUDA,
 numpy, Python) and the run's :class:`Progress` (step, metric history, time and tokens
-trained, the loss accumulated since the last evaluation). It is written atomically (a
+trained, the loss accumulated since the last evaluation, and the training source's state:
+a stream's cursor and curriculum). It is written atomically (a
 temporary file renamed into place) and loaded with ``weights_only=True``, so it holds only
 tensors and plain types. ``restore`` puts every state back, so that a resumed run on the CPU
 ends with exactly the numbers of an uninterrupted one.
@@ -34,6 +35,7 @@ class Progress:
     train_seconds: float = 0.0
     tokens: int = 0
     loss_count: int = 0
+    data_state: dict[str, Any] = field(default_factory=dict)  # the training source's (a stream's cursor and curriculum)
 
     def advance(self, step: int, loss: torch.Tensor, tokens: int) -> None:
         """Account for training step `step`: its loss (not synchronised) and its tokens."""
@@ -89,6 +91,7 @@ def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, schedule
         "scheduler": scheduler.state_dict(), "rng": rng_states(),
         "history": progress.history, "train_seconds": progress.train_seconds, "tokens": progress.tokens,
         "loss_sum": progress.loss_sum.detach().cpu(), "loss_count": progress.loss_count,
+        "data_state": progress.data_state,
     })  # fmt: skip
 
 
@@ -106,4 +109,5 @@ def restore(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, 
         train_seconds=float(state["train_seconds"]),
         tokens=int(state["tokens"]),
         loss_count=int(state["loss_count"]),
+        data_state=dict(state.get("data_state") or {}),
     )

@@ -30,6 +30,28 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
+def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
+    """'1-5,6-10' -> ((1, 5), (6, 10)); each range lo <= hi."""
+    try:
+        ranges = tuple(tuple(int(x) for x in part.split("-", 1)) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes must be ranges LO-HI separated by commas, got {text!r}") from None
+    if not ranges or any(len(r) != 2 or r[0] > r[1] for r in ranges):
+        raise argparse.ArgumentTypeError(f"--sizes must be ranges LO-HI (LO <= HI) separated by commas, got {text!r}")
+    return ranges  # type: ignore[return-value]
+
+
+def parse_params(options: list[str]) -> tuple[tuple[str, str], ...]:
+    """['k=v', ...] -> (('k', 'v'), ...); BaselineError for an option without '='."""
+    pairs = []
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not key.strip():
+            raise BaselineError(f"--param {option!r} is not of the form key=value")
+        pairs.append((key.strip(), value.strip()))
+    return tuple(pairs)
+
+
 def add_commands(subparsers: Any) -> None:
     """Add ``train``, ``eval`` and ``report`` to the gengap subcommands."""
     p = subparsers.add_parser("train", help="train a transformer baseline on one config; ID vs OOD gap")
@@ -55,6 +77,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only)")
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
+    p.add_argument("--stream", metavar="TASK", help="train on records of TASK generated on the fly (never an input of the config's validation or test side); evaluate on --config")
+    p.add_argument("--curriculum", metavar="SPEC", help="with --stream: levels over training, e.g. fixed:3, mixture:1=0.5,2=0.5, step:start=1,end=10,every=500, linear:start=1,end=10,steps=5000, adaptive:start=1,end=10,threshold=0.9,window=50,replay=0.2")
+    p.add_argument("--level", type=int, help="with --stream: the task's difficulty level 1..10 (one level throughout)")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="with --stream: set a task parameter at every level (repeatable)")
+    p.add_argument("--sizes", type=parse_sizes, metavar="LO-HI,...", help="with --stream: levels 1..k are these ranges of the task's size knob instead of its levels, e.g. 1-5,6-10,11-20")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser("eval", help="evaluate a pretrained Hugging Face causal LM (local directory) on one config: ID vs OOD gap")
@@ -84,9 +111,13 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
-        "device": "device", "compile": "compile",
+        "device": "device", "compile": "compile", "stream": "stream", "curriculum": "curriculum", "level": "level",
+        "sizes": "sizes",
     }
-    return {field: getattr(args, attr) for attr, field in names.items() if getattr(args, attr) is not None}
+    chosen = {field: getattr(args, attr) for attr, field in names.items() if getattr(args, attr, None) is not None}
+    if getattr(args, "param", None):
+        chosen["stream_params"] = parse_params(args.param)
+    return chosen
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -33,14 +33,31 @@ def _shade(axis: Any, train_range: Sequence[int] | None) -> None:
         axis.axvspan(train_range[0] - 0.5, train_range[1] + 0.5, color="0.85", zorder=0, label="train lengths")
 
 
-def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
-    """Exact match vs input length of one run: each seed thin, the mean thick, train range shaded."""
+def _canvas(path: str | Path, size: tuple[float, float]) -> tuple[Any, Any, Any, Path] | None:
+    """(pyplot, figure, axis, path) of a one-axis plot whose folder exists; None without matplotlib."""
     plt = _pyplot()
     if plt is None:
         return None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure, axis = plt.subplots(figsize=(7, 4))
+    figure, axis = plt.subplots(figsize=size)
+    return plt, figure, axis, path
+
+
+def _save(plt: Any, figure: Any, axis: Any, path: Path, legend: str = "small") -> Path:
+    axis.legend(loc="best", fontsize=legend)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
+    """Exact match vs input length of one run: each seed thin, the mean thick, train range shaded."""
+    canvas = _canvas(path, (7, 4))
+    if canvas is None:
+        return None
+    plt, figure, axis, path = canvas
     _shade(axis, results["data"]["input_length"]["train"])
     colours = {"id": "tab:blue", "ood": "tab:red"}
     names = {"id": "validation (ID)", "ood": "test (OOD)"}
@@ -54,11 +71,35 @@ def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
     axis.set_xlabel("input length (tokens)")
     axis.set_ylabel("exact match")
     axis.set_title(f"{results['config']} / {results['pos']} / {results['preset']} ({len(results['per_seed'])} seeds)")
-    axis.legend(loc="best", fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _save(plt, figure, axis, path)
+
+
+def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None:
+    """Curriculum level against training step of a stream run: the headline level of each seed
+    (a step line from its trace) and the mean level trained between evaluations (dots)."""
+    canvas = _canvas(path, (7, 3.5))
+    if canvas is None:
+        return None
+    plt, figure, axis, path = canvas
+    for seed in results["per_seed"]:
+        curriculum = seed.get("curriculum") or {}
+        trace = curriculum.get("trace") or []
+        if not trace:
+            continue
+        steps = [step for step, _ in trace] + [results["steps"]]
+        levels = [level for _, level in trace] + [trace[-1][1]]
+        line = axis.step(steps, levels, where="post", linewidth=1.5, label=f"seed {seed['seed']} level")[0]
+        means = curriculum.get("mean_levels") or []
+        if means:
+            axis.plot([s for s, _ in means], [m for _, m in means], ".", color=line.get_color(), alpha=0.6)
+    from matplotlib.ticker import MaxNLocator
+
+    axis.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.set_xlabel("training step")
+    axis.set_ylabel("level")
+    stream = results.get("stream") or {}
+    axis.set_title(f"{stream.get('task', results['config'])}: {stream.get('curriculum', '')} (dots: mean level trained)")
+    return _save(plt, figure, axis, path)
 
 
 def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | None:

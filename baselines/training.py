@@ -22,6 +22,13 @@
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
+With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``) the
+batches come from a record stream seeded by the data seed instead of the train part
+(baselines.stream_train: a :class:`StreamSource` in place of a :class:`FixedSource`),
+excluding the inputs of the split's validation and test sides; its cursor and curriculum
+state go into the checkpoint, metric rows gain ``level`` and ``mean_level``, results gain
+``stream`` and per seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
+
 A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
 ``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
 and the split's divergence figures when its report was found),
@@ -50,7 +57,9 @@ from baselines.decoding import autocast_context, greedy_decode
 from baselines.errors import BaselineError
 from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
 from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
+from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
+from generators.exclusion import Exclusion
 from generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
@@ -76,7 +85,7 @@ PRESETS: dict[str, Preset] = {
 # Settings a resumed run must share with the interrupted one (they decide the trajectory).
 TRAJECTORY = (
     "pos", "layers", "d_model", "heads", "steps", "batch_size", "lr", "warmup", "min_lr_ratio",
-    "weight_decay", "grad_clip", "init_seed", "data_seed",
+    "weight_decay", "grad_clip", "init_seed", "data_seed", "stream", "stream_params", "level", "curriculum", "sizes",
 )
 
 
@@ -108,6 +117,11 @@ class TrainSettings:
     device: str = "auto"  # auto, cpu, cuda, cuda:N
     compile: bool | None = None  # default: on CUDA only
     kv_cache: bool = True
+    stream: str | None = None  # train from a record stream of this task (baselines.stream_train) instead of the train part
+    stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)
+    level: int | None = None  # the stream's level (one level; or use curriculum)
+    curriculum: str | None = None  # a curriculum spec over the stream's levels (generators.curriculum)
+    sizes: tuple[tuple[int, int], ...] = ()  # levels 1..k as bands of the task's size knob instead of its levels
 
     def resolve(self) -> "TrainSettings":
         """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
@@ -130,6 +144,8 @@ class TrainSettings:
             eval_every=eval_every,
             checkpoint_every=self.checkpoint_every if self.checkpoint_every is not None else eval_every,
             seeds=tuple(int(s) for s in self.seeds),
+            stream_params=tuple((str(k), str(v)) for k, v in self.stream_params),
+            sizes=tuple((int(lo), int(hi)) for lo, hi in self.sizes),
         )
         resolved.check()
         return resolved
@@ -156,6 +172,8 @@ class TrainSettings:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
         if self.layers is not None and self.d_model is not None and self.heads is not None:
             ModelShape(self.layers, self.d_model, self.heads).check()
+        if self.stream is None and (self.stream_params or self.level is not None or self.curriculum is not None or self.sizes):
+            raise BaselineError("level, curriculum, sizes and stream parameters need a stream (--stream TASK)")
 
     @property
     def shape(self) -> ModelShape:
@@ -165,6 +183,8 @@ class TrainSettings:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["seeds"] = list(self.seeds)
+        data["stream_params"] = [list(pair) for pair in self.stream_params]
+        data["sizes"] = [list(pair) for pair in self.sizes]
         return data
 
 
@@ -174,8 +194,9 @@ def make_settings(settings: TrainSettings | None, overrides: Mapping[str, Any]) 
     if unknown:
         raise BaselineError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     values = dict(overrides)
-    if "seeds" in values:
-        values["seeds"] = tuple(values["seeds"])
+    for name in ("seeds", "stream_params", "sizes"):
+        if name in values:
+            values[name] = tuple(tuple(v) if isinstance(v, (list, tuple)) else v for v in values[name])
     return replace(settings or TrainSettings(), **values)
 
 
@@ -262,6 +283,34 @@ class DataOrder:
         return out
 
 
+class FixedSource:
+    """The split's training part in DataOrder's order: batch s is a pure function of (data seed, s), no state."""
+
+    needs_logits = False
+
+    def __init__(self, train: EncodedTrain, batch_size: int, data_seed: int) -> None:
+        self.train = train
+        self.order = DataOrder(train.size, batch_size, data_seed)
+
+    def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
+        return self.train.batch(self.order.indices(step))
+
+    def observe(self, step: int, logits: torch.Tensor | None, labels: torch.Tensor) -> None:
+        pass
+
+    def metrics(self) -> dict[str, Any]:
+        return {}
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        pass
+
+    def summary(self) -> dict[str, Any] | None:
+        return None
+
+
 # -- the optimisation step -------------------------------------------------------------
 
 
@@ -295,19 +344,26 @@ class Trainer:
         self.autocast = lambda: autocast_context(device)
 
     def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        return self.loss_logits(ids, labels)[0]
+
+    def loss_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         with self.autocast():
             logits = self.forward(ids)
-        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE)
+        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE), logits
 
     def step(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """One optimisation step; returns the (detached) loss without synchronising."""
-        loss = self.loss(ids, labels)
+        return self.step_logits(ids, labels)[0]
+
+    def step_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """One optimisation step; returns the (detached) loss and logits without synchronising."""
+        loss, logits = self.loss_logits(ids, labels)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.params, self.settings.grad_clip)
         self.optimizer.step()
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
-        return loss.detach()
+        return loss.detach(), logits.detach()
 
 
 # -- files -------------------------------------------------------------------------------
@@ -349,10 +405,14 @@ class Run:
         self.out = out
         self.progress = progress
         self.callback = callback
-        self.tokenizer = Tokenizer.build(r[key] for part in data.parts().values() for r in part for key in ("input", "target"))
-        self.max_len = max(len(r["input"].split()) + len(r["target"].split()) + 2 for part in data.parts().values() for r in part)
+        self.stream = stream_plan(settings)
+        self.probe = [r for seed in settings.seeds for r in self.stream.probe(self.seeds(seed)[1])] if self.stream else []
+        seen = [*(r for part in data.parts().values() for r in part), *self.probe]
+        self.tokenizer = Tokenizer.build(r[key] for r in seen for key in ("input", "target"))
+        self.max_len = max(sequence_length(r) for r in seen)
         self.compile = settings.compile if settings.compile is not None else device.type == "cuda"
-        self.train = EncodedTrain(data.train, self.tokenizer, device)
+        self.train = EncodedTrain(data.train, self.tokenizer, device) if self.stream is None else None
+        self.exclusion = Exclusion.from_split(data, data.name) if self.stream is not None else None
         self.buckets = make_buckets([data.validation, data.test])
         self.periodic = {
             "id": EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer),
@@ -362,6 +422,28 @@ class Run:
             "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer),
             "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer),
         }
+
+    def seeds(self, seed: int) -> tuple[int, int]:
+        """(init seed, data seed) of a run seed: derived (streams init and data) unless fixed by the settings."""
+        s = self.settings
+        return (s.init_seed if s.init_seed is not None else init_seed_of(seed), s.data_seed if s.data_seed is not None else data_seed_of(seed))
+
+    def source(self, data_seed: int) -> "FixedSource | StreamSource":
+        """The training batches of one seed: the train part, or the stream seeded by the data seed."""
+        if self.stream is None:
+            assert self.train is not None
+            return FixedSource(self.train, self.settings.batch_size, data_seed)
+        assert self.exclusion is not None
+        return StreamSource(self.stream, data_seed, self.exclusion, self.encode, self.settings.batch_size)
+
+    def encode(self, records: Sequence[Mapping[str, Any]]) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """ids, labels and token count of stream records (BaselineError for one longer than the model allows)."""
+        longest = max(records, key=sequence_length)
+        if sequence_length(longest) > self.max_len:
+            raise BaselineError(f"a stream record has {sequence_length(longest)} tokens with separator and end, more than the "
+                                f"{self.max_len} the model was sized for (from the config and block 0 of each level): {longest['id']}")
+        encoded = EncodedTrain(records, self.tokenizer, self.device)
+        return encoded.batch(np.arange(len(records)))
 
     def new_model(self, init_seed: int) -> SeqModel:
         torch.manual_seed(init_seed)
@@ -407,8 +489,7 @@ class Run:
     def run_seed(self, seed: int, resume: bool, model: SeqModel | None = None) -> dict[str, Any]:
         """Train and evaluate one seed (model: train this one instead of a fresh one, for benchmarks)."""
         s = self.settings
-        init_seed = s.init_seed if s.init_seed is not None else init_seed_of(seed)
-        data_seed = s.data_seed if s.data_seed is not None else data_seed_of(seed)
+        init_seed, data_seed = self.seeds(seed)
         folder = self.out / f"seed-{seed}" if self.out else None
         if folder is not None:
             folder.mkdir(exist_ok=True)
@@ -416,10 +497,11 @@ class Run:
                 return json.loads((folder / "result.json").read_text(encoding="utf-8"))
         model = model if model is not None else self.new_model(init_seed)
         trainer = Trainer(model, self.train, s, self.device, self.compile)
-        order = DataOrder(self.train.size, s.batch_size, data_seed)
+        source = self.source(data_seed)
         path = folder / "checkpoint.pt" if folder else None
         if resume and path is not None and path.exists():
             progress = checkpoints.restore(path, model, trainer.optimizer, trainer.scheduler, self.device)
+            source.load_state(progress.data_state)
         else:
             progress = Progress(loss_sum=torch.zeros((), device=self.device))
         self.keep_metrics(seed, progress.step)
@@ -432,8 +514,13 @@ class Run:
         clock = _Clock()
         with bar:
             for step in range(progress.step + 1, s.steps + 1):
-                ids, labels, count = self.train.batch(order.indices(step))
-                progress.advance(step, trainer.step(ids, labels), count)
+                ids, labels, count = source.batch(step)
+                if source.needs_logits:
+                    loss, logits = trainer.step_logits(ids, labels)
+                    source.observe(step, logits, labels)
+                else:
+                    loss = trainer.step(ids, labels)
+                progress.advance(step, loss, count)
                 clock.tokens += count
                 bar.update(1)
                 row = None
@@ -441,13 +528,14 @@ class Run:
                     if self.device.type == "cuda":
                         torch.cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
-                    row = self.periodic_row(model, trainer, progress, seed, clock.rate())
+                    row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
                     bar.set_postfix(loss=f"{row['loss']:.4f}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
                     clock.restart(window=True)  # evaluation time is not training time
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps)
                 if saved:
                     if row is None:
                         progress.train_seconds += clock.lap()
+                    progress.data_state = source.state()
                     checkpoints.save(path, seed, model, trainer.optimizer, trainer.scheduler, progress)
                     clock.restart()
                 if self.callback is not None:
@@ -470,11 +558,15 @@ class Run:
             "train_tokens": tokens,
             "steps": s.steps,
         }
+        summary = source.summary()
+        if summary is not None:
+            means = [[row["step"], row["mean_level"]] for row in history if row.get("mean_level") is not None]
+            result["curriculum"] = {**summary, "mean_levels": means}
         if folder is not None:
             atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")
         return result
 
-    def periodic_row(self, model: SeqModel, trainer: Trainer, progress: Progress, seed: int, rate: float) -> dict[str, Any]:
+    def periodic_row(self, model: SeqModel, trainer: Trainer, progress: Progress, seed: int, rate: float, extra: Mapping[str, Any]) -> dict[str, Any]:
         """Evaluate the periodic subsets; append the row to the history and metrics.jsonl and
         start a new loss window."""
         scores = {side: self.evaluate(model, evals, 0) for side, evals in self.periodic.items()}
@@ -489,6 +581,7 @@ class Run:
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
             "tokens_per_s": rate,
             "train_seconds": progress.train_seconds,
+            **extra,
         }
         for side in ("id", "ood"):  # traced records: answer and trace exact match apart
             for figure in ("answer_exact_match", "trace_exact_match"):
@@ -549,15 +642,28 @@ def prepare_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: T
                 raise BaselineError(f"cannot read {run_file}") from None
             if old.get("data_fingerprint") != record["data_fingerprint"]:
                 raise BaselineError(f"{out} was trained on other data (config {old.get('config')!r}); cannot resume")
-            changed = [k for k in TRAJECTORY if old.get("settings", {}).get(k) != record["settings"][k]]
+            defaults = TrainSettings().to_json()  # for settings added after the run was made
+            before = {k: old.get("settings", {}).get(k, defaults[k]) for k in TRAJECTORY}
+            changed = [k for k in TRAJECTORY if before[k] != record["settings"][k]]
             if changed:
-                detail = ", ".join(f"{k} {old['settings'].get(k)!r} -> {record['settings'][k]!r}" for k in changed)
+                detail = ", ".join(f"{k} {before[k]!r} -> {record['settings'][k]!r}" for k in changed)
                 raise BaselineError(f"cannot resume {out} with different settings: {detail}")
             if (out / "tokenizer.json").exists() and Tokenizer.load(out / "tokenizer.json") != tokenizer:
                 raise BaselineError(f"{out}/tokenizer.json does not match the data's vocabulary")
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(run_file, json.dumps(record, indent=1) + "\n")
     tokenizer.save(out / "tokenizer.json")
+
+
+def sequence_length(record: Mapping[str, Any]) -> int:
+    """Tokens of ``input <sep> target <end>``."""
+    return len(record["input"].split()) + len(record["target"].split()) + 2
+
+
+def stream_plan(settings: TrainSettings) -> StreamPlan | None:
+    if settings.stream is None:
+        return None
+    return StreamPlan.from_settings(settings.stream, settings.stream_params, settings.level, settings.curriculum, settings.sizes)
 
 
 def _length_range(records: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -622,7 +728,8 @@ def train_and_evaluate(
                 "evaluated": {side: len(run.final[side].records) for side in run.final},
                 "vocab_size": len(run.tokenizer),
                 "max_len": run.max_len,
-                "input_length": {part: _length_range(records) for part, records in data.parts().items()},
+                "input_length": {**{part: _length_range(records) for part, records in data.parts().items()},
+                                 **({"train": _length_range(run.probe)} if run.stream else {})},
                 "fingerprint": data.fingerprint(),
             },
             "divergence": dict(data.divergence),
@@ -631,12 +738,17 @@ def train_and_evaluate(
             "aggregate": aggregate(per_seed),
             "plots": [],
         }
+        if run.stream is not None:
+            results["stream"] = {**run.stream.describe(), "excluded_inputs": len(run.exclusion or ()),
+                                 "exclusion_bytes": run.exclusion.nbytes if run.exclusion is not None else 0}
         if out_path is not None:
             if plots:
-                from baselines.plots import plot_run
+                from baselines.plots import plot_curriculum, plot_run
 
-                made = plot_run(results, out_path / "plots" / "accuracy_by_length.png")
-                results["plots"] = [str(Path(made).relative_to(out_path))] if made else []
+                made = [plot_run(results, out_path / "plots" / "accuracy_by_length.png")]
+                if run.stream is not None:
+                    made.append(plot_curriculum(results, out_path / "plots" / "curriculum.png"))
+                results["plots"] = [str(Path(m).relative_to(out_path)) for m in made if m]
             atomic_write(out_path / "results.json", json.dumps(results, indent=1) + "\n")
         return results
     finally:

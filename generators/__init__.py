@@ -9,6 +9,9 @@ from generators.jsonl import batch_to_jsonl, dumps_record
 from generators.params import ParamError, Params, knob
 from generators.registry import UnknownTaskError, get_task, register, task_names
 from generators.blocks import BLOCK_SIZE, BlockPlan
+from generators.curriculum import Curriculum, CurriculumError, parse_curriculum
+from generators.exclusion import Exclusion
+from generators.streams import RecordStream, Shard, size_levels
 from generators.seeding import block_rng
 from generators.task import FAMILIES, Task
 
@@ -18,10 +21,15 @@ __all__ = [
     "BLOCK_SIZE",
     "Batch",
     "BlockPlan",
+    "Curriculum",
+    "CurriculumError",
+    "Exclusion",
     "FAMILIES",
     "ParamError",
     "Params",
     "Record",
+    "RecordStream",
+    "Shard",
     "Task",
     "UnknownTaskError",
     "batch_to_jsonl",
@@ -29,8 +37,10 @@ __all__ = [
     "concat",
     "dumps_record",
     "get_task",
+    "parse_curriculum",
     "knob",
     "record_id",
     "register",
+    "size_levels",
     "task_names",
 ]

@@ -23,6 +23,8 @@ stream         seeds                                         derivation
                memory (gengap.limits; no data comes of it)
 ``support``    a seeded choice of coordinates stored in a     SeedSequence(support seed, spawn_key=key("support"))
                task's params (boolean_function's support)
+``curriculum`` the level of each position in block b of a    SeedSequence(seed, spawn_key=(*key("curriculum"), b))
+               record stream that mixes levels
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -30,7 +32,9 @@ key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical param
 not which example is drawn), so a traced setting draws its answer-only twin's examples. ``block``, ``split``,
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
-``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with boolean_function. Tests pin one value of every
+``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
+boolean_function and ``curriculum`` with record streams (generators.streams). Tests pin one
+value of every
 stream (tests/test_seeding.py).
 """
 
@@ -80,6 +84,12 @@ def stream_key(task: str, params: "Params") -> tuple[int, ...]:
 def block_rng(seed: int, task: str, params: "Params", block: int) -> np.random.Generator:
     """Stream ``block``: the random generator of block `block` of a (seed, task, params) run."""
     return stream(seed, (*stream_key(task, params), block))
+
+
+def curriculum_rng(seed: int, block: int) -> np.random.Generator:
+    """Stream ``curriculum``: the uniforms that choose the level of each position of block
+    `block` of a record stream (independent of the task, so any curriculum can read them)."""
+    return stream(seed, (*labels_key("curriculum"), block))
 
 
 # -- splits and releases -------------------------------------------------------------------

@@ -1,0 +1,110 @@
+"""Record streams as PyTorch and Hugging Face iterable datasets (worker- and rank-aware).
+
+- :class:`TorchRecordStream`: a ``torch.utils.data.IterableDataset`` of record dicts. In
+  ``__iter__`` it takes its shard from the data-loader worker and the distributed rank
+  (``torch.distributed`` when initialised, or the ``rank`` / ``world_size`` given):
+  shard ``rank * workers + worker`` of ``world_size * workers`` (generators.streams.Shard),
+  so the workers and ranks read disjoint blocks whose union is the stream.
+- :func:`hf_iterable_dataset`: a ``datasets.IterableDataset`` built with ``from_generator``
+  as one Hugging Face shard holding the stream shard of (``rank``, ``world_size``), the
+  whole stream by default. (Hugging Face reads the shards of one dataset one after the
+  other, so an infinite stream cannot be several of its shards; a data loader therefore
+  reads it with one worker, and ``datasets.distributed.split_dataset_by_node`` keeps every
+  world_size-th row per rank, which is also disjoint and complete.) Rows are flat:
+  ``position``, ``level``, ``id``, ``task``, ``input``, ``target``, and ``difficulty`` and
+  ``meta`` as JSON text (the columns ``harnesses.gengap_reward`` reads).
+
+A curriculum given to either is followed by position (``records_per_step`` records per
+step, the step index is ``position // records_per_step``); an adaptive curriculum changes
+only when the training loop calls ``observe`` on the same object, so it works in the main
+process only (``num_workers=0``) and is refused inside a worker. Every record is a copy
+the consumer may change.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from generators.curriculum import Curriculum
+from generators.streams import Chooser, RecordStream, Shard
+
+ROW_COLUMNS = ("position", "level", "id", "task", "input", "target", "difficulty", "meta")
+
+
+def _world(rank: int | None, world_size: int | None) -> tuple[int, int]:
+    if rank is not None or world_size is not None:
+        rank, world_size = rank or 0, world_size or 1
+    elif torch.distributed.is_available() and torch.distributed.is_initialized():
+        rank, world_size = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    else:
+        rank, world_size = 0, 1
+    if not 0 <= rank < world_size:
+        raise ValueError(f"rank {rank} is not in 0..{world_size - 1}")
+    return rank, world_size
+
+
+@dataclass(frozen=True, eq=False)
+class StreamView:
+    """What a dataset reads: the stream from `start`, levels by `curriculum` at ``position //
+    records_per_step``, the shard of this rank (``rank`` / ``world_size``, else torch.distributed's)."""
+
+    stream: RecordStream
+    curriculum: Curriculum | None = None
+    records_per_step: int = 1
+    start: int = 0
+    rank: int | None = None
+    world_size: int | None = None
+
+    def reading(self, worker: int = 0, workers: int = 1) -> tuple[int, Shard, Chooser | None]:
+        """(start, shard, chooser) for RecordStream.iterate or .records: shard ``rank * workers +
+        worker`` of ``world_size * workers``."""
+        rank, world = _world(self.rank, self.world_size)
+        curriculum = self.curriculum
+        chooser = self.stream.chooser(curriculum.choose, self.records_per_step) if curriculum is not None else None
+        return self.start, Shard.of(rank * workers + worker, world * workers), chooser
+
+
+class TorchRecordStream(IterableDataset):
+    """Record dicts of this worker's and rank's shard; options are the fields of :class:`StreamView`."""
+
+    def __init__(self, stream: RecordStream, **options: Any) -> None:
+        super().__init__()
+        self.view = StreamView(stream, **options)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        info = get_worker_info()
+        if info is not None and self.view.curriculum is not None and self.view.curriculum.adaptive:
+            raise ValueError("an adaptive curriculum is updated by the training loop: iterate it with num_workers=0")
+        worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
+        for record in self.view.stream.records(*self.view.reading(worker, workers)):
+            yield copy.deepcopy(record)
+
+
+def _rows(view: StreamView) -> Iterator[dict[str, Any]]:
+    for position, level, record in view.stream.iterate(*view.reading()):
+        yield {
+            "position": position, "level": level, "id": record["id"], "task": record["task"],
+            "input": record["input"], "target": record["target"],
+            "difficulty": json.dumps(record["difficulty"]), "meta": json.dumps(record.get("meta") or {}),
+        }
+
+
+def hf_iterable_dataset(stream: RecordStream, **options: Any) -> Any:
+    """A ``datasets.IterableDataset`` of the stream's rows (see the module doc); options are the
+    fields of :class:`StreamView`; imports datasets."""
+    import datasets
+
+    view = StreamView(stream, **options)
+    if view.curriculum is not None and view.curriculum.adaptive:
+        raise ValueError("an adaptive curriculum is updated by the training loop: use TorchRecordStream with num_workers=0")
+    features = datasets.Features({
+        "position": datasets.Value("int64"), "level": datasets.Value("int64"),
+        **{name: datasets.Value("string") for name in ROW_COLUMNS[2:]},
+    })  # fmt: skip
+    return datasets.IterableDataset.from_generator(_rows, features=features, gen_kwargs={"view": view})

@@ -1,0 +1,102 @@
+"""Inputs a record stream must never yield: the validation and test side of a split it is paired with.
+
+An :class:`Exclusion` holds the 64-bit hashes of the excluded inputs: the first
+``HASH_BYTES`` bytes of sha256(input), little-endian, as a sorted unique ``uint64`` array
+(8 bytes per excluded input). Membership is tested by hash, so an excluded input is never
+let through (it has the same hash); an input whose hash merely collides with an excluded
+one is dropped too, with probability at most (number excluded) / 2**64 per record. Inputs
+are compared as written in records (tokens separated by single spaces).
+
+Pairing with a release reads only the ``input`` field of ``data/<config>/validation.jsonl``
+and ``test.jsonl`` (or of ``validation.jsonl`` and ``test.jsonl`` in a split directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+HASH_BYTES = 8
+SIDES = ("validation", "test")
+
+
+def input_hashes(inputs: Iterable[str | bytes]) -> np.ndarray:
+    """uint64 hash of each input: the first 8 bytes of its sha256, little-endian."""
+    sha = hashlib.sha256
+    digests = b"".join(sha(x.encode() if isinstance(x, str) else x).digest()[:HASH_BYTES] for x in inputs)
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
+
+
+@dataclass(frozen=True, eq=False)
+class Exclusion:
+    """A set of excluded inputs, by hash; ``source`` says where they came from."""
+
+    hashes: np.ndarray  # sorted, unique uint64
+    source: str = "inputs"
+
+    @classmethod
+    def from_inputs(cls, inputs: Iterable[str | bytes], source: str = "inputs") -> "Exclusion":
+        return cls(np.unique(input_hashes(inputs)), source)
+
+    @classmethod
+    def from_records(cls, records: Iterable[Mapping[str, Any]], source: str = "records") -> "Exclusion":
+        return cls.from_inputs((r["input"] for r in records), source)
+
+    @classmethod
+    def from_split(cls, split: Any, source: str = "split") -> "Exclusion":
+        """The validation and test inputs of a split: an object with ``validation`` and ``test``
+        record lists (``splits.SplitResult``) or a mapping with those keys."""
+        parts = [split[side] if isinstance(split, Mapping) else getattr(split, side) for side in SIDES]
+        return cls.from_records((r for part in parts for r in part), source)
+
+    @classmethod
+    def from_release(cls, root: str | Path, config: str | None = None) -> "Exclusion":
+        """The validation and test inputs of a release config (``root/data/<config>/``), or of a
+        split directory when ``config`` is None; ValueError when a file is missing or malformed."""
+        folder = Path(root) / "data" / config if config is not None else Path(root)
+        inputs: list[str] = []
+        for side in SIDES:
+            path = folder / f"{side}.jsonl"
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as err:
+                raise ValueError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
+            for number, line in enumerate(lines, 1):
+                if line.strip():
+                    inputs.append(_input_of(line, f"{path}: line {number}"))
+        return cls.from_inputs(inputs, str(folder))
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: 8 bytes per excluded input."""
+        return int(self.hashes.nbytes)
+
+    def keep(self, inputs: Sequence[str | bytes] | np.ndarray) -> np.ndarray:
+        """Boolean mask: True where the input is not excluded."""
+        if len(self.hashes) == 0:
+            return np.ones(len(inputs), dtype=bool)
+        values = input_hashes(inputs.tolist() if isinstance(inputs, np.ndarray) else inputs)
+        where = np.minimum(np.searchsorted(self.hashes, values), len(self.hashes) - 1)
+        return self.hashes[where] != values
+
+    def excludes(self, input_text: str | bytes) -> bool:
+        return not bool(self.keep([input_text])[0])
+
+
+def _input_of(line: str, where: str) -> str:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        raise ValueError(f"{where} is not valid JSON") from None
+    value = record.get("input") if isinstance(record, dict) else None
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: no input string")
+    return value
