@@ -225,7 +225,7 @@ def parse(text: str) -> Tree:
 
 # -- the logical form ----------------------------------------------------------------------
 
-_PRIMITIVE_LF = {
+PRIMITIVE_LF = {
     "ROOT -> N": "LAMBDA a . {w} ( a )",
     "ROOT -> Name": "{w}",
     "ROOT -> V_unacc": "LAMBDA a . LAMBDA e . {w} . theme ( e , a )",
@@ -241,8 +241,8 @@ def interpret(tree: Tree) -> str:
     ``AND``, ordered by (position of the first argument, position of the second), a noun's
     one-place predicate before the nmod predicates of the same noun.
     """
-    if tree[0] in _PRIMITIVE_LF:
-        return _PRIMITIVE_LF[tree[0]].format(w=tree[1])
+    if tree[0] in PRIMITIVE_LF:
+        return PRIMITIVE_LF[tree[0]].format(w=tree[1])
     if tree[0] != ROOT_RULE:
         raise ValueError("not a COGS derivation")
     definites: list[tuple[int, str]] = []

@@ -1,0 +1,346 @@
+"""COGS from its grammar (Kim & Linzen 2020): sentences and logical forms in COGS's format.
+
+Lexicon: COGS's words and classes (``_cogs_lexicon``: 407 common nouns, 103 proper names,
+134 verbs: unaccusative, transitive, object-omissible, unergative, dative, CP- and
+infinitive-taking, infinitival). Constructions: active and passive with and without a
+by-phrase, both dative forms and their four passives, unaccusatives, unergatives,
+object-omitted transitives, infinitival complements (``Emma wanted to run .``), sentential
+complements nested up to ``max_cp_depth``, PPs nested up to ``max_pp_depth`` on a
+post-verbal theme, and one-word primitives (``shark`` -> ``LAMBDA a . shark ( a )``).
+Logical forms follow COGS exactly (checked against every line of the official train, dev and
+test files: benchmarks/cogs_official.py), with the 2022 corrected roles: the subject of an
+intransitive unaccusative is always its theme, animate or not.
+
+Distribution: with ``gen_share`` 0 the generator draws COGS's training distribution without
+the held-out words of the lexical categories: a primitive with probability
+``primitive_share``, else a sentence whose innermost construction is drawn with COGS's train
+frequencies, CP depth c with weight 0.1^c and PP depth d with weight 0.2^d (d > 0 puts the
+chain on a post-verbal theme), names, ``a N`` and ``the N`` one third each. With
+``gen_share`` > 0 that share of the examples comes from the generalization categories
+(``category``: one of the 21, or ``all`` evenly): the category's held-out word in its tested
+context (lexical), a PP on the subject, or 3..``gen_max_depth`` nested CPs or PPs.
+``_cogs_grammar.category_of`` names the category of any derivation; the ``category`` split
+strategy reads it.
+
+Derivation (``structure``): see ``_cogs_grammar`` (cogs_like's rule names plus
+``VP -> V_trans``, ``VP -> V_xcomp to V_inf`` and the ``ROOT -> ...`` primitives).
+Features: ``cp_depth``, ``pp_depth``, ``derivation_depth``, ``rules``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from generators.batch import Batch
+from generators.derivation import Tree, rule_count, tree_atoms, tree_compounds, tree_depth
+from generators.params import Params, knob
+from generators.registry import register
+from generators.sequences import uniform_stream
+from generators.task import Task
+from generators.tasks import _cogs_grammar as grammar
+from generators.tasks import _cogs_lexicon as lex
+
+MAX_DEPTH = 30
+CP_DECAY, PP_DECAY = 0.1, 0.2
+# innermost constructions with their frequencies in COGS's train.tsv (in_distribution lines)
+CONSTRUCTIONS = (
+    ("VP -> V_trans NP", 5066), ("VP -> was V_trans by NP", 4189), ("VP -> was V_trans", 2077),
+    ("VP -> V_dat NP to NP", 1642), ("VP -> V_dat NP NP", 1633), ("VP -> was V_dat to NP by NP", 1548),
+    ("VP -> was V_dat to NP", 1380), (grammar.XCOMP_RULE, 1329), ("VP -> was V_dat NP by NP", 1248),
+    ("VP -> was V_dat NP", 1207), ("VP -> V_unacc", 1037), ("VP -> V_unerg", 828), ("VP -> V_trans", 816),
+)  # fmt: skip
+# primitives by kind with their counts in train.tsv
+PRIMITIVES = (("ROOT -> N", 41), ("ROOT -> V_trans", 40), ("ROOT -> V_unerg", 21), ("ROOT -> Name", 21), ("ROOT -> V_unacc", 20))
+CATEGORY_CHOICES = ("all", *grammar.CATEGORIES)
+
+
+def _id(words: tuple[str, ...], drop: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Words of the training distribution: without held-out words (and without those in drop)."""
+    return tuple(w for w in words if w not in grammar.HELD_OUT and w not in drop)
+
+
+_NAMES = _id(lex.NAMES)
+_ANIMATE = _id(lex.ANIMATE_NOUNS)
+_NOUNS = _id(lex.NOUNS)
+_PP_NOUNS = _id(lex.PP_NOUNS)
+_NOT_VERBS = tuple(lex.NOUNS) + tuple(lex.NAMES)  # a primitive must read as one word class only
+_VERBS = {
+    "VP -> V_unerg": _id(lex.UNERGATIVE),
+    "VP -> V_unacc": _id(lex.UNACCUSATIVE),
+    "VP -> V_trans": _id(lex.OBJECT_OMISSIBLE),
+    "trans": _id(lex.TRANSITIVE),
+    "dat": _id(lex.DATIVE),
+    grammar.CP_RULE: _id(lex.CP_TAKING),
+    grammar.XCOMP_RULE: _id(lex.XCOMP_TAKING),
+    "inf": _id(lex.INFINITIVAL),
+    "ROOT -> V_trans": _id(tuple(v for v in lex.TRANSITIVE if v not in lex.UNACCUSATIVE), _NOT_VERBS),
+    "ROOT -> V_unerg": _id(lex.UNERGATIVE, _NOT_VERBS),
+    "ROOT -> V_unacc": _id(lex.UNACCUSATIVE, _NOT_VERBS),
+    "ROOT -> N": _NOUNS,
+    "ROOT -> Name": _NAMES,
+}
+_OBJECT_RULES = ("VP -> V_trans NP", "VP -> V_dat NP NP", "VP -> V_dat NP to NP")
+_THEME_AFTER_VERB = tuple(rule for rule, _ in CONSTRUCTIONS if "theme" in grammar.ROLES[rule][1:])
+
+
+def _verb_pool(rule: str) -> tuple[str, ...]:
+    if rule in _VERBS:
+        return _VERBS[rule]
+    return _VERBS["dat"] if "V_dat" in rule else _VERBS["trans"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CogsFullParams(Params):
+    """Depth bounds of the training distribution, the primitive share and the generalization mix."""
+
+    max_cp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested sentential complements (COGS train: 2)")
+    max_pp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested PPs on a post-verbal theme (COGS train: 2)")
+    primitive_share: float = knob(143 / 24155, lo=0.0, hi=1.0, doc="share of one-word primitives (COGS train: 0.6%)")
+    gen_share: float = knob(0.0, lo=0.0, hi=1.0, doc="share of examples drawn from the generalization categories")
+    category: str = knob("all", choices=CATEGORY_CHOICES, doc="generalization category of the gen_share (all: the 21 evenly)")
+    gen_max_depth: int = knob(12, lo=3, hi=MAX_DEPTH, doc="deepest nesting of cp_recursion and pp_recursion (COGS: 12)")
+
+
+class _Sentence:
+    """One sentence being drawn left to right: tokens, definites, conjuncts and the tree."""
+
+    def __init__(self, nxt: Callable[[], float]) -> None:
+        self.nxt = nxt
+        self.toks: list[str] = []
+        self.defs: list[tuple[int, str]] = []
+        self.conj: list[tuple[tuple[int, int], str]] = []
+
+    def pick(self, words: tuple[str, ...]) -> str:
+        return words[int(self.nxt() * len(words))]
+
+    def noun(self, det: str, noun: str) -> int:
+        self.toks.append(det)
+        self.toks.append(lex.SURFACE.get(noun, noun))
+        at = len(self.toks) - 1
+        if det == "the":
+            self.defs.append((at, f"* {noun} ( x _ {at} )"))
+        else:
+            self.conj.append(((at, -1), f"{noun} ( x _ {at} )"))
+        return at
+
+    def np(self, animate: bool, pp: int = 0, word: str | None = None) -> tuple[str, int, Tree]:
+        """Append an NP (a given word, or drawn); return its LF argument, position and tree."""
+        u = self.nxt()
+        if word is None and pp == 0 and u < 1 / 3:
+            word = self.pick(_NAMES)
+        if word is not None and word[0].isupper():
+            self.toks.append(word)
+            return word, len(self.toks) - 1, [grammar.NAME_RULE, word]
+        det = "the" if (u < 2 / 3 if word is None else u < 0.5) else "a"
+        noun = word or self.pick(_ANIMATE if animate else _NOUNS)
+        head = at = self.noun(det, noun)
+        top = node = [grammar.DET_RULE, det, noun]
+        for _ in range(pp):
+            prep = grammar.PREPOSITIONS[int(self.nxt() * 3)]
+            self.toks.append(prep)
+            det2, noun2 = ("the" if self.nxt() < 0.5 else "a"), self.pick(_PP_NOUNS)
+            at2 = self.noun(det2, noun2)
+            self.conj.append(((at, at2), f"{node[2]} . nmod . {prep} ( x _ {at} , x _ {at2} )"))
+            inner = [grammar.DET_RULE, det2, noun2]
+            node[0] = grammar.DET_PP_RULE
+            node.append([grammar.PP_RULE, prep, inner])
+            node, at = inner, at2
+        return f"x _ {head}", head, top
+
+    def role(self, lemma: str, role: str, event: int, arg: tuple[str, int]) -> None:
+        self.conj.append(((event, arg[1]), f"{lemma} . {role} ( x _ {event} , {arg[0]} )"))
+
+    def clause(self, rule: str, plan: dict[str, Any]) -> tuple[list[Any], int, str]:
+        """Append the innermost clause; plan may force 'verb', 'subject', 'object', 'inf', 'pp',
+        'subject_pp'. Returns the S tree, the event position and the verb lemma."""
+        roles = grammar.ROLES[rule]
+        subject = self.np(roles[0] != "theme", plan.get("subject_pp", 0), plan.get("subject"))
+        lemma = plan.get("verb") or self.pick(_verb_pool(rule))
+        passive = rule.startswith("VP -> was")
+        if passive:
+            self.toks.append("was")
+        event = len(self.toks)
+        self.toks.append(lex.VERB_FORMS[lemma][1 if passive else 0])
+        self.role(lemma, roles[0], event, subject[:2])
+        vp: list[Any] = [rule, lemma]
+        if rule == grammar.XCOMP_RULE:
+            infinitive = plan.get("inf") or self.pick(_VERBS["inf"])
+            self.toks += ["to", infinitive]
+            self.conj.append(((event, event + 2), f"{lemma} . xcomp ( x _ {event} , x _ {event + 2} )"))
+            self.role(infinitive, "agent", event + 2, subject[:2])
+            vp.append(infinitive)
+        objects = roles[1:]
+        forced_at = int(self.nxt() * len(objects)) if objects and "object" in plan else -1
+        themes = [j for j, r in enumerate(objects) if r == "theme"]
+        carrier = themes[int(self.nxt() * len(themes))] if themes and plan.get("pp") else -1
+        symbols = rule.split(" -> ")[1].split()
+        j = 0
+        for symbol in [] if rule == grammar.XCOMP_RULE else symbols[symbols.index("was") + 2 if passive else 1 :]:
+            if symbol != "NP":
+                self.toks.append(symbol)
+                continue
+            role = objects[j]
+            arg = self.np(role != "theme", plan.get("pp", 0) if j == carrier else 0, plan.get("object") if j == forced_at else None)
+            self.role(lemma, role, event, arg[:2])
+            vp.append(arg[2])
+            j += 1
+        return [grammar.S_RULE, subject[2], vp], event, lemma
+
+    def finish(self) -> tuple[str, str]:
+        if self.toks[0] in ("a", "the"):
+            self.toks[0] = self.toks[0].capitalize()
+        self.toks.append(".")
+        self.conj.sort(key=lambda item: item[0])
+        self.defs.sort()
+        body = " AND ".join(text for _, text in self.conj)
+        return " ".join(self.toks), "".join(f"{text} ; " for _, text in self.defs) + body
+
+
+def _depth(nxt: Callable[[], float], lo: int, hi: int, decay: float) -> int:
+    """A depth in lo..hi with weight decay^depth."""
+    weights = [decay**d for d in range(lo, hi + 1)]
+    u = nxt() * sum(weights)
+    for d, w in zip(range(lo, hi + 1), weights):
+        u -= w
+        if u < 0:
+            return d
+    return hi
+
+
+def _weighted(nxt: Callable[[], float], table: tuple[tuple[str, int], ...], allowed: tuple[str, ...] | None = None) -> str:
+    rows = [(k, w) for k, w in table if allowed is None or k in allowed]
+    u = nxt() * sum(w for _, w in rows)
+    for key, weight in rows:
+        u -= weight
+        if u < 0:
+            return key
+    return rows[-1][0]
+
+
+def _plan(category: str, nxt: Callable[[], float], params: CogsFullParams) -> tuple[int, str, dict[str, Any]]:
+    """(CP depth, innermost construction, forced choices) of one sentence of a category ("" = train)."""
+    cp = _depth(nxt, 0, params.max_cp_depth, CP_DECAY)
+    pp = _depth(nxt, 0, params.max_pp_depth, PP_DECAY)
+    if category == "cp_recursion":
+        cp = 3 + int(nxt() * (params.gen_max_depth - 2))
+    elif category == "pp_recursion":
+        cp, pp = 0, 3 + int(nxt() * (params.gen_max_depth - 2))
+    elif category == "obj_pp_to_subj_pp":
+        return 0, _weighted(nxt, CONSTRUCTIONS), {"subject_pp": 1 + int(nxt() < 0.2)}
+    plan: dict[str, Any] = {"pp": pp}
+    allowed: tuple[str, ...] | None = _THEME_AFTER_VERB if pp else None
+    if category in grammar.LEXICAL:
+        word, context = grammar.LEXICAL[category]
+        if context in ("obj", "subj"):
+            plan["object" if context == "obj" else "subject"] = word
+            if context == "obj":
+                allowed = tuple(r for r in _OBJECT_RULES if not pp or r in _THEME_AFTER_VERB)
+        elif context == "inf":
+            plan["inf"], allowed, plan["pp"] = word, (grammar.XCOMP_RULE,), 0
+        elif context.startswith("subj:"):
+            plan["subject"], allowed, plan["pp"] = word, (context[5:],), 0
+        else:
+            plan["verb"] = word
+            allowed = ("VP -> was V_trans", "VP -> was V_trans by NP") if context == "passive" else (context,)
+    return cp, _weighted(nxt, CONSTRUCTIONS, allowed), plan
+
+
+def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tuple[str, str, Tree]:
+    """One example of the training distribution (category "") or of a category: (input, LF, tree)."""
+    if not category and nxt() < params.primitive_share:
+        kind = _weighted(nxt, PRIMITIVES)
+        word = _VERBS[kind][int(nxt() * len(_VERBS[kind]))]
+        return lex.SURFACE.get(word, word), grammar.PRIMITIVE_LF[kind].format(w=word), [kind, word]
+    cp, rule, plan = _plan(category, nxt, params)
+    sentence = _Sentence(nxt)
+    root_clause: list[Any] = [grammar.S_RULE]
+    parent = root_clause
+    pending: tuple[str, int] | None = None
+    for _ in range(cp):
+        subject = sentence.np(True)
+        lemma = sentence.pick(_VERBS[grammar.CP_RULE])
+        event = len(sentence.toks)
+        sentence.toks += [lex.VERB_FORMS[lemma][0], "that"]
+        if pending is not None:
+            sentence.conj.append(((pending[1], event), f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {event} )"))
+        sentence.role(lemma, "agent", event, subject[:2])
+        embedded: list[Any] = [grammar.S_RULE]
+        parent += [subject[2], [grammar.CP_RULE, lemma, embedded]]
+        parent, pending = embedded, (lemma, event)
+    inner, event, _ = sentence.clause(rule, plan)
+    if pending is not None:
+        sentence.conj.append(((pending[1], event), f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {event} )"))
+    parent += inner[1:]
+    text, lf = sentence.finish()
+    return text, lf, [grammar.ROOT_RULE, root_clause]
+
+
+@register
+class Cogs(Task[CogsFullParams]):
+    """English sentence or primitive of COGS's grammar -> its COGS logical form."""
+
+    name = "cogs"
+    family = "compositional"
+    description = "COGS sentence (full lexicon, all constructions, primitives) -> COGS logical form"
+    params_type = CogsFullParams
+    size_knob = "nesting depth: both max_cp_depth and max_pp_depth range over round((size - 6) / 6.5), clipped to 0..30"
+    level_feature = "rules"
+    test_caps = {"max_cp_depth": 4, "max_pp_depth": 4, "gen_max_depth": 5}
+
+    def levels(self) -> dict[int, CogsFullParams]:
+        return {k: CogsFullParams(max_cp_depth=k - 1, max_pp_depth=k - 1) for k in range(1, 11)}
+
+    def with_size(self, lo: int, hi: int) -> CogsFullParams:
+        depth = min(MAX_DEPTH, max(0, round((hi - 6) / 6.5)))
+        return CogsFullParams(max_cp_depth=depth, max_pp_depth=depth)
+
+    def generate(self, rng: np.random.Generator, n: int, params: CogsFullParams) -> Batch:
+        nxt = uniform_stream(rng).__next__
+        chosen = grammar.CATEGORIES if params.category == "all" else (params.category,)
+        inputs, targets, trees = [], [], []
+        features: dict[str, list[int]] = {"cp_depth": [], "pp_depth": [], "derivation_depth": [], "rules": []}
+        for _ in range(n):
+            category = chosen[int(nxt() * len(chosen))] if nxt() < params.gen_share else ""
+            text, lf, tree = draw(nxt, params, category)
+            inputs.append(text)
+            targets.append(lf)
+            trees.append(tree)
+            for key, value in tree_features(tree).items():
+                features[key].append(value)
+        return Batch.from_lists(inputs, targets, features, structure=trees)
+
+    def solve(self, example: Mapping[str, Any]) -> str:
+        return grammar.interpret(grammar.parse(example["input"]))
+
+    def derive(self, example: Mapping[str, Any]) -> Tree:
+        return grammar.parse(example["input"])
+
+    def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
+        return tree_atoms(self.structure_of(example))
+
+    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
+        return tree_compounds(self.structure_of(example), abstract_lexical)
+
+    def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
+        return tree_features(grammar.parse(example["input"]))
+
+    def category(self, example: Mapping[str, Any]) -> str | None:
+        """The record's generalization category ("" in distribution; None: neither)."""
+        return grammar.category_of(self.structure_of(example))
+
+    def categories(self) -> tuple[str, ...]:
+        return grammar.CATEGORIES
+
+    def exposure(self, category: str) -> list[str]:
+        """Inputs of the category's exposure examples (COGS's train.tsv); none for structural ones."""
+        return [grammar.EXPOSURE[category]] if category in grammar.EXPOSURE else []
+
+
+def tree_features(tree: Tree) -> dict[str, int]:
+    """cp_depth, pp_depth, derivation_depth and rules of a derivation."""
+    found = grammar.shape(tree)
+    return {"cp_depth": found["cp"], "pp_depth": found["pp"], "derivation_depth": tree_depth(tree), "rules": rule_count(tree)}
