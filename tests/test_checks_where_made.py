@@ -25,7 +25,7 @@ META_TASKS = {
     "solve_equation": ("modulus",),
     "cycle_navigation": ("cycle_length",),
 }
-COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like")
+COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs")
 
 
 def one(task: str, seed: int = 3) -> dict:
