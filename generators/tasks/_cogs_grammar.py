@@ -21,7 +21,8 @@ Derivation trees (nested lists, see generators.derivation):
   ``VP -> V_cp that S`` and ``VP -> V_xcomp to V_inf`` (children: the two lemmas).
 
 These are the rule names of ``cogs_like`` (a fragment of this grammar) plus the object-omitted
-transitive, the infinitival complement and the primitives.
+transitive, the infinitival complement and the primitives; ``cogs_like`` reads its sentences
+with :class:`Words` and interprets its trees with :func:`interpret` from here.
 """
 
 from __future__ import annotations
@@ -84,10 +85,13 @@ def _one(lemmas: list[str], allowed: frozenset[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-class _Words:
+class Words:
     """The words of a sentence (sentence-initial A/The lowercased, final '.' removed), a cursor."""
 
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, text: str) -> None:
+        tokens = text.split()
+        if len(tokens) < 3 or tokens[-1] != ".":
+            raise ValueError("a sentence has at least two words and ends with '.'")
         words = tokens[:-1]
         if words[0] in DETERMINERS:
             raise ValueError("the first word is capitalized")
@@ -105,12 +109,11 @@ class _Words:
         self.i += 1
         return self.words[self.i - 1]
 
-    def expect(self, word: str) -> None:
-        if self.take() != word:
-            raise ValueError(f"expected {word!r}")
+    def done(self) -> bool:
+        return self.i == len(self.words)
 
 
-def _det_noun(words: _Words) -> list[Any]:
+def _det_noun(words: Words) -> list[Any]:
     det, word = words.take(), words.take()
     noun = _NOUN_OF.get(word)
     if det not in DETERMINERS or noun is None:
@@ -118,7 +121,7 @@ def _det_noun(words: _Words) -> list[Any]:
     return [DET_RULE, det, noun]
 
 
-def _np(words: _Words) -> list[Any]:
+def _np(words: Words) -> list[Any]:
     if words.peek() in _NAMES:
         return [NAME_RULE, words.take()]
     top = node = _det_noun(words)
@@ -131,7 +134,7 @@ def _np(words: _Words) -> list[Any]:
     return top
 
 
-def _passive(words: _Words) -> list[Any]:
+def _passive(words: Words) -> list[Any]:
     participle = words.take()
     lemmas = _PARTICIPLE.get(participle, [])
     dative = _one(lemmas, _DATIVE)
@@ -153,7 +156,7 @@ def _passive(words: _Words) -> list[Any]:
     return node
 
 
-def _active(words: _Words, past: str) -> tuple[list[Any], list[Any] | None]:
+def _active(words: Words, past: str) -> tuple[list[Any], list[Any] | None]:
     """The VP of an active clause and the embedded clause it opens (None when it opens none)."""
     lemmas = _PAST.get(past)
     if lemmas is None:
@@ -204,9 +207,7 @@ def parse(text: str) -> Tree:
     tokens = text.split()
     if len(tokens) == 1:
         return _primitive(tokens[0])
-    if len(tokens) < 3 or tokens[-1] != ".":
-        raise ValueError("a sentence has at least two words and ends with '.'")
-    words = _Words(tokens)
+    words = Words(text)
     clause: list[Any] = [S_RULE]
     root = [ROOT_RULE, clause]
     while clause is not None:
