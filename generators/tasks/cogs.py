@@ -1,6 +1,6 @@
 """COGS from its grammar (Kim & Linzen 2020): sentences and logical forms in COGS's format.
 
-Lexicon: COGS's words and classes (``_cogs_lexicon``: 407 common nouns, 103 proper names,
+Lexicon: COGS's words and classes (``_cogs_lexicon``: 408 common nouns, 103 proper names,
 134 verbs: unaccusative, transitive, object-omissible, unergative, dative, CP- and
 infinitive-taking, infinitival). Constructions: active and passive with and without a
 by-phrase, both dative forms and their four passives, unaccusatives, unergatives,
