@@ -166,3 +166,34 @@ def test_same_seed_same_bytes_and_rejects_non_cogs_text() -> None:
     for text in ("the cat smiled .", "Emma gave .", "Emma smiled the cat .", "Emma wanted to see .", "blorp", "Emma smiled"):
         with pytest.raises(ValueError):
             grammar.parse(text)
+
+
+def _innermost(tree: list) -> list:
+    clause = tree[1]
+    while clause[2][0] == grammar.CP_RULE:
+        clause = clause[2][2]
+    return clause
+
+
+def test_categories_are_shaped_as_cogs_gen_set() -> None:
+    def draw(category: str, n: int = 200) -> list[dict]:
+        params = COGS.make_params({"gen_share": 1.0, "category": category})
+        return list(COGS.generate(np.random.default_rng(13), n, params).records("cogs"))
+
+    assert all(r["difficulty"]["pp_depth"] == 0 for r in draw("subj_to_obj_proper"))  # a name object: no PP anywhere
+    chained = [r for r in draw("subj_to_obj_common") if r["difficulty"]["pp_depth"]]
+    assert chained  # the PP chain hangs on the held-out noun itself
+    assert all(
+        n[2] == "hedgehog" for r in chained for n in _innermost(r["structure"])[2][2:] if n[0] == grammar.DET_PP_RULE
+    )
+    agent_rules = {"VP -> V_trans NP", "VP -> V_dat NP NP", "VP -> V_dat NP to NP", grammar.XCOMP_RULE, "VP -> V_unerg", "VP -> V_trans"}
+    assert {_innermost(r["structure"])[2][0] for r in draw("obj_to_subj_common")} <= agent_rules
+    embedded = [r["difficulty"]["cp_depth"] for r in draw("only_seen_as_unacc_subj_as_unerg_subj")]
+    assert embedded.count(1) > 0.8 * len(embedded)
+    for record in draw("obj_pp_to_subj_pp", 100):  # every clause's subject carries a PP
+        clause = record["structure"][1]
+        while True:
+            assert clause[1][0] == grammar.DET_PP_RULE
+            if clause[2][0] != grammar.CP_RULE:
+                break
+            clause = clause[2][2]

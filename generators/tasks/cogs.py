@@ -14,11 +14,15 @@ intransitive unaccusative is always its theme, animate or not.
 Distribution: with ``gen_share`` 0 the generator draws COGS's training distribution without
 the held-out words of the lexical categories: a primitive with probability
 ``primitive_share``, else a sentence whose innermost construction is drawn with COGS's train
-frequencies, CP depth c with weight 0.1^c and PP depth d with weight 0.2^d (d > 0 puts the
-chain on a post-verbal theme), names, ``a N`` and ``the N`` one third each. With
-``gen_share`` > 0 that share of the examples comes from the generalization categories
-(``category``: one of the 21, or ``all`` evenly): the category's held-out word in its tested
-context (lexical), a PP on the subject, or 3..``gen_max_depth`` nested CPs or PPs.
+frequencies, CP depth c with weight 0.1^c, and, when the construction has a post-verbal
+theme, a PP chain on it of depth d with weights 1, 0.8, 0.08, ... (train.tsv: 5,754 / 4,594 /
+448); names, ``a N`` and ``the N`` one third each. With ``gen_share`` > 0 that share of the
+examples comes from the generalization categories (``category``: one of the 21, or ``all``
+evenly), shaped as in COGS's gen.tsv: a held-out subject is the agent of an active clause, a
+held-out common-noun object carries the PP chain when there is one (a name none), cobra and
+hippo are mostly embedded subjects (CP depth 1), 79 % of the passives of bless have a
+by-phrase; obj_pp_to_subj_pp puts a PP (depth 2 in 6 %) on every clause's subject; pp_recursion
+nests 3..``gen_max_depth`` PPs on an active object, cp_recursion as many CPs.
 ``_cogs_grammar.category_of`` names the category of any derivation; the ``category`` split
 strategy reads it.
 
@@ -45,7 +49,13 @@ from generators.tasks import _cogs_grammar as grammar
 from generators.tasks import _cogs_lexicon as lex
 
 MAX_DEPTH = 30
-CP_DECAY, PP_DECAY = 0.1, 0.2
+CP_DECAY, PP_FIRST, PP_DECAY = 0.1, 0.8, 0.1
+# shapes of COGS's gen.tsv: share of depth-2 subject PPs (obj_pp_to_subj_pp: 58 of 1,000), of
+# by-phrases in active_to_passive (791 of 1,000), and the CP depths 0 / 1 / 2 of the
+# only_seen_as_* categories (about 40 / 915 / 45 of 1,000: the word is mostly an embedded subject)
+SUBJECT_PP_DEEP = 0.06
+PASSIVE_BY_SHARE = 0.79
+EMBEDDED_SUBJECT_CP = (0.04, 0.91, 0.05)
 # innermost constructions with their frequencies in COGS's train.tsv (in_distribution lines)
 CONSTRUCTIONS = (
     ("VP -> V_trans NP", 5066), ("VP -> was V_trans by NP", 4189), ("VP -> was V_trans", 2077),
@@ -84,6 +94,8 @@ _VERBS = {
     "ROOT -> Name": _NAMES,
 }
 _OBJECT_RULES = ("VP -> V_trans NP", "VP -> V_dat NP NP", "VP -> V_dat NP to NP")
+# actives whose subject is an agent: where COGS's gen tests a held-out subject
+_AGENT_SUBJECT_RULES = _OBJECT_RULES + (grammar.XCOMP_RULE, "VP -> V_unerg", "VP -> V_trans")
 _THEME_AFTER_VERB = tuple(rule for rule, _ in CONSTRUCTIONS if "theme" in grammar.ROLES[rule][1:])
 
 
@@ -177,6 +189,8 @@ class _Sentence:
         forced_at = int(self.nxt() * len(objects)) if objects and "object" in plan else -1
         themes = [j for j, r in enumerate(objects) if r == "theme"]
         carrier = themes[int(self.nxt() * len(themes))] if themes and plan.get("pp") else -1
+        if plan.get("pp_on_object") and plan.get("pp"):
+            carrier = forced_at
         symbols = rule.split(" -> ")[1].split()
         j = 0
         for symbol in [] if rule == grammar.XCOMP_RULE else symbols[symbols.index("was") + 2 if passive else 1 :]:
@@ -200,53 +214,67 @@ class _Sentence:
         return " ".join(self.toks), "".join(f"{text} ; " for _, text in self.defs) + body
 
 
-def _depth(nxt: Callable[[], float], lo: int, hi: int, decay: float) -> int:
-    """A depth in lo..hi with weight decay^depth."""
-    weights = [decay**d for d in range(lo, hi + 1)]
+def _choose(nxt: Callable[[], float], weights: list[float]) -> int:
+    """An index drawn with the given weights."""
     u = nxt() * sum(weights)
-    for d, w in zip(range(lo, hi + 1), weights):
-        u -= w
+    for index, weight in enumerate(weights):
+        u -= weight
         if u < 0:
-            return d
-    return hi
+            return index
+    return len(weights) - 1
+
+
+def _cp_depth(nxt: Callable[[], float], hi: int) -> int:
+    """CP depth 0..hi with weight 0.1^c (COGS's train: 21,726 / 2,114 / 160 at depths 0 / 1 / 2)."""
+    return _choose(nxt, [CP_DECAY**c for c in range(hi + 1)])
+
+
+def _pp_depth(nxt: Callable[[], float], hi: int) -> int:
+    """PP depth 0..hi of a construction with a post-verbal theme: weights 1, 0.8, 0.08, ...
+    (COGS's train: 5,754 / 4,594 / 448 at depths 0 / 1 / 2)."""
+    return _choose(nxt, [1.0] + [PP_FIRST * PP_DECAY ** (d - 1) for d in range(1, hi + 1)])
 
 
 def _weighted(nxt: Callable[[], float], table: tuple[tuple[str, int], ...], allowed: tuple[str, ...] | None = None) -> str:
     rows = [(k, w) for k, w in table if allowed is None or k in allowed]
-    u = nxt() * sum(w for _, w in rows)
-    for key, weight in rows:
-        u -= weight
-        if u < 0:
-            return key
-    return rows[-1][0]
+    return rows[_choose(nxt, [w for _, w in rows])][0]
 
 
 def _plan(category: str, nxt: Callable[[], float], params: CogsFullParams) -> tuple[int, str, dict[str, Any]]:
-    """(CP depth, innermost construction, forced choices) of one sentence of a category ("" = train)."""
-    cp = _depth(nxt, 0, params.max_cp_depth, CP_DECAY)
-    pp = _depth(nxt, 0, params.max_pp_depth, PP_DECAY)
+    """(CP depth, innermost construction, forced choices) of one sentence of a category ("" =
+    the training distribution); the shapes follow COGS's gen.tsv (see the module doc)."""
+    cp = _cp_depth(nxt, params.max_cp_depth)
+    allowed: tuple[str, ...] | None = None
+    plan: dict[str, Any] = {}
+    recursion = 3 + int(nxt() * (params.gen_max_depth - 2))
     if category == "cp_recursion":
-        cp = 3 + int(nxt() * (params.gen_max_depth - 2))
+        cp = recursion
     elif category == "pp_recursion":
-        cp, pp = 0, 3 + int(nxt() * (params.gen_max_depth - 2))
+        allowed, plan["pp"] = _OBJECT_RULES, recursion
     elif category == "obj_pp_to_subj_pp":
-        return 0, _weighted(nxt, CONSTRUCTIONS), {"subject_pp": 1 + int(nxt() < 0.2)}
-    plan: dict[str, Any] = {"pp": pp}
-    allowed: tuple[str, ...] | None = _THEME_AFTER_VERB if pp else None
-    if category in grammar.LEXICAL:
+        plan["subject_pp"] = 2 if nxt() < SUBJECT_PP_DEEP else 1
+    elif category in grammar.LEXICAL:
         word, context = grammar.LEXICAL[category]
-        if context in ("obj", "subj"):
-            plan["object" if context == "obj" else "subject"] = word
-            if context == "obj":
-                allowed = tuple(r for r in _OBJECT_RULES if not pp or r in _THEME_AFTER_VERB)
+        if context == "obj":
+            allowed, plan["object"] = _OBJECT_RULES, word
+            plan["pp_on_object"] = word[0].islower()  # a held-out common noun carries the PP; a name none
+            plan["pp"] = 0 if word[0].isupper() else None
+        elif context == "subj":
+            allowed, plan["subject"] = _AGENT_SUBJECT_RULES, word
         elif context == "inf":
-            plan["inf"], allowed, plan["pp"] = word, (grammar.XCOMP_RULE,), 0
+            allowed, plan["inf"] = (grammar.XCOMP_RULE,), word
         elif context.startswith("subj:"):
-            plan["subject"], allowed, plan["pp"] = word, (context[5:],), 0
+            allowed, plan["subject"] = (context[5:],), word
+            cp = _choose(nxt, list(EMBEDDED_SUBJECT_CP))
         else:
             plan["verb"] = word
-            allowed = ("VP -> was V_trans", "VP -> was V_trans by NP") if context == "passive" else (context,)
-    return cp, _weighted(nxt, CONSTRUCTIONS, allowed), plan
+            allowed = (context,)
+            if context == "passive":
+                allowed = ("VP -> was V_trans by NP",) if nxt() < PASSIVE_BY_SHARE else ("VP -> was V_trans",)
+    rule = _weighted(nxt, CONSTRUCTIONS, allowed)
+    if plan.get("pp") is None:
+        plan["pp"] = _pp_depth(nxt, params.max_pp_depth) if rule in _THEME_AFTER_VERB else 0
+    return cp, rule, plan
 
 
 def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tuple[str, str, Tree]:
@@ -261,7 +289,7 @@ def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tup
     parent = root_clause
     pending: tuple[str, int] | None = None
     for _ in range(cp):
-        subject = sentence.np(True)
+        subject = sentence.np(True, plan.get("subject_pp", 0))
         lemma = sentence.pick(_VERBS[grammar.CP_RULE])
         event = len(sentence.toks)
         sentence.toks += [lex.VERB_FORMS[lemma][0], "that"]
