@@ -224,7 +224,7 @@ class Category(Strategy):
     def partition(self, records: Sequence[Record], options: CategoryOptions, rng: np.random.Generator) -> Partition:
         tasks = {r["task"] for r in records}
         task = get_task(records[0]["task"]) if len(tasks) == 1 else None
-        if task is None or not hasattr(task, "category"):
+        if task is None or not task.categories():
             raise SplitError(f"category splits need a pool of one task that defines categories (cogs), got {', '.join(sorted(tasks))}")
         names = task.categories()
         if options.category != "all" and options.category not in names:

@@ -84,3 +84,20 @@ def test_shipped_cogs_suite_resolves_and_a_small_build_shows_every_category() ->
     result = build_entry(small, suite["seed"])
     assert result.report["test_categories"] == {name: 10 for name in grammar.CATEGORIES}
     assert len(result.test) == 210
+
+
+def test_card_lists_the_categories_and_exposure_examples() -> None:
+    from data_cards.card import _category_lines
+
+    lines = _category_lines({"test_categories": {"cp_recursion": 1000, "subj_to_obj_common": 1000}, "exposure": ["shark"]})
+    assert lines == [
+        "- test records per generalization category: `cp_recursion` 1,000, `subj_to_obj_common` 1,000",
+        "- exposure examples in train: `shark`",
+    ]
+    assert _category_lines({"sizes": {}}) == []
+
+
+def test_tasks_without_categories_define_none() -> None:
+    scan = get_task("scan")
+    assert scan.categories() == () and scan.exposure("x") == []
+    assert scan.category({"task": "scan", "input": "jump", "target": "I_JUMP"}) is None

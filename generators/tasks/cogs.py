@@ -357,7 +357,6 @@ class Cogs(Task[CogsFullParams]):
         return tree_features(grammar.parse(example["input"]))
 
     def category(self, example: Mapping[str, Any]) -> str | None:
-        """The record's generalization category ("" in distribution; None: neither)."""
         return grammar.category_of(self.structure_of(example))
 
     def categories(self) -> tuple[str, ...]:
