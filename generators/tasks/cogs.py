@@ -109,12 +109,19 @@ def _verb_pool(rule: str) -> tuple[str, ...]:
 class CogsFullParams(Params):
     """Depth bounds of the training distribution, the primitive share and the generalization mix."""
 
+    min_cp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested sentential complements")
     max_cp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested sentential complements (COGS train: 2)")
+    min_pp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested PPs (> 0: only constructions with a post-verbal theme)")
     max_pp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested PPs on a post-verbal theme (COGS train: 2)")
     primitive_share: float = knob(143 / 24155, lo=0.0, hi=1.0, doc="share of one-word primitives (COGS train: 0.6%)")
     gen_share: float = knob(0.0, lo=0.0, hi=1.0, doc="share of examples drawn from the generalization categories")
     category: str = knob("all", choices=CATEGORY_CHOICES, doc="generalization category of the gen_share (all: the 21 evenly)")
     gen_max_depth: int = knob(12, lo=3, hi=MAX_DEPTH, doc="deepest nesting of cp_recursion and pp_recursion (COGS: 12)")
+
+    def check_consistency(self) -> None:
+        for part in ("pp", "cp"):
+            lo, hi = getattr(self, f"min_{part}_depth"), getattr(self, f"max_{part}_depth")
+            self.require(lo <= hi, f"parameter min_{part}_depth={lo} exceeds max_{part}_depth={hi}")
 
 
 class _Sentence:
@@ -141,13 +148,12 @@ class _Sentence:
 
     def np(self, animate: bool, pp: int = 0, word: str | None = None) -> tuple[str, int, Tree]:
         """Append an NP (a given word, or drawn); return its LF argument, position and tree."""
-        u = self.nxt()
-        if word is None and pp == 0 and u < 1 / 3:
+        if word is None and pp == 0 and self.nxt() < 1 / 3:
             word = self.pick(_NAMES)
         if word is not None and word[0].isupper():
             self.toks.append(word)
             return word, len(self.toks) - 1, [grammar.NAME_RULE, word]
-        det = "the" if (u < 2 / 3 if word is None else u < 0.5) else "a"
+        det = "the" if self.nxt() < 0.5 else "a"
         noun = word or self.pick(_ANIMATE if animate else _NOUNS)
         head = at = self.noun(det, noun)
         top = node = [grammar.DET_RULE, det, noun]
@@ -166,9 +172,14 @@ class _Sentence:
     def role(self, lemma: str, role: str, event: int, arg: tuple[str, int]) -> None:
         self.conj.append(((event, arg[1]), f"{lemma} . {role} ( x _ {event} , {arg[0]} )"))
 
-    def clause(self, rule: str, plan: dict[str, Any]) -> tuple[list[Any], int, str]:
+    def complement(self, verb: tuple[str, int] | None, event: int) -> None:
+        """The ccomp link from a CP-taking verb (lemma, position) to its complement's event."""
+        if verb is not None:
+            self.conj.append(((verb[1], event), f"{verb[0]} . ccomp ( x _ {verb[1]} , x _ {event} )"))
+
+    def clause(self, rule: str, plan: dict[str, Any]) -> tuple[list[Any], int]:
         """Append the innermost clause; plan may force 'verb', 'subject', 'object', 'inf', 'pp',
-        'subject_pp'. Returns the S tree, the event position and the verb lemma."""
+        'pp_on_object', 'subject_pp'. Returns the S tree and the event position."""
         roles = grammar.ROLES[rule]
         subject = self.np(roles[0] != "theme", plan.get("subject_pp", 0), plan.get("subject"))
         lemma = plan.get("verb") or self.pick(_verb_pool(rule))
@@ -202,7 +213,7 @@ class _Sentence:
             self.role(lemma, role, event, arg[:2])
             vp.append(arg[2])
             j += 1
-        return [grammar.S_RULE, subject[2], vp], event, lemma
+        return [grammar.S_RULE, subject[2], vp], event
 
     def finish(self) -> tuple[str, str]:
         if self.toks[0] in ("a", "the"):
@@ -224,15 +235,15 @@ def _choose(nxt: Callable[[], float], weights: list[float]) -> int:
     return len(weights) - 1
 
 
-def _cp_depth(nxt: Callable[[], float], hi: int) -> int:
-    """CP depth 0..hi with weight 0.1^c (COGS's train: 21,726 / 2,114 / 160 at depths 0 / 1 / 2)."""
-    return _choose(nxt, [CP_DECAY**c for c in range(hi + 1)])
+def _cp_depth(nxt: Callable[[], float], lo: int, hi: int) -> int:
+    """CP depth lo..hi with weight 0.1^c (COGS's train: 21,726 / 2,114 / 160 at depths 0 / 1 / 2)."""
+    return lo + _choose(nxt, [CP_DECAY**c for c in range(lo, hi + 1)])
 
 
-def _pp_depth(nxt: Callable[[], float], hi: int) -> int:
-    """PP depth 0..hi of a construction with a post-verbal theme: weights 1, 0.8, 0.08, ...
+def _pp_depth(nxt: Callable[[], float], lo: int, hi: int) -> int:
+    """PP depth lo..hi of a construction with a post-verbal theme: weights 1, 0.8, 0.08, ...
     (COGS's train: 5,754 / 4,594 / 448 at depths 0 / 1 / 2)."""
-    return _choose(nxt, [1.0] + [PP_FIRST * PP_DECAY ** (d - 1) for d in range(1, hi + 1)])
+    return lo + _choose(nxt, [PP_FIRST * PP_DECAY ** (d - 1) if d else 1.0 for d in range(lo, hi + 1)])
 
 
 def _weighted(nxt: Callable[[], float], table: tuple[tuple[str, int], ...], allowed: tuple[str, ...] | None = None) -> str:
@@ -243,8 +254,8 @@ def _weighted(nxt: Callable[[], float], table: tuple[tuple[str, int], ...], allo
 def _plan(category: str, nxt: Callable[[], float], params: CogsFullParams) -> tuple[int, str, dict[str, Any]]:
     """(CP depth, innermost construction, forced choices) of one sentence of a category ("" =
     the training distribution); the shapes follow COGS's gen.tsv (see the module doc)."""
-    cp = _cp_depth(nxt, params.max_cp_depth)
-    allowed: tuple[str, ...] | None = None
+    cp = _cp_depth(nxt, params.min_cp_depth, params.max_cp_depth)
+    allowed: tuple[str, ...] | None = _THEME_AFTER_VERB if params.min_pp_depth else None
     plan: dict[str, Any] = {}
     recursion = 3 + int(nxt() * (params.gen_max_depth - 2))
     if category == "cp_recursion":
@@ -273,7 +284,7 @@ def _plan(category: str, nxt: Callable[[], float], params: CogsFullParams) -> tu
                 allowed = ("VP -> was V_trans by NP",) if nxt() < PASSIVE_BY_SHARE else ("VP -> was V_trans",)
     rule = _weighted(nxt, CONSTRUCTIONS, allowed)
     if plan.get("pp") is None:
-        plan["pp"] = _pp_depth(nxt, params.max_pp_depth) if rule in _THEME_AFTER_VERB else 0
+        plan["pp"] = _pp_depth(nxt, params.min_pp_depth, params.max_pp_depth) if rule in _THEME_AFTER_VERB else 0
     return cp, rule, plan
 
 
@@ -293,15 +304,13 @@ def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tup
         lemma = sentence.pick(_VERBS[grammar.CP_RULE])
         event = len(sentence.toks)
         sentence.toks += [lex.VERB_FORMS[lemma][0], "that"]
-        if pending is not None:
-            sentence.conj.append(((pending[1], event), f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {event} )"))
+        sentence.complement(pending, event)
         sentence.role(lemma, "agent", event, subject[:2])
         embedded: list[Any] = [grammar.S_RULE]
         parent += [subject[2], [grammar.CP_RULE, lemma, embedded]]
         parent, pending = embedded, (lemma, event)
-    inner, event, _ = sentence.clause(rule, plan)
-    if pending is not None:
-        sentence.conj.append(((pending[1], event), f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {event} )"))
+    inner, event = sentence.clause(rule, plan)
+    sentence.complement(pending, event)
     parent += inner[1:]
     text, lf = sentence.finish()
     return text, lf, [grammar.ROOT_RULE, root_clause]
@@ -315,16 +324,22 @@ class Cogs(Task[CogsFullParams]):
     family = "compositional"
     description = "COGS sentence (full lexicon, all constructions, primitives) -> COGS logical form"
     params_type = CogsFullParams
-    size_knob = "nesting depth: both max_cp_depth and max_pp_depth range over round((size - 6) / 6.5), clipped to 0..30"
+    size_knob = "nesting depth: CP and PP depths both range over round((size - 6) / 6.5), clipped to 0..30"
     level_feature = "rules"
-    test_caps = {"max_cp_depth": 4, "max_pp_depth": 4, "gen_max_depth": 5}
+    test_caps = {"max_cp_depth": 4, "max_pp_depth": 4, "min_cp_depth": 4, "min_pp_depth": 4, "gen_max_depth": 5}
 
     def levels(self) -> dict[int, CogsFullParams]:
-        return {k: CogsFullParams(max_cp_depth=k - 1, max_pp_depth=k - 1) for k in range(1, 11)}
+        return {
+            k: CogsFullParams(min_cp_depth=(k - 1) // 2, max_cp_depth=k - 1, min_pp_depth=(k - 1) // 2, max_pp_depth=k - 1)
+            for k in range(1, 11)
+        }
 
     def with_size(self, lo: int, hi: int) -> CogsFullParams:
-        depth = min(MAX_DEPTH, max(0, round((hi - 6) / 6.5)))
-        return CogsFullParams(max_cp_depth=depth, max_pp_depth=depth)
+        def depth(size: int) -> int:
+            return min(MAX_DEPTH, max(0, round((size - 6) / 6.5)))
+
+        a, b = depth(lo), depth(hi)
+        return CogsFullParams(min_cp_depth=a, max_cp_depth=b, min_pp_depth=a, max_pp_depth=b)
 
     def generate(self, rng: np.random.Generator, n: int, params: CogsFullParams) -> Batch:
         nxt = uniform_stream(rng).__next__
