@@ -502,6 +502,16 @@ def _novelty_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _category_lines(report: Mapping[str, Any]) -> list[str]:
+    """Test records per generalization category and the exposure examples (category splits)."""
+    counts = report.get("test_categories")
+    if not counts:
+        return []
+    shown = ", ".join(f"{code(name)} {int(n):,}" for name, n in counts.items())
+    exposure = "; ".join(code(text) for text in report.get("exposure") or []) or "none"
+    return [f"- test records per generalization category: {shown}", f"- exposure examples in train: {exposure}"]
+
+
 def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
     out = ["## Split reports\n"]
     for config in manifest["configs"]:
@@ -541,6 +551,7 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
             f" (removed before: {report.get('removed_overlap', 0)});"
             f" pool records in no part: {report.get('unused', 0)}",
             f"- atoms of test unseen in train: {unseen_text}",
+            *_category_lines(report),
             *_novelty_lines(report),
             *(f"- **warning:** {w}" for w in report.get("warnings") or []),
             "",

@@ -88,6 +88,7 @@ BY_TASK: dict[str, tuple[str, ...]] = {
     **{task: ("deletang2023neural",) for task in DELETANG_TASKS},
     "scan": ("lake2018generalization",),
     "cogs_like": ("kim2020cogs",),
+    "cogs": ("kim2020cogs",),
     "pcfg_set": ("hupkes2020compositionality",),
     "listops": ("nangia2018listops",),
     "modular_operation": ("power2022grokking",),

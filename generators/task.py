@@ -16,7 +16,9 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
   ``trace_tokens(example, fmt)``, the intermediate states recomputed from the input;
 - ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :func:`meta_value`, which
   never falls back to a default: a record without them cannot be checked);
-- optionally ``derive`` (compositional tasks: the derivation tree read from the input,
+- optionally ``categories``/``category``/``exposure`` (named generalization categories, as
+  COGS's: the ``category`` split strategy reads them),
+  ``derive`` (compositional tasks: the derivation tree read from the input,
   which a record's ``structure`` must equal), ``atoms``/``compounds`` (from the record's
   ``structure``, or its derivation when it has none), ``enumerate`` (finite tasks),
   ``input_space_size`` (how many distinct inputs a parameter setting allows) and
@@ -212,6 +214,19 @@ class Task(ABC, Generic[P]):
         With abstract_lexical, lexical items are replaced by a placeholder.
         """
         return None
+
+    def categories(self) -> tuple[str, ...]:
+        """Names of the generalization categories the task defines (COGS's 21); none by default."""
+        return ()
+
+    def category(self, example: Mapping[str, Any]) -> str | None:
+        """The record's generalization category: a name of ``categories()``, ``""`` for the
+        training distribution, None for neither (e.g. an exposure example)."""
+        return None
+
+    def exposure(self, category: str) -> list[str]:
+        """Inputs of the exposure examples a split of this category puts in train."""
+        return []
 
     # -- description --------------------------------------------------------------------
 

@@ -1,16 +1,18 @@
-"""Pool-based split strategies: iid, length, difficulty, holdout.
+"""Pool-based split strategies: iid, length, difficulty, holdout, category.
 
 Each strategy partitions a pool of records; splits.base adds validation and the report.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from generators.batch import Record
+from generators import get_task
+from generators.batch import Batch, Record
 from generators.params import knob
 from splits.atoms import record_atoms, record_compounds
 from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
@@ -138,31 +140,46 @@ class Difficulty(Strategy):
 
 @dataclass(frozen=True)
 class HoldoutOptions(SplitOptions):
-    atom: str = knob("", doc="hold out every example using this atom; several atoms joined by + must co-occur")
-    template: str = knob("", doc="hold out every example containing this compound (sub-derivation pattern)")
-    primitive: str = knob("", doc="input of the bare primitive example kept in train (default: the atom)")
-    primitive_repeats: int = knob(0, lo=0, hi=1_000_000, doc="copies of the bare primitive example put in train")
+    atom: str = knob(
+        "", doc="hold out every example using this atom; atoms joined by + must co-occur; alternatives joined by | are held out together (union)"
+    )
+    template: str = knob(
+        "", doc="hold out every example containing this compound (sub-derivation pattern); several joined by | (union)"
+    )
+    primitive: str = knob("", doc="input of the bare primitive example kept in train (default: the atom); several joined by |")
+    primitive_repeats: int = knob(0, lo=0, hi=1_000_000, doc="copies of each bare primitive example put in train")
+
+
+def _alternatives(text: str) -> list[str]:
+    """The |-separated alternatives of an option value, empty ones dropped."""
+    return [part for part in text.split("|") if part]
 
 
 class Holdout(Strategy):
+    """Hold out every record matching any alternative (union): an atom alternative ``a+b``
+    matches a record using all of its atoms, a template alternative a record containing that
+    compound. ``primitive_repeats`` pins copies of each bare primitive in train."""
+
     name = "holdout"
-    description = "hold out an atom, a combination of atoms or a template; optionally keep the bare primitive in train"
+    description = "hold out atoms, combinations of atoms or templates (several at once with |); optionally keep the bare primitives in train"
     options_type = HoldoutOptions
 
     def partition(self, records: Sequence[Record], options: HoldoutOptions, rng: np.random.Generator) -> Partition:
         if bool(options.atom) == bool(options.template):
             raise SplitError("holdout needs exactly one of the options atom and template")
         if options.atom:
-            wanted = [a for a in options.atom.split("+") if a]
+            groups = [[a for a in alternative.split("+") if a] for alternative in _alternatives(options.atom)]
 
             def held(record: Record) -> bool:
                 atoms = record_atoms(record)
-                return all(atoms.get(a, 0) > 0 for a in wanted)
+                return any(all(atoms.get(a, 0) > 0 for a in group) for group in groups)
 
         else:
+            templates = _alternatives(options.template)
 
             def held(record: Record) -> bool:
-                return record_compounds(record, options.abstract_lexical).get(options.template, 0) > 0
+                compounds = record_compounds(record, options.abstract_lexical)
+                return any(compounds.get(t, 0) > 0 for t in templates)
 
         train, test = [], []
         for record in records:
@@ -174,12 +191,81 @@ class Holdout(Strategy):
         if options.primitive_repeats:
             if not primitive:
                 raise SplitError("primitive_repeats needs option primitive (the bare primitive's input)")
-            bare = [r for r in test if r["input"] == primitive]
-            if not bare:
-                raise SplitError(f"no held-out example has input {primitive!r}")
-            test = [r for r in test if r["input"] != primitive]
-            pinned = [bare[0]] * options.primitive_repeats
+            for bare_input in _alternatives(primitive):
+                bare = [r for r in test if r["input"] == bare_input]
+                if not bare:
+                    raise SplitError(f"no held-out example has input {bare_input!r}")
+                test = [r for r in test if r["input"] != bare_input]
+                pinned += [bare[0]] * options.primitive_repeats
         return Partition(train, test, pinned=pinned, notes={"held_out": options.atom or options.template})
 
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout())}
+# -- generalization categories a task defines (COGS) -----------------------------------
+
+
+@dataclass(frozen=True)
+class CategoryOptions(SplitOptions):
+    category: str = knob("", doc="generalization category of the task (COGS: one of its 21), or all (required)")
+    exposure_repeats: int = knob(1, lo=0, hi=1_000_000, doc="copies of each exposure example put in train (COGS: 1, its train_100: 100)")
+    per_category: int = knob(0, lo=0, doc="most test records per category, the first in pool order (0 = all)")
+
+
+class Category(Strategy):
+    """The generalization categories a task defines (``task.category(record)``: a name, ``""``
+    for the training distribution, None for neither), as COGS builds them: train = the pool's
+    in-distribution records plus the category's exposure examples (``task.exposure``, pinned:
+    never moved to validation); test = the records of that category only (``all``: of any);
+    every other record is unused."""
+
+    name = "category"
+    description = "COGS-style generalization category: test = that category's construction, train = in distribution + exposure examples"
+    options_type = CategoryOptions
+
+    def partition(self, records: Sequence[Record], options: CategoryOptions, rng: np.random.Generator) -> Partition:
+        tasks = {r["task"] for r in records}
+        task = get_task(records[0]["task"]) if len(tasks) == 1 else None
+        if task is None or not task.categories():
+            raise SplitError(f"category splits need a pool of one task that defines categories (cogs), got {', '.join(sorted(tasks))}")
+        names = task.categories()
+        if options.category != "all" and options.category not in names:
+            raise SplitError(f"unknown category {options.category!r} of task {task.name}; known: all, {', '.join(names)}")
+        wanted = names if options.category == "all" else (options.category,)
+        train, test, unused = [], [], 0
+        counts: Counter[str] = Counter()
+        for record in records:
+            found = task.category(record)
+            if found == "":
+                train.append(record)
+            elif found in wanted and (not options.per_category or counts[found] < options.per_category):
+                counts[found] += 1
+                test.append(record)
+            else:
+                unused += 1
+        exposure = list(dict.fromkeys(text for name in wanted for text in task.exposure(name)))
+        pinned = [r for r in _records_of(task, exposure) for _ in range(options.exposure_repeats)]
+        short = [name for name in wanted if counts[name] < (options.per_category or 1)]
+        notes = {
+            "category": options.category,
+            "exposure": exposure,
+            "test_categories": {name: counts[name] for name in wanted},
+            "warnings": [f"category {name}: {counts[name]} test records in the pool" for name in short],
+        }
+        return Partition(train, test, pinned=pinned, unused=unused, notes=notes)
+
+
+def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
+    """Checked records of the given inputs, built by the task's own checker (exposure examples)."""
+    if not inputs:
+        return []
+    examples = [{"input": text} for text in inputs]
+    features = [task.measure(e) for e in examples]
+    batch = Batch.from_lists(
+        list(inputs),
+        [task.solve(e) for e in examples],
+        {key: [f[key] for f in features] for key in features[0]},
+        structure=[task.derive(e) for e in examples],
+    )
+    return list(batch.records(task.name))
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category())}

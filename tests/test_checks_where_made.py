@@ -26,7 +26,7 @@ META_TASKS = {
     "cycle_navigation": ("cycle_length",),
     "boolean_function": ("function", "support"),
 }
-COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like")
+COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs")
 
 
 def one(task: str, seed: int = 3) -> dict:

@@ -77,6 +77,7 @@ from generators.params import Params, knob
 from generators.registry import register
 from generators.sequences import uniform_stream
 from generators.task import Task
+from generators.tasks._cogs_grammar import Words, interpret  # noqa: F401  (interpret: the shared LF builder)
 
 # -- lexicon ----------------------------------------------------------------------------
 
@@ -390,7 +391,7 @@ class CogsLike(Task[CogsParams]):
         return total
 
 
-# -- the reference parser and interpreter (independent of generate) ----------------------
+# -- the reference parser (independent of generate); interpret is _cogs_grammar's ----------
 
 _NAME_SET = frozenset(NAMES)
 _NOUN_SET = frozenset(NOUNS)
@@ -402,60 +403,16 @@ for _cls, _table in (*_VERBS.items(), ("cp", COMPLEMENT)):
         _PAST.setdefault(_entry[1], {})[_cls] = _entry[0]
 _PARTICIPLE = {entry[2]: ("trans", entry[0]) for entry in TRANSITIVE}
 _PARTICIPLE.update({entry[2]: ("dat", entry[0]) for entry in DATIVE})
-# roles of the subject and of the NPs of each VP rule, in surface order
-_ROLES = {
-    "VP -> V_unerg": ("agent",),
-    "VP -> V_unacc": ("theme",),
-    "VP -> V_trans NP": ("agent", "theme"),
-    "VP -> was V_trans": ("theme",),
-    "VP -> was V_trans by NP": ("theme", "agent"),
-    "VP -> V_dat NP NP": ("agent", "recipient", "theme"),
-    "VP -> V_dat NP to NP": ("agent", "theme", "recipient"),
-    "VP -> was V_dat to NP": ("theme", "recipient"),
-    "VP -> was V_dat to NP by NP": ("theme", "recipient", "agent"),
-    "VP -> was V_dat NP": ("recipient", "theme"),
-    "VP -> was V_dat NP by NP": ("recipient", "theme", "agent"),
-    "VP -> V_cp that S": ("agent",),
-}
 
 
-class _Words:
-    """A sentence's words (first word lowercased, final '.' removed) and a cursor."""
-
-    def __init__(self, text: str) -> None:
-        tokens = text.split()
-        if len(tokens) < 3 or tokens[-1] != ".":
-            raise ValueError("a sentence has at least two words and ends with '.'")
-        words = tokens[:-1]
-        if words[0] in _DETS:
-            raise ValueError("the first word is capitalized")
-        if words[0] in ("A", "The"):
-            words[0] = words[0].lower()
-        self.words = words
-        self.i = 0
-
-    def peek(self) -> str | None:
-        return self.words[self.i] if self.i < len(self.words) else None
-
-    def take(self) -> str:
-        if self.i >= len(self.words):
-            raise ValueError("the sentence ends too early")
-        word = self.words[self.i]
-        self.i += 1
-        return word
-
-    def done(self) -> bool:
-        return self.i == len(self.words)
-
-
-def _parse_det_noun(words: _Words) -> list[Any]:
+def _parse_det_noun(words: Words) -> list[Any]:
     det, noun = words.take(), words.take()
     if det not in _DETS or noun not in _NOUN_SET:
         raise ValueError(f"expected a determiner and a noun, got {det!r} {noun!r}")
     return [DET_RULE, det, noun]
 
 
-def _parse_np(words: _Words) -> list[Any]:
+def _parse_np(words: Words) -> list[Any]:
     if words.peek() in _NAME_SET:
         return [NAME_RULE, words.take()]
     top = node = _parse_det_noun(words)
@@ -470,7 +427,7 @@ def _parse_np(words: _Words) -> list[Any]:
 
 def parse_sentence(text: str) -> Tree:
     """The derivation tree of a sentence of the fragment; ValueError when it is not one."""
-    words = _Words(text)
+    words = Words(text)
     clause: list[Any] = [S_RULE]
     root = [ROOT_RULE, clause]
     while True:
@@ -528,66 +485,3 @@ def parse_sentence(text: str) -> Tree:
     if not words.done():
         raise ValueError(f"unexpected word {words.peek()!r} after a complete sentence")
     return root
-
-
-def interpret(tree: Tree) -> str:
-    """The COGS-style logical form of a derivation tree (positions recounted from the tree)."""
-    if tree[0] != ROOT_RULE:
-        raise ValueError("not a sentence derivation")
-    definites: list[tuple[int, str]] = []
-    conjuncts: list[tuple[tuple[int, int], str]] = []
-    position = 0
-
-    def noun(det: str, word: str, at: int) -> None:
-        if det == "the":
-            definites.append((at, f"* {word} ( x _ {at} )"))
-        else:
-            conjuncts.append(((at, -1), f"{word} ( x _ {at} )"))
-
-    def noun_phrase(node: list[Any]) -> tuple[str, int]:
-        nonlocal position
-        if node[0] == NAME_RULE:
-            position += 1
-            return node[1], position - 1
-        head = position + 1
-        noun(node[1], node[2], head)
-        position += 2
-        current, at = node, head
-        while current[0] == DET_PP_RULE:
-            prep, inner = current[3][1], current[3][2]
-            inner_at = position + 2
-            noun(inner[1], inner[2], inner_at)
-            conjuncts.append(((at, inner_at), f"{current[2]} . nmod . {prep} ( x _ {at} , x _ {inner_at} )"))
-            position += 3
-            current, at = inner, inner_at
-        return f"x _ {head}", head
-
-    clause = tree[1]
-    complement: tuple[str, int] | None = None
-    while clause is not None:
-        subject = noun_phrase(clause[1])
-        vp = clause[2]
-        rule, lemma = vp[0], vp[1]
-        children = iter(vp[2:])
-        arguments = [subject]
-        event = -1
-        embedded = None
-        for symbol in rule.split(" -> ")[1].split():
-            if symbol.startswith("V_"):
-                event = position
-                position += 1
-            elif symbol == "NP":
-                arguments.append(noun_phrase(next(children)))
-            elif symbol == "S":
-                embedded = next(children)
-            else:  # was, to, by, that
-                position += 1
-        if complement is not None:
-            conjuncts.append(((complement[1], event), f"{complement[0]} . ccomp ( x _ {complement[1]} , x _ {event} )"))
-        for role, (argument, at) in zip(_ROLES[rule], arguments):
-            conjuncts.append(((event, at), f"{lemma} . {role} ( x _ {event} , {argument} )"))
-        complement = (lemma, event) if embedded is not None else None
-        clause = embedded
-    definites.sort()
-    conjuncts.sort(key=lambda item: item[0])
-    return "".join(f"{text} ; " for _, text in definites) + " AND ".join(text for _, text in conjuncts)
