@@ -12,6 +12,7 @@ stream         seeds                                         derivation
 =============  ============================================  ==========================================================
 ``block``      block b of (task, params): the examples       SeedSequence(seed, spawn_key=(*key(task, canonical params), b))
 ``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
+``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
 ``subsample``  a release's caps on part sizes                SeedSequence(config seed, spawn_key=key("subsample"))
@@ -98,6 +99,13 @@ def curriculum_rng(seed: int, block: int) -> np.random.Generator:
 def split_rng(seed: int, strategy: str) -> np.random.Generator:
     """Stream ``split``: partition and validation carving of a split made with `strategy`."""
     return stream(seed, labels_key("split", strategy, words=SPLIT_KEY_WORDS))
+
+
+def chain_rngs(rng: np.random.Generator, count: int) -> list[np.random.Generator]:
+    """Stream ``chain``: `count` independent generators for the chains of a search that
+    draws from `rng` (one 63-bit draw s, then SeedSequence(s, spawn_key=key("chain", i)))."""
+    base = int(rng.integers(0, 2**SEED_BITS))
+    return [stream(base, labels_key("chain", i)) for i in range(count)]
 
 
 def config_seed(suite_seed: int, config: str) -> int:

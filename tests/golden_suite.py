@@ -42,8 +42,8 @@ entries:
   - {task: scan, split: graded, strategy: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 20000, compound_divergence: [0.3]}}
 """
 
-FINGERPRINT = "410b796e5c906272a4056f8f4f7f42df2d11cc0d1d74dde976b1ee2cec85581a"
-MANIFEST = "2a8557ffeffd510ac56ffcfa5c0de82be3e433b6d81bc6e2f85797311462a6a5"
+FINGERPRINT = "44483dd14f6674543277b4007be56ee84d372481ccf313ff61a9b7c76bd1ee1e"
+MANIFEST = "94301c3c16e6589db630086745055c3838321dee03e8ba6deaf004bc498a067e"
 
 
 def build() -> tuple[str, str]:

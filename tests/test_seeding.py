@@ -13,6 +13,7 @@ import pytest
 from generators import get_task
 from generators.seeding import (
     block_rng,
+    chain_rngs,
     config_seed,
     data_seed_of,
     epoch_rng,
@@ -40,6 +41,7 @@ RAW = {
     "evaluation": (evaluation_rng, [15277208888166227079, 91175429123790233]),
     "estimate": (estimate_rng, [2001831332550685535, 6476860034933157182]),
     "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
+    "chain": (lambda: chain_rngs(split_rng(3, "mcd"), 2)[1], [10707578314974008718, 16288687403343750112]),
 }
 
 

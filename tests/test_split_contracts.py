@@ -306,25 +306,33 @@ def test_mcd_output_is_pinned(pool: list[dict[str, Any]]) -> None:
     trajectory of the search (candidates, refreshes, acceptance), so it is pinned."""
     options = {"train_size": 150, "test_size": 60, "steps": 6000, "validation_fraction": 0, "atom_divergence_max": 0.05}
     result = split(pool, "mcd", options, seed=7)
-    assert (digest(result.train), digest(result.test)) == ("af5315d4f1eec774", "bc34f81554f2e639")
-    assert (result.report["atom_divergence"], result.report["compound_divergence"]) == (0.04979, 0.591984)
-    assert result.report["search"] == {"objective": "maximize", "steps": 6000, "accepted": 260, "pool_unique_inputs": 262}
+    assert (digest(result.train), digest(result.test)) == ("8b43fdeeb7cd2c53", "17bff352aa5ca450")
+    assert (result.report["atom_divergence"], result.report["compound_divergence"]) == (0.038813, 0.505988)
+    assert result.report["search"] == {
+        "objective": "maximize",
+        "steps": 6000,  # over all chains
+        "accepted": 241,  # by the chain kept
+        "chains": 4,
+        "chain_kept": 2,
+        "pool_unique_inputs": 262,
+    }
     target = split(pool, "mcd", {**options, "steps": 20000, "compound_divergence": 0.45}, seed=7)
     assert (digest(target.train), digest(target.test)) == ("24f566d1b923929e", "fac13db5a747dc5c")
     assert target.report["compound_divergence"] == 0.446262  # within 0.01 / 2 of the target: the search stops
-    assert target.report["search"] == {"objective": "target 0.45", "steps": 3897, "accepted": 210, "pool_unique_inputs": 262}
+    assert target.report["search"] == {"objective": "target 0.45", "steps": 3896, "accepted": 210, "pool_unique_inputs": 262}
 
 
 def test_mcd_can_aim_below_a_random_split(pool: list[dict[str, Any]]) -> None:
     """A target below the random start's D_C (0.049513 for seed 3): the search moves down,
     ranking candidates the other way; pinned like any MCD output."""
     options = {"train_size": 150, "test_size": 60, "validation_fraction": 0, "atom_divergence_max": 0.05}
-    start = split(pool, "mcd", {**options, "steps": 1}, seed=3)
-    assert start.report["compound_divergence"] == 0.049513 and start.report["search"]["accepted"] == 0
+    # one step of a search for a high target fails, naming the D_C of its random start
+    with pytest.raises(SplitError, match=r"got 0\.0495 after 1 steps"):
+        split(pool, "mcd", {**options, "steps": 1, "compound_divergence": 0.9}, seed=3)
     low = split(pool, "mcd", {**options, "steps": 20000, "compound_divergence": 0.02}, seed=3)
     assert low.report["compound_divergence"] == 0.017268
     assert (digest(low.train), digest(low.test)) == ("a24baf2e0d3d3e93", "dca683ce9b12c146")
-    assert low.report["search"] == {"objective": "target 0.02", "steps": 123, "accepted": 34, "pool_unique_inputs": 262}
+    assert low.report["search"] == {"objective": "target 0.02", "steps": 122, "accepted": 34, "pool_unique_inputs": 262}
 
 
 def test_search_arguments_and_progress(pool: list[dict[str, Any]]) -> None:
@@ -349,3 +357,33 @@ def test_unreachable_targets_are_errors(pool: list[dict[str, Any]]) -> None:
     options = {"train_size": 150, "test_size": 60, "steps": 200, "validation_fraction": 0, "atom_divergence_max": 0.05}
     with pytest.raises(SplitError, match=r"^compound divergence target 0.99 not reached within \+-0.01: got 0\.\d{4} after 200 steps \(targets range"):
         split(pool, "mcd", {**options, "compound_divergence": 0.99}, seed=0)
+
+
+def test_maximizing_search_continues_the_best_screened_chain(pool: list[dict[str, Any]], monkeypatch) -> None:
+    """CHAINS chains each run SCREEN_SHARE * steps / CHAINS moves; the one with the best
+    objective then (and only it) runs the rest; the result is that chain's split."""
+    from splits import mcd
+
+    calls: list[tuple[int, int, float]] = []  # (chain, moves asked, objective after)
+    chains: list[Any] = []
+    original = mcd._Chain.run
+
+    def recording_run(self, steps, progress=None):  # noqa: ANN001
+        original(self, steps, progress)
+        if self not in chains:
+            chains.append(self)
+        calls.append((chains.index(self), steps, self.score))
+
+    monkeypatch.setattr(mcd._Chain, "run", recording_run)
+    atoms = [record_atoms(r) for r in pool]
+    compounds = [record_compounds(r) for r in pool]
+    result = search(atoms, compounds, 150, 60, 0.05, np.random.default_rng(5), steps=8000)
+    screen = int(8000 * mcd.SCREEN_SHARE) // mcd.CHAINS
+    assert [(c, s) for c, s, _ in calls[: mcd.CHAINS]] == [(i, screen) for i in range(mcd.CHAINS)]
+    scores = [score for _, _, score in calls[: mcd.CHAINS]]
+    best = max(range(mcd.CHAINS), key=lambda i: (scores[i], -i))
+    assert calls[mcd.CHAINS:] == [(best, 8000 - screen * mcd.CHAINS, chains[best].score)]
+    assert result.chain == best and result.steps == 8000
+    assert len({c.rng.bit_generator.random_raw() for c in chains}) == mcd.CHAINS  # independent streams
+    assert np.array_equal(result.assignment, chains[best].assignment)
+    assert result.compound_divergence == pytest.approx(chains[best].compound_side.current())

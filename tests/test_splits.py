@@ -194,7 +194,7 @@ def test_scan_addprim_turn_left(scan_pool: list[dict]) -> None:
     assert all("turn left" in r["input"] for r in result.test)
 
 
-@pytest.mark.slow  # the full 1,000,000-step search (about a minute)
+@pytest.mark.slow  # the full 1,300,000-step search (about a minute)
 def test_scan_mcd_reaches_the_published_divergence_and_files_agree(scan_pool: list[dict], tmp_path: Path) -> None:
     source = tmp_path / "scan.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in scan_pool))
