@@ -46,7 +46,7 @@ import torch.nn.functional as F
 from baselines import checkpoints
 from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from baselines.data import SplitData, load_split, subset
-from baselines.decoding import autocast_context, greedy_decode
+from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
 from baselines.errors import BaselineError
 from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
 from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
@@ -107,6 +107,7 @@ class TrainSettings:
     mistakes: int = 20
     device: str = "auto"  # auto, cpu, cuda, cuda:N
     compile: bool | None = None  # default: on CUDA only
+    precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
     kv_cache: bool = True
 
     def resolve(self) -> "TrainSettings":
@@ -152,6 +153,8 @@ class TrainSettings:
             raise BaselineError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
         if self.eval_limit is not None and self.eval_limit < 1:
             raise BaselineError(f"eval_limit must be at least 1, got {self.eval_limit}")
+        if self.precision not in PRECISIONS:
+            raise BaselineError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
         if self.mistakes < 0:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
         if self.layers is not None and self.d_model is not None and self.heads is not None:
@@ -292,7 +295,7 @@ class Trainer:
         warmup, total, ratio = settings.warmup, settings.steps, settings.min_lr_ratio
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio))
         self.forward = torch.compile(model) if compile_model else model
-        self.autocast = lambda: autocast_context(device)
+        self.autocast = lambda: autocast_context(device, settings.precision)
 
     def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         with self.autocast():
@@ -372,6 +375,7 @@ class Run:
         outputs = greedy_decode(
             model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
             batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
+            precision=self.settings.precision,
         )
         predictions = [self.tokenizer.decode(ids) for ids in outputs]
         return score(side.records, predictions, self.buckets, mistakes)
