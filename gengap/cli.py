@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report, sweep."""
 
 from __future__ import annotations
 
@@ -364,6 +364,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 # -- entry point -----------------------------------------------------------------------
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from gengap.sweep_command import cmd_sweep
+
+    return cmd_sweep(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gengap", description="Synthetic generalization benchmarks.")
     parser.add_argument("--version", action="version", version=f"gengap {__version__}")
@@ -431,6 +437,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
+
+    p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")
+    p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file, or the name of a shipped sweep (gpu-protocol)")
+    p.add_argument("--out", required=True, metavar="DIR", help="sweep directory: runs/, sweep.json, report.md (re-run to resume)")
+    p.add_argument("--address", help="address of a running Ray cluster (e.g. auto, or ray://HEAD:10001); default: a local runtime")
+    p.add_argument("--num-cpus", type=int, help="CPUs of the local runtime (default: all of this machine's)")
+    p.set_defaults(func=_cmd_sweep)
 
     p = commands.add_parser(
         "verify",
