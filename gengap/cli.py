@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -21,7 +22,7 @@ from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError,
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.release import ReleaseError, build_entry, write_release
+from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
@@ -256,6 +257,8 @@ def _default_workers() -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
+        args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -266,6 +269,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
     check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
+    renderer = _ray_renderer(args.ray) if args.ray is not None else render_in_processes
     started = time.perf_counter()
     total = len(suite["entries"])
     finished: list[str] = []
@@ -280,7 +284,7 @@ def cmd_release(args: argparse.Namespace) -> int:
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs)
+            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
@@ -296,6 +300,13 @@ def cmd_release(args: argparse.Namespace) -> int:
         f"({time.perf_counter() - started:.1f} s){noted}"
     )
     return 0
+
+
+def _ray_renderer(address: str) -> Renderer:
+    """Entries rendered as Ray tasks: on the cluster at address, or locally ("")."""
+    from gengap.release_ray import render_on_ray
+
+    return functools.partial(render_on_ray, address=address or None)
 
 
 def suite_split(path: str, config: str) -> SplitResult:
@@ -414,8 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")
     p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
     p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
-    p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical)")
+    p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical); with --ray and no address, the local runtime's CPUs")
     p.add_argument("--force", action="store_true", help="replace an existing release")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="build configs (and blocks of large pools) as Ray tasks: on the cluster at ADDRESS, or a local runtime; the bytes are the same")
     p.add_argument(
         "--max-records",
         type=int,

@@ -114,6 +114,17 @@ def test_the_gpu_protocol_is_a_shipped_sweep() -> None:
 # -- sweeps on Ray -----------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray runtime with 2 CPUs, started by the test (gengap sweep uses a runtime
+    that is already up and leaves it up; its worker processes are reused)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
 def test_sweep_on_ray_survives_a_killed_worker_and_resumes(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """4 tiny runs, 2 at a time; the worker of one is killed at step 6 (checkpoint at 4) on its
     first attempt; Ray retries it and it resumes. Its run directory equals `gengap train`'s."""
@@ -151,7 +162,7 @@ def test_sweep_on_ray_survives_a_killed_worker_and_resumes(folder: Path, capsys:
     assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()} == before  # no training, nothing rewritten
 
 
-def test_a_run_that_keeps_failing_is_recorded_and_the_sweep_goes_on(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_run_that_keeps_failing_is_recorded_and_the_sweep_goes_on(local_ray, folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = sweep_text("suite: suite.yaml", retries=0, fail_once={"run": KILLED, "step": 6})
     (folder / "sweep.yaml").write_text(text.replace('"*-length"', '"reverse_string-length"'))
     out = folder / "out"
