@@ -193,7 +193,7 @@ Renderer = Callable[[list[dict[str, Any]], int, int], Iterator[Rendered]]
 
 def render(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> Rendered:
     """render_entry's result with its entry (what a renderer yields)."""
-    data, report = render_entry(entry, suite_seed, pool)
+    data, report = render_entry(entry, suite_seed) if pool is None else render_entry(entry, suite_seed, pool)
     return entry, data, report
 
 
