@@ -4,11 +4,15 @@ with a worker killed mid-run, retries, resume, failures and the final report."""
 from __future__ import annotations
 
 import json
-import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from baselines.sweep import plan_runs
 from gengap.cli import main
 from gengap.sweep_config import SweepError, find_sweep, load_sweep, parse_sweep
 
@@ -81,6 +85,23 @@ def test_sweep_file_defaults_and_config_globs(folder: Path) -> None:
         sweep.select_configs(["scan-length", "scan-simple", "parity_check-length"])
     sweep = parse_sweep("suite: suite.yaml\nconfigs:\n  - scan-*\n  - scan-length\n", "s.yaml", folder)
     assert sweep.select_configs(["scan-simple", "parity_check-length", "scan-length"]) == ["scan-length", "scan-simple"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    configs=st.lists(st.sampled_from(["scan-length", "scan-mcd", "parity_check-length", "a-b-c"]), min_size=1, max_size=4, unique=True),
+    encodings=st.lists(st.sampled_from(["rope", "nope", "alibi"]), min_size=1, max_size=3, unique=True),
+    presets=st.lists(st.sampled_from(["tiny", "small"]), min_size=1, max_size=2, unique=True),
+    seeds=st.lists(st.integers(0, 99), min_size=1, max_size=3, unique=True),
+)
+def test_the_run_matrix_is_the_full_product_with_distinct_directories(configs, encodings, presets, seeds) -> None:
+    runs = plan_runs("/rel", configs, encodings, presets, seeds, {"steps": 5, "lr": 0.01}, "/out")
+    assert len(runs) == len(configs) * len(encodings) * len(presets) * len(seeds)
+    assert len({r.out for r in runs}) == len(runs) and all(r.out == f"/out/runs/{r.name}" for r in runs)
+    assert {(r.config, r.settings["pos"], r.settings["preset"], r.settings["seeds"][0]) for r in runs} == {
+        (c, e, p, s) for c in configs for e in encodings for p in presets for s in seeds
+    }
+    assert all(r.settings["steps"] == 5 and r.settings["lr"] == 0.01 and len(r.settings["seeds"]) == 1 for r in runs)
 
 
 def test_cli_refuses_bad_sweeps_with_exit_2_and_writes_nothing(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,7 +197,12 @@ def test_a_run_that_keeps_failing_is_recorded_and_the_sweep_goes_on(local_ray, f
     assert not (out / "runs" / KILLED / "results.json").exists()
     assert (out / "runs" / KILLED / "seed-0" / "checkpoint.pt").exists()  # step 4's
     assert "| reverse_string-length | rope |" in (out / "report.md").read_text()
-    # the next invocation resumes the failed run from its checkpoint (the hook fired already)
-    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "2"]) == 0
-    assert "2 runs: 1 trained, 1 already finished, 0 failed" in capsys.readouterr().out
+    # the next invocation resumes the failed run from its checkpoint (the hook fired already),
+    # from another process connected to the running runtime as to a cluster (--address)
+    address = local_ray.get_runtime_context().gcs_address
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(out), "--address", address]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2 runs: 1 trained, 1 already finished, 0 failed" in done.stdout
+    assert [row["step"] for row in read_lines(out / "runs" / KILLED / "metrics.jsonl")] == [4, 8]
     assert "| reverse_string-length | nope |" in (out / "report.md").read_text()
