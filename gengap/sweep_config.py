@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from gengap.suite import YamlSource, read_config_text, validate_yaml_schema
+from gengap.suite import YamlSource, _jsonable, read_config_text, validate_yaml_schema
 
 DEFAULTS = {"encodings": ["rope"], "presets": ["small"], "seeds": [0], "retries": 2}
 
@@ -96,6 +96,7 @@ def parse_sweep(text: str, label: str = "<sweep>", folder: Path = Path(".")) -> 
     if not isinstance(data, dict):
         raise SweepError(f"{label}: a sweep file is a YAML mapping")
     validate_yaml_schema(source, "sweep")
+    data = _jsonable(data)  # YAML dates as the strings the schema checked
     if ("release" in data) == ("suite" in data):
         raise source.error([], "give exactly one of release (a directory) and suite (a suite config)")
     key = "release" if "release" in data else "suite"
