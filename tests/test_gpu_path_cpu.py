@@ -22,8 +22,12 @@ def split():
 
 def test_compiled_bf16_training_on_cpu_writes_a_run(split, tmp_path: Path) -> None:
     settings = dict(pos="rope", preset="tiny", steps=6, eval_every=3, eval_examples=8, seeds=(0,), layers=1, d_model=32, heads=2, batch_size=16)
+    from torch._dynamo.utils import counters
+
+    counters.clear()
     results = train_and_evaluate(split, out=tmp_path / "run", device="cpu", compile=True, precision="bf16", **settings)
     assert results["compiled"] is True and results["settings"]["precision"] == "bf16"
+    assert counters["stats"]["unique_graphs"] >= 1  # dynamo captured and compiled the model's forward
     assert results["device"] == "cpu"
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [row["step"] for row in rows] == [3, 6]
