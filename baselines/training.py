@@ -108,6 +108,7 @@ class TrainSettings:
     device: str = "auto"  # auto, cpu, cuda, cuda:N
     compile: bool | None = None  # default: on CUDA only
     precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
+    fused: bool | None = None  # fused AdamW; default: on CUDA only
     kv_cache: bool = True
 
     def resolve(self) -> "TrainSettings":
@@ -290,7 +291,8 @@ class Trainer:
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": settings.weight_decay},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
         ]
-        extra = {"fused": True} if device.type == "cuda" else {}
+        fused = settings.fused if settings.fused is not None else device.type == "cuda"
+        extra = {"fused": True} if fused else {}
         self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, 0.95), **extra)
         warmup, total, ratio = settings.warmup, settings.steps, settings.min_lr_ratio
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio))

@@ -20,19 +20,31 @@ def split():
     return sample_length_split("reverse_string", (1, 5), (6, 7), {"train": 200, "validation": 16, "test": 16}, seed=2)
 
 
-def test_compiled_bf16_training_on_cpu_writes_a_run(split, tmp_path: Path) -> None:
+def test_compiled_bf16_training_on_cpu_writes_a_run(split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch.compile, bf16 autocast and fused AdamW, as on CUDA, forced onto the CPU."""
+    made: list[dict] = []
+    adamw = torch.optim.AdamW
+
+    def recording_adamw(*args, **kwargs):
+        optimizer = adamw(*args, **kwargs)
+        made.append(optimizer.defaults)
+        return optimizer
+
+    monkeypatch.setattr(torch.optim, "AdamW", recording_adamw)
     settings = dict(pos="rope", preset="tiny", steps=6, eval_every=3, eval_examples=8, seeds=(0,), layers=1, d_model=32, heads=2, batch_size=16)
     from torch._dynamo.utils import counters
 
     counters.clear()
-    results = train_and_evaluate(split, out=tmp_path / "run", device="cpu", compile=True, precision="bf16", **settings)
+    results = train_and_evaluate(split, out=tmp_path / "run", device="cpu", compile=True, precision="bf16", fused=True, **settings)
     assert results["compiled"] is True and results["settings"]["precision"] == "bf16"
+    assert [d["fused"] for d in made] == [True]
     assert counters["stats"]["unique_graphs"] >= 1  # dynamo captured and compiled the model's forward
     assert results["device"] == "cpu"
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert [row["step"] for row in rows] == [3, 6]
     assert all(row["loss"] == row["loss"] and 0 < row["loss"] < 20 for row in rows)  # finite
     fp32 = train_and_evaluate(split, device="cpu", compile=False, precision="fp32", **settings)
+    assert not made[-1]["fused"]  # the CPU default
     # bf16 rounds the activations: the losses differ from fp32, but not by much
     assert fp32["per_seed"][0]["final_loss"] != results["per_seed"][0]["final_loss"]
     assert fp32["per_seed"][0]["final_loss"] == pytest.approx(results["per_seed"][0]["final_loss"], rel=0.05)
