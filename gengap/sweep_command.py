@@ -67,11 +67,15 @@ def plan(sweep: Sweep, release: Path, names: Sequence[str], out: Path) -> list[R
     """The sweep's runs, with their settings checked (UsageError naming the sweep file)."""
     configs = sweep.select_configs(names)
     runs = plan_runs(release, configs, sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, out)
-    for spec in runs[: len(sweep.encodings) * len(sweep.presets)]:  # settings differ only by encoding, preset and seed
-        try:
-            resolved_settings(spec.settings)
-        except BaselineError as err:
-            raise UsageError(f"{sweep.label}: train: {err}") from None
+    checked = set()
+    for spec in runs:  # settings differ only by encoding, preset and seed: one check per encoding x preset
+        key = (spec.settings["pos"], spec.settings["preset"])
+        if key not in checked:
+            checked.add(key)
+            try:
+                resolved_settings(spec.settings)
+            except BaselineError as err:
+                raise UsageError(f"{sweep.label}: train: {err}") from None
     if sweep.fail_once is not None:
         if sweep.fail_once.run not in {spec.name for spec in runs}:
             raise sweep.source.error(["fail_once", "run"], f"no run is named {sweep.fail_once.run!r}")
@@ -105,14 +109,19 @@ def cmd_sweep(args: Any) -> int:
         runs = plan(sweep, release, names, out)
     except SweepError as err:
         raise UsageError(str(err)) from None
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with destination_lock(out):
         if suite is not None:
             print(f"gengap: building {suite['name']} ({len(suite['entries'])} configs) into {release}", file=sys.stderr, flush=True)
             try:
                 write_release(suite, release, workers=max(1, min(8, os.cpu_count() or 1)), inputs=[str(sweep.suite)])
-            except ReleaseError as err:
-                raise UsageError(str(err)) from None
+            except BaseException as err:  # the release left nothing behind: neither does the sweep
+                if created and not any(out.iterdir()):
+                    out.rmdir()
+                if isinstance(err, ReleaseError):
+                    raise UsageError(str(err)) from None
+                raise
         bar = tqdm(total=len(runs), unit="run", desc="sweep", file=sys.stderr, disable=not sys.stderr.isatty())
         count = [0]
 

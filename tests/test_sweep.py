@@ -111,6 +111,10 @@ def test_cli_refuses_bad_sweeps_with_exit_2_and_writes_nothing(folder: Path, cap
     (folder / "odd.yaml").write_text(sweep_text("suite: suite.yaml", train={**TRAIN, "d_model": 31}))
     assert main(["sweep", str(folder / "odd.yaml"), "--out", str(folder / "out2")]) == 2
     assert "odd.yaml: train: d_model (31) must be divisible by heads (2)" in capsys.readouterr().err
+    # every encoding x preset is checked, not only the first runs' (tiny's heads of 64 / 64 = 1 dimension)
+    (folder / "late.yaml").write_text(sweep_text("suite: suite.yaml", presets=["small", "tiny"], seeds=[0, 1], train={"heads": 64}))
+    assert main(["sweep", str(folder / "late.yaml"), "--out", str(folder / "out2")]) == 2
+    assert "late.yaml: train: the head size d_model/heads = 1 must be even" in capsys.readouterr().err
     (folder / "full").mkdir()
     (folder / "full" / "mine.txt").write_text("keep")
     assert main(["sweep", str(folder / "bad.yaml"), "--out", str(folder / "full")]) == 2
