@@ -74,7 +74,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--warmup", type=int, help="warmup steps (default min(steps/10, 1000))")
     p.add_argument("--weight-decay", type=float, default=0.1, help="AdamW weight decay on matrices (default 0.1)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
-    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only)")
+    p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only; --compile forces it on the CPU too)")
+    p.add_argument("--fused", action=argparse.BooleanOptionalAction, default=None, help="fused AdamW (default: on CUDA only; --fused forces it on the CPU too)")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), help="auto (default: bf16 autocast on CUDA, fp32 on the CPU), fp32, or bf16 autocast on any device")
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
     p.add_argument("--stream", metavar="TASK", help="train on records of TASK generated on the fly (never an input of the config's validation or test side); evaluate on --config")
@@ -111,8 +113,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
-        "device": "device", "compile": "compile", "stream": "stream", "curriculum": "curriculum", "level": "level",
-        "sizes": "sizes",
+        "device": "device", "compile": "compile", "precision": "precision", "fused": "fused",
+        "stream": "stream", "curriculum": "curriculum", "level": "level", "sizes": "sizes",
     }
     chosen = {field: getattr(args, attr) for attr, field in names.items() if getattr(args, attr, None) is not None}
     if getattr(args, "param", None):

@@ -18,10 +18,15 @@ import torch
 from baselines.models import SeqModel
 
 
-def autocast_context(device: torch.device) -> Any:
-    """bf16 autocast on CUDA, nothing elsewhere (fp32 on CPU)."""
-    if device.type == "cuda":
-        return torch.autocast("cuda", dtype=torch.bfloat16)
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def autocast_context(device: torch.device, precision: str = "auto") -> Any:
+    """bf16 autocast for precision bf16, and for auto on CUDA; nothing (fp32) otherwise."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision == "bf16" or (precision == "auto" and device.type == "cuda"):
+        return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
 
 
@@ -35,8 +40,10 @@ def greedy_decode(
     batch_size: int = 256,
     use_cache: bool = True,
     device: torch.device | str | None = None,
+    precision: str = "auto",
 ) -> list[list[int]]:
-    """Greedy continuations of prompts (lists of ids), at most max_new[i] tokens each, end token cut."""
+    """Greedy continuations of prompts (lists of ids), at most max_new[i] tokens each, end token cut
+    (precision: see autocast_context)."""
     if len(prompts) != len(max_new):
         raise ValueError("one max_new per prompt")
     device = torch.device(device) if device is not None else next(model.parameters()).device
@@ -47,7 +54,7 @@ def greedy_decode(
     try:
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
-            results = _decode_batch(model, [prompts[i] for i in chunk], [max_new[i] for i in chunk], end_id, pad_id, use_cache, device)
+            results = _decode_batch(model, [prompts[i] for i in chunk], [max_new[i] for i in chunk], end_id, pad_id, use_cache, device, precision)
             for i, tokens in zip(chunk, results):
                 outputs[i] = tokens
     finally:
@@ -63,6 +70,7 @@ def _decode_batch(
     pad_id: int,
     use_cache: bool,
     device: torch.device,
+    precision: str,
 ) -> list[list[int]]:
     n = len(prompts)
     width = max(len(p) for p in prompts)
@@ -79,7 +87,7 @@ def _decode_batch(
     done = limit <= 0
     cache: Any = None
     sequence, sequence_mask, sequence_positions = ids, mask, positions
-    with autocast_context(device):
+    with autocast_context(device, precision):
         for t in range(steps):
             if use_cache:
                 logits, cache = model.step(ids, mask, positions, cache=cache, use_cache=True)

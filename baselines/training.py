@@ -53,7 +53,7 @@ import torch.nn.functional as F
 from baselines import checkpoints
 from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from baselines.data import SplitData, load_split, subset
-from baselines.decoding import autocast_context, greedy_decode
+from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
 from baselines.errors import BaselineError
 from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
 from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
@@ -116,6 +116,8 @@ class TrainSettings:
     mistakes: int = 20
     device: str = "auto"  # auto, cpu, cuda, cuda:N
     compile: bool | None = None  # default: on CUDA only
+    precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
+    fused: bool | None = None  # fused AdamW; default: on CUDA only
     kv_cache: bool = True
     stream: str | None = None  # train from a record stream of this task (baselines.stream_train) instead of the train part
     stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)
@@ -168,6 +170,8 @@ class TrainSettings:
             raise BaselineError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
         if self.eval_limit is not None and self.eval_limit < 1:
             raise BaselineError(f"eval_limit must be at least 1, got {self.eval_limit}")
+        if self.precision not in PRECISIONS:
+            raise BaselineError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
         if self.mistakes < 0:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
         if self.layers is not None and self.d_model is not None and self.heads is not None:
@@ -336,12 +340,13 @@ class Trainer:
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": settings.weight_decay},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
         ]
-        extra = {"fused": True} if device.type == "cuda" else {}
+        fused = settings.fused if settings.fused is not None else device.type == "cuda"
+        extra = {"fused": True} if fused else {}
         self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, 0.95), **extra)
         warmup, total, ratio = settings.warmup, settings.steps, settings.min_lr_ratio
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio))
         self.forward = torch.compile(model) if compile_model else model
-        self.autocast = lambda: autocast_context(device)
+        self.autocast = lambda: autocast_context(device, settings.precision)
 
     def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         return self.loss_logits(ids, labels)[0]
@@ -454,6 +459,7 @@ class Run:
         outputs = greedy_decode(
             model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
             batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
+            precision=self.settings.precision,
         )
         predictions = [self.tokenizer.decode(ids) for ids in outputs]
         return score(side.records, predictions, self.buckets, mistakes)

@@ -29,6 +29,10 @@ batch 128, bf16, no torch.compile (compilation costs more than it saves in runs 
 8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
 ``--preset`` and ``--eval-limit`` change that. ``--smoke`` (tiny model, 30 steps, small data,
 one seed) checks the whole pipeline on a CPU in a minute or two.
+
+The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
+gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
+release built from gpu-protocol-suite.yaml, so its seeds, and data, differ from this script's).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report, sweep."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -21,7 +22,7 @@ from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError,
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.release import ReleaseError, build_entry, write_release
+from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
@@ -268,6 +269,8 @@ def _default_workers() -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
+        args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -278,6 +281,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
     check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
+    renderer = _ray_renderer(args.ray) if args.ray is not None else render_in_processes
     started = time.perf_counter()
     total = len(suite["entries"])
     finished: list[str] = []
@@ -292,7 +296,7 @@ def cmd_release(args: argparse.Namespace) -> int:
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs)
+            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
@@ -308,6 +312,13 @@ def cmd_release(args: argparse.Namespace) -> int:
         f"({time.perf_counter() - started:.1f} s){noted}"
     )
     return 0
+
+
+def _ray_renderer(address: str) -> Renderer:
+    """Entries rendered as Ray tasks: on the cluster at address, or locally ("")."""
+    from gengap.release_ray import render_on_ray
+
+    return functools.partial(render_on_ray, address=address or None)
 
 
 def suite_split(path: str, config: str) -> SplitResult:
@@ -376,6 +387,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 # -- entry point -----------------------------------------------------------------------
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from gengap.sweep_command import cmd_sweep
+
+    return cmd_sweep(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gengap", description="Synthetic generalization benchmarks.")
     parser.add_argument("--version", action="version", version=f"gengap {__version__}")
@@ -420,8 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")
     p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
     p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
-    p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical)")
+    p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical); with --ray and no address, the local runtime's CPUs")
     p.add_argument("--force", action="store_true", help="replace an existing release")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="build configs (and blocks of large pools) as Ray tasks: on the cluster at ADDRESS, or a local runtime; the bytes are the same")
     p.add_argument(
         "--max-records",
         type=int,
@@ -443,6 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
+
+    p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")
+    p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file, or the name of a shipped sweep (gpu-protocol)")
+    p.add_argument("--out", required=True, metavar="DIR", help="sweep directory: runs/, sweep.json, report.md (re-run to resume)")
+    p.add_argument("--address", help="address of a running Ray cluster (e.g. auto, or ray://HEAD:10001); default: a local runtime")
+    p.add_argument("--num-cpus", type=int, help="CPUs of the local runtime (default: all of this machine's)")
+    p.set_defaults(func=_cmd_sweep)
 
     p = commands.add_parser(
         "verify",

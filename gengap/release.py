@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from generators import dumps_record, get_task
+from generators import BlockPlan, dumps_record, get_task
 from generators.batch import Record
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
@@ -76,15 +76,29 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
     return SplitResult(parts["train"], parts["validation"], parts["test"], report)
 
 
-def build_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
+def pool_plan(entry: dict[str, Any], suite_seed: int) -> BlockPlan | None:
+    """The block plan of an entry's generated pool (``pool: {n: N}``); None for other entries."""
+    if entry["kind"] != "pool" or entry["pool"] == "all":
+        return None
+    task = get_task(entry["task"])
+    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], config_seed(suite_seed, entry["name"]))
+
+
+def pool_block(plan: BlockPlan, block: int) -> list[Record]:
+    """The records of one block of a pool plan (the pool is its blocks in order)."""
+    return list(plan.generate_block(block).records(plan.task))
+
+
+def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> SplitResult:
     """The split of one resolved suite entry (see gengap.suite); its report warns when a part
-    has fewer records than the entry's sizes ask for, or validation is empty."""
-    result = _split_entry(entry, suite_seed)
+    has fewer records than the entry's sizes ask for, or validation is empty. pool: the
+    entry's generated pool, if already generated (the blocks of pool_plan, in order)."""
+    result = _split_entry(entry, suite_seed, pool)
     add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
     return result
 
 
-def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
+def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> SplitResult:
     seed = config_seed(suite_seed, entry["name"])
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
@@ -99,6 +113,8 @@ def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
         if batch is None:
             raise ReleaseError(f"{entry['name']}: task {task.name} cannot enumerate its examples")
         records: list[Record] = list(batch.records(task.name))
+    elif pool is not None:
+        records = pool
     else:
         records = generate_records(task.name, params, entry["pool"]["n"], seed)
     result = split(records, entry["strategy"], entry["options"], seed)
@@ -107,10 +123,10 @@ def _split_entry(entry: dict[str, Any], suite_seed: int) -> SplitResult:
     return result
 
 
-def render_entry(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """JSONL bytes of each part and the split report of one entry; every written record has
-    been checked (check_rendered)."""
-    result = build_entry(entry, suite_seed)
+def render_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """JSONL bytes of each part and the split report of one entry (pool: see build_entry);
+    every written record has been checked (check_rendered)."""
+    result = build_entry(entry, suite_seed, pool)
     data = {part: "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
     check_rendered(entry, data)
     return data, result.report
@@ -170,17 +186,26 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
     }
 
 
-def _render(entry: dict[str, Any], suite_seed: int) -> tuple[dict[str, Any], dict[str, bytes], dict[str, Any]]:
-    data, report = render_entry(entry, suite_seed)
+Rendered = tuple[dict[str, Any], dict[str, bytes], dict[str, Any]]  # entry, JSONL bytes per part, report
+# renders every entry of a suite, in suite order: (entries, suite seed, workers) -> results
+Renderer = Callable[[list[dict[str, Any]], int, int], Iterator[Rendered]]
+
+
+def render(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> Rendered:
+    """render_entry's result with its entry (what a renderer yields)."""
+    data, report = render_entry(entry, suite_seed) if pool is None else render_entry(entry, suite_seed, pool)
     return entry, data, report
 
 
-def _render_all(suite: dict[str, Any], workers: int, on_done: Callable[[str], None]) -> Iterator[tuple[dict, dict, dict]]:
-    """Every entry rendered (in `workers` processes), in suite order."""
-    entries = suite["entries"]
+def render_in_processes(entries: list[dict[str, Any]], suite_seed: int, workers: int) -> Iterator[Rendered]:
+    """The default renderer: every entry in `workers` local processes (gengap.workers)."""
     workers = workers if len(entries) > 1 else 1
-    render = functools.partial(_render, suite_seed=suite["seed"])
-    with contextlib.closing(ordered_map(render, entries, workers)) as results:
+    return ordered_map(functools.partial(render, suite_seed=suite_seed), entries, workers)
+
+
+def _render_all(suite: dict[str, Any], workers: int, on_done: Callable[[str], None], renderer: Renderer) -> Iterator[Rendered]:
+    """Every entry rendered by renderer, in suite order."""
+    with contextlib.closing(renderer(suite["entries"], suite["seed"], workers)) as results:
         for entry, data, report in results:
             on_done(entry["name"])
             yield entry, data, report
@@ -194,15 +219,19 @@ def write_release(
     on_done: Callable[[str], None] = lambda name: None,
     cards: bool = True,
     inputs: Iterable[str | Path] = (),
+    renderer: Renderer = render_in_processes,
 ) -> dict[str, Any]:
     """Build the release of a resolved suite into out; returns the manifest.
+
+    renderer builds the entries' bytes (default: local processes; gengap.release_ray: Ray
+    tasks); the bytes do not depend on it.
 
     The output discipline of gengap.files applies: out must be absent or empty, or with
     force a release (it holds manifest.json) that contains none of `inputs`; concurrent
     writers of out fail; out appears complete or not at all.
     """
     with atomic_directory(out, force, inputs, marker="manifest.json") as staging, contextlib.closing(
-        _render_all(suite, workers, on_done)
+        _render_all(suite, workers, on_done, renderer)
     ) as rendered:
         configs = []
         data_files: dict[str, dict[str, Any]] = {}

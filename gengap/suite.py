@@ -75,11 +75,16 @@ def _where(path: list[Any]) -> str:
     return text or "suite"
 
 
-class _Source:
-    """The parsed YAML document with its node tree, for line numbers in errors."""
+class YamlSource:
+    """The parsed YAML document with its node tree, for line numbers in errors.
 
-    def __init__(self, text: str, label: str) -> None:
+    Errors are raised as ``error_type`` (SuiteError for suites; other YAML configs, such as
+    sweep files, pass their own ValueError subclass).
+    """
+
+    def __init__(self, text: str, label: str, error_type: type[ValueError] = SuiteError) -> None:
         self.label = label
+        self.error_type = error_type
         try:
             check_yaml_text(text)
             self.node = yaml.compose(text)
@@ -88,15 +93,15 @@ class _Source:
             mark = getattr(err, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark is not None else ""
             problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            raise SuiteError(f"{label}{where}: malformed YAML: {problem}") from None
+            raise error_type(f"{label}{where}: malformed YAML: {problem}") from None
         except LimitError as err:
             message = str(err)
-            raise SuiteError(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
+            raise error_type(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
 
-    def error(self, path: list[Any], message: str) -> SuiteError:
+    def error(self, path: list[Any], message: str) -> ValueError:
         line = _line_of(self.node, path)
         where = f" line {line}" if line is not None else ""
-        return SuiteError(f"{self.label}{where}: {_where(path)}: {message}")
+        return self.error_type(f"{self.label}{where}: {_where(path)}: {message}")
 
 
 def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
@@ -107,19 +112,23 @@ def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None)
     """
     if path is None:
         return parse_suite(default_suite_text(), f"<{DEFAULT_SUITE}>", limit)
+    return parse_suite(read_config_text(path), str(path), limit)
+
+
+def read_config_text(path: str | Path, what: str = "suite config", error_type: type[ValueError] = SuiteError) -> str:
+    """The UTF-8 text of a YAML config file, read up to MAX_SUITE_BYTES; error_type otherwise."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_SUITE_BYTES + 1)
     except OSError as err:
-        raise SuiteError(f"cannot read suite config {path}: {err.strerror}") from None
+        raise error_type(f"cannot read {what} {path}: {err.strerror}") from None
     if len(raw) > MAX_SUITE_BYTES:
-        raise SuiteError(f"{path}: a suite config may have at most {MAX_SUITE_BYTES:,} bytes")
+        raise error_type(f"{path}: a {what} may have at most {MAX_SUITE_BYTES:,} bytes")
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        raise SuiteError(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
-    return parse_suite(text, str(path), limit)
+        raise error_type(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
 
 
 def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
@@ -128,17 +137,18 @@ def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = N
     The text must pass gengap.limits.check_yaml_text (size, depth, what aliases expand to)
     and every entry the record limit (check_suite_limits).
     """
-    source = _Source(text, label)
+    source = YamlSource(text, label)
     if not isinstance(source.data, dict):
         raise SuiteError(f"{label}: a suite config is a YAML mapping")
-    _validate_schema(source)
+    validate_yaml_schema(source, "suite")
     suite = resolve_suite(source.data, source)
     check_suite_limits(suite, limit, source)
     return suite
 
 
-def _validate_schema(source: _Source) -> None:
-    errors = sorted(python_validator("suite").iter_errors(_jsonable(source.data)), key=lambda e: list(e.absolute_path))
+def validate_yaml_schema(source: YamlSource, schema: str) -> None:
+    """source.error for the first violation of gengap/schemas/<schema>.schema.json, at its line."""
+    errors = sorted(python_validator(schema).iter_errors(_jsonable(source.data)), key=lambda e: list(e.absolute_path))
     if not errors:
         return
     error = errors[0]
@@ -165,7 +175,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[str, Any]:
+def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dict[str, Any]:
     """The suite with defaults filled in and every entry resolved and checked.
 
     The result is plain JSON data (it goes into manifest.json); its "config" is the input
@@ -174,7 +184,7 @@ def resolve_suite(data: dict[str, Any], source: _Source | None = None) -> dict[s
     """
     data = _jsonable(copy.deepcopy(data))
     if source is None:
-        source = _Source(yaml.dump(data, Dumper=_PlainDumper, sort_keys=False), "<manifest suite>")
+        source = YamlSource(yaml.dump(data, Dumper=_PlainDumper, sort_keys=False), "<manifest suite>")
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
@@ -210,7 +220,7 @@ def target_split_name(split_name: str, target: float) -> str:
     return f"{split_name}_dc{round(target * 1000):04d}"
 
 
-def _expand_targets(entry: dict[str, Any], path: list[Any], source: _Source) -> list[dict[str, Any]]:
+def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) -> list[dict[str, Any]]:
     """An entry whose options.compound_divergence is a list becomes one entry per target."""
     targets = (entry.get("options") or {}).get("compound_divergence")
     if not isinstance(targets, list):
@@ -227,7 +237,7 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: _Source) -> 
     ]
 
 
-def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> dict[str, Any]:
+def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -> dict[str, Any]:
     try:
         task = get_task(entry["task"])
     except UnknownTaskError as err:
@@ -303,7 +313,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: _Source) -> d
     return resolved
 
 
-def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, source: _Source | None = None) -> None:
+def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, source: YamlSource | None = None) -> None:
     """SuiteError when a resolved entry holds more records (pool, or sampled sizes) than the
     record limit allows (default: RecordLimit.from_environment(); see gengap.limits)."""
     try:

@@ -1,0 +1,194 @@
+"""Baseline sweeps: the run matrix, one run as a plain function, and the sweep's bookkeeping.
+
+A sweep trains every (config, positional encoding, preset, seed) of a release, one run
+directory each: ``OUT/runs/<config>-<pos>-<preset>-seed<s>``. :func:`execute` is one run: the
+same call ``gengap train RELEASE --config C --pos P --preset X --seeds S --out RUN --resume``
+makes (:func:`baselines.training.train_and_evaluate`), so a run directory holds what that
+command writes for the same settings. :func:`run_sweep` skips finished runs (results.json
+present, same settings), hands the others to an engine (an iterator of outcomes, e.g.
+:func:`baselines.sweep_ray.run_on_ray`), records every outcome in ``OUT/sweep.json`` and
+ends with ``gengap report`` over the finished runs (``OUT/report.md`` and its plots).
+
+This module imports neither torch nor Ray at import time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from baselines.errors import BaselineError
+
+SWEEP_FORMAT = "gengap-sweep/1"
+STATE_FILE = "sweep.json"
+CRASH_EXIT_CODE = 75  # the exit status of a worker ended by the fail_once test hook
+
+
+@dataclass(frozen=True)
+class FailOnce:
+    """Testing hook: the worker of run ``run`` ends itself (os._exit) after step ``step``, once.
+
+    ``marker`` is a file created just before the exit; its presence means the crash happened.
+    """
+
+    run: str
+    step: int
+    marker: str
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One training run of a sweep: a config of a release, settings (TrainSettings fields), a directory."""
+
+    name: str
+    release: str
+    config: str
+    settings: Mapping[str, Any]
+    out: str
+    fail_once: FailOnce | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("fail_once")
+        data["settings"] = dict(self.settings)
+        return data
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one run ended: done (trained now or earlier: skipped) or failed (with its error)."""
+
+    run: str
+    status: str  # "done", "skipped" or "failed"
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def run_name(config: str, pos: str, preset: str, seed: int) -> str:
+    return f"{config}-{pos}-{preset}-seed{seed}"
+
+
+def plan_runs(
+    release: str | Path,
+    configs: Sequence[str],
+    encodings: Sequence[str],
+    presets: Sequence[str],
+    seeds: Sequence[int],
+    overrides: Mapping[str, Any],
+    out: str | Path,
+) -> list[RunSpec]:
+    """Every (config, encoding, preset, seed) of the matrix, in that nesting order."""
+    runs = []
+    for config in configs:
+        for pos in encodings:
+            for preset in presets:
+                for seed in seeds:
+                    name = run_name(config, pos, preset, seed)
+                    settings = {**overrides, "pos": pos, "preset": preset, "seeds": [seed]}
+                    runs.append(RunSpec(name, str(release), config, settings, str(Path(out) / "runs" / name)))
+    return runs
+
+
+def resolved_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings as ``run.json`` records them (imports torch)."""
+    from baselines.training import make_settings
+
+    return make_settings(None, settings).resolve().to_json()
+
+
+def is_finished(spec: RunSpec) -> bool:
+    """True when spec.out holds a finished run (results.json) trained with the same settings."""
+    out = Path(spec.out)
+    try:
+        recorded = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    return (out / "results.json").is_file() and recorded.get("settings") == resolved_settings(spec.settings)
+
+
+def _crash_callback(hook: FailOnce | None) -> Callable[[dict[str, Any]], None] | None:
+    if hook is None:
+        return None
+    marker = Path(hook.marker)
+
+    def crash(event: dict[str, Any]) -> None:
+        if event["step"] == hook.step and not marker.exists():
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+            os._exit(CRASH_EXIT_CODE)
+
+    return crash
+
+
+def execute(spec: RunSpec) -> Outcome:
+    """Train one run (resuming from its checkpoints if any). A BaselineError (bad settings or
+    data: retrying cannot help) is a failed outcome; any other exception propagates (the
+    engine may retry)."""
+    from baselines.training import train_and_evaluate
+
+    started = time.perf_counter()
+    hook = spec.fail_once if spec.fail_once is not None and spec.fail_once.run == spec.name else None
+    try:
+        train_and_evaluate(
+            spec.release, spec.config, out=spec.out, resume=True, progress=False, callback=_crash_callback(hook), **spec.settings
+        )
+    except BaselineError as err:
+        return Outcome(spec.name, "failed", str(err), time.perf_counter() - started)
+    return Outcome(spec.name, "done", None, time.perf_counter() - started)
+
+
+Engine = Callable[[Sequence[RunSpec]], Iterator[Outcome]]
+
+
+def write_state(out: Path, sweep: Mapping[str, Any], runs: Sequence[RunSpec], outcomes: Mapping[str, Outcome]) -> None:
+    """OUT/sweep.json (atomically): the sweep, its runs and their outcomes so far."""
+    state = {
+        "format": SWEEP_FORMAT,
+        "sweep": dict(sweep),
+        "runs": [{**spec.to_json(), **({k: v for k, v in asdict(outcomes[spec.name]).items() if k != "run"} if spec.name in outcomes else {"status": "pending"})} for spec in runs],
+    }
+    tmp = out / f".{STATE_FILE}.tmp"
+    tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out / STATE_FILE)
+
+
+def run_sweep(
+    runs: Sequence[RunSpec],
+    out: str | Path,
+    engine: Engine,
+    sweep: Mapping[str, Any] | None = None,
+    on_outcome: Callable[[Outcome], None] = lambda outcome: None,
+    report: bool = True,
+) -> dict[str, Outcome]:
+    """Run every unfinished run with engine, record outcomes in OUT/sweep.json, then write
+    OUT/report.md over the finished runs (when any). Returns the outcome of every run."""
+    out = Path(out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    outcomes: dict[str, Outcome] = {}
+    todo = []
+    for spec in runs:
+        if is_finished(spec):
+            outcomes[spec.name] = Outcome(spec.name, "skipped")
+            on_outcome(outcomes[spec.name])
+        else:
+            todo.append(spec)
+    write_state(out, sweep or {}, runs, outcomes)
+    if todo:
+        for outcome in engine(todo):
+            outcomes[outcome.run] = outcome
+            write_state(out, sweep or {}, runs, outcomes)
+            on_outcome(outcome)
+    finished = [spec.out for spec in runs if outcomes[spec.name].status != "failed"]
+    if report and finished:
+        from baselines.report import make_report
+
+        make_report(finished, out / "report.md")
+    return outcomes
+
+
+def failed(outcomes: Iterable[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.status == "failed"]

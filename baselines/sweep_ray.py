@@ -1,0 +1,88 @@
+"""The Ray engine of baseline sweeps: every run is one Ray task (the only module of baselines that imports Ray).
+
+``run_on_ray(runs, resources, retries)`` submits :func:`baselines.sweep.execute` once per run
+with the run's resources (``num_gpus`` may be a fraction, so that several small runs share
+one GPU) and yields outcomes as runs finish. A run whose task raises, or whose worker process
+dies (killed, out of memory, a lost node), is retried ``retries`` times by Ray; since a run
+resumes from its checkpoints, a retry continues where the lost attempt last checkpointed. A
+run that still fails is a failed outcome carrying the error; the other runs go on.
+
+``ray_runtime(address, num_cpus)`` connects to a running cluster (address, e.g.
+``ray://head:10001`` or ``auto``) or starts a local runtime on this machine, and shuts down
+what it started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from baselines.errors import BaselineError
+from baselines.sweep import Outcome, RunSpec, execute
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one run reserves: GPUs (fractions allowed) and CPUs."""
+
+    gpus: float = 0.0
+    cpus: float = 1.0
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BaselineError("this needs Ray: pip install 'gengap[ray]'") from None
+    return ray
+
+
+@contextlib.contextmanager
+def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iterator[Any]:
+    """The ray module, initialised: connected to address, or a local runtime (num_cpus CPUs)."""
+    ray = import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address is not None:
+        options["address"] = address
+    else:
+        options.update(num_cpus=num_cpus, include_dashboard=False)
+    try:
+        ray.init(**options)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        where = f"the Ray cluster at {address}" if address else "a local Ray runtime"
+        raise BaselineError(f"cannot start or reach {where}: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def error_text(err: BaseException) -> str:
+    """One line for a failed task: the exception inside a RayTaskError, else the error itself."""
+    cause = getattr(err, "cause", None)
+    inner = cause if isinstance(cause, BaseException) else err
+    lines = [line for line in str(inner).splitlines() if line.strip()]
+    return f"{type(inner).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
+
+
+def run_on_ray(runs: Sequence[RunSpec], resources: Resources, retries: int) -> Iterator[Outcome]:
+    """Outcomes of runs, in the order they finish, each run one Ray task (ray must be initialised)."""
+    ray = import_ray()
+    task = ray.remote(num_cpus=resources.cpus, num_gpus=resources.gpus, max_retries=retries, retry_exceptions=True)(execute)
+    pending = {task.remote(spec): (spec, time.perf_counter()) for spec in runs}
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            spec, started = pending.pop(ready[0])
+            try:
+                yield ray.get(ready[0])
+            except Exception as err:  # retries exhausted: a task error or a lost worker
+                yield Outcome(spec.name, "failed", error_text(err), time.perf_counter() - started)
+    finally:
+        for ref in pending:  # interrupted: stop what is still running
+            ray.cancel(ref, force=True)

@@ -1,0 +1,146 @@
+"""`gengap sweep SWEEP.yaml --out DIR [--address ADDRESS]`: a baseline sweep on Ray.
+
+DIR holds ``sweep.json`` (the sweep and every run's outcome), ``runs/<run>/`` (what ``gengap
+train`` writes), ``report.md`` with its plots, and ``release/`` when the sweep names a suite
+(built once, reused while the suite is unchanged). Running the same command again skips
+finished runs and resumes interrupted ones. Exit status: 0 when every run finished, 1 when
+any failed (after its retries), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from tqdm import tqdm
+
+from baselines.data import release_configs
+from baselines.errors import BaselineError
+from baselines.sweep import STATE_FILE, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
+from gengap.errors import UsageError
+from gengap.locking import destination_lock
+from gengap.release import ReleaseError, write_release
+from gengap.suite import SuiteError, load_suite
+from gengap.sweep_config import Sweep, SweepError, find_sweep, load_sweep
+
+RELEASE_FOLDER = "release"
+
+
+def check_sweep_directory(out: Path) -> None:
+    """UsageError unless out is absent, empty, or a sweep directory (it holds sweep.json)."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UsageError(f"{out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / STATE_FILE).is_file():
+        raise UsageError(f"{out} is not empty and not a sweep directory (no {STATE_FILE}): choose another --out")
+
+
+def _suite_config(config: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k != "created"}
+
+
+def sweep_data(sweep: Sweep, out: Path) -> tuple[Path, list[str], dict[str, Any] | None]:
+    """(release directory, its config names, the suite to build there or None): the sweep's
+    release, or OUT/release for its suite (None when already built from the same suite)."""
+    if sweep.release is not None:
+        return sweep.release, release_configs(sweep.release), None
+    assert sweep.suite is not None
+    try:
+        suite = load_suite(sweep.suite)
+    except SuiteError as err:
+        raise UsageError(str(err)) from None
+    names = [entry["name"] for entry in suite["entries"]]
+    target = out / RELEASE_FOLDER
+    manifest = target / "manifest.json"
+    if not manifest.is_file():
+        return target, names, suite
+    built = json.loads(manifest.read_text(encoding="utf-8"))
+    if _suite_config(built["suite"]["config"]) != _suite_config(suite["config"]):
+        raise UsageError(f"{target} was built from another suite than {sweep.suite}: remove it or choose another --out")
+    return target, names, None
+
+
+def plan(sweep: Sweep, release: Path, names: Sequence[str], out: Path) -> list[RunSpec]:
+    """The sweep's runs, with their settings checked (UsageError naming the sweep file)."""
+    configs = sweep.select_configs(names)
+    runs = plan_runs(release, configs, sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, out)
+    checked = set()
+    for spec in runs:  # settings differ only by encoding, preset and seed: one check per encoding x preset
+        key = (spec.settings["pos"], spec.settings["preset"])
+        if key not in checked:
+            checked.add(key)
+            try:
+                resolved_settings(spec.settings)
+            except BaselineError as err:
+                raise UsageError(f"{sweep.label}: train: {err}") from None
+    if sweep.fail_once is not None:
+        if sweep.fail_once.run not in {spec.name for spec in runs}:
+            raise sweep.source.error(["fail_once", "run"], f"no run is named {sweep.fail_once.run!r}")
+        hook = FailOnce(sweep.fail_once.run, sweep.fail_once.step, str(out / ".sweep" / f"fail_once-{sweep.fail_once.run}"))
+        runs = [RunSpec(s.name, s.release, s.config, s.settings, s.out, hook) for s in runs]
+    return runs
+
+
+def _ray_engine(sweep: Sweep, address: str | None, num_cpus: int | None) -> Callable[[Sequence[RunSpec]], Iterator[Outcome]]:
+    def engine(runs: Sequence[RunSpec]) -> Iterator[Outcome]:
+        from baselines.sweep_ray import Resources, ray_runtime, run_on_ray
+
+        with ray_runtime(address, num_cpus):
+            yield from run_on_ray(runs, Resources(sweep.gpus, sweep.cpus), sweep.retries)
+
+    return engine
+
+
+def cmd_sweep(args: Any) -> int:
+    if args.num_cpus is not None and (args.num_cpus < 1 or args.address is not None):
+        raise UsageError("--num-cpus is a positive count, for a local runtime (without --address)")
+    try:
+        sweep = load_sweep(find_sweep(args.sweep))
+    except SweepError as err:
+        raise UsageError(str(err)) from None
+    out = Path(args.out).absolute()  # Ray workers may run elsewhere: absolute paths in every run
+    check_sweep_directory(out)
+    started = time.perf_counter()
+    try:  # everything is checked before anything is written
+        release, names, suite = sweep_data(sweep, out)
+        runs = plan(sweep, release, names, out)
+    except SweepError as err:
+        raise UsageError(str(err)) from None
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    with destination_lock(out):
+        if suite is not None:
+            print(f"gengap: building {suite['name']} ({len(suite['entries'])} configs) into {release}", file=sys.stderr, flush=True)
+            try:
+                write_release(suite, release, workers=max(1, min(8, os.cpu_count() or 1)), inputs=[str(sweep.suite)])
+            except BaseException as err:  # the release left nothing behind: neither does the sweep
+                if created and not any(out.iterdir()):
+                    out.rmdir()
+                if isinstance(err, ReleaseError):
+                    raise UsageError(str(err)) from None
+                raise
+        bar = tqdm(total=len(runs), unit="run", desc="sweep", file=sys.stderr, disable=not sys.stderr.isatty())
+        count = [0]
+
+        def progress(outcome: Outcome) -> None:
+            count[0] += 1
+            bar.update(1)
+            bar.set_postfix_str(outcome.run)
+            if bar.disable:
+                detail = f": {outcome.error}" if outcome.error else ""
+                print(f"gengap: [{count[0]}/{len(runs)}] {outcome.run} {outcome.status}{detail} ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+        state = {"file": sweep.label, "release": str(release), **{k: v for k, v in sweep.data.items() if k not in ("release", "suite")}}
+        with bar:
+            outcomes = run_sweep(runs, out, _ray_engine(sweep, args.address, args.num_cpus), sweep=state, on_outcome=progress)
+    bad = failed(outcomes.values())
+    for outcome in bad:
+        print(f"gengap: error: run {outcome.run} failed: {outcome.error}", file=sys.stderr)
+    trained = sum(o.status == "done" for o in outcomes.values())
+    skipped = sum(o.status == "skipped" for o in outcomes.values())
+    report = f"; report {out / 'report.md'}" if (out / "report.md").exists() and len(bad) < len(runs) else ""
+    print(f"sweep: {len(runs)} runs: {trained} trained, {skipped} already finished, {len(bad)} failed ({time.perf_counter() - started:.1f} s){report}")
+    return 1 if bad else 0

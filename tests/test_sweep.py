@@ -1,0 +1,212 @@
+"""gengap sweep: sweep files (validation with line numbers), and sweeps on a local Ray runtime
+with a worker killed mid-run, retries, resume, failures and the final report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines.sweep import plan_runs
+from gengap.cli import main
+from gengap.sweep_config import SweepError, find_sweep, load_sweep, parse_sweep
+
+SUITE = """\
+name: t
+version: 0.0.1
+seed: 1
+license: mit
+entries:
+  - {task: reverse_string, split: length, train_range: [1, 5], test_range: [6, 7], sizes: {train: 200, validation: 16, test: 16}}
+  - {task: parity_check, split: length, train_range: [1, 5], test_range: [6, 7], sizes: {train: 200, validation: 16, test: 16}}
+"""
+TRAIN = {"eval_every": 4, "eval_examples": 8, "layers": 1, "d_model": 32, "heads": 2, "batch_size": 16, "device": "cpu"}
+KILLED = "reverse_string-length-nope-tiny-seed0"
+TIMING = ("tokens_per_s", "train_seconds")  # the only fields that differ between two runs of the same settings
+
+
+def sweep_text(source: str, **extra: object) -> str:
+    data = {"configs": "*-length", "encodings": ["rope", "nope"], "presets": ["tiny"], "seeds": [0], "steps": 8, "train": TRAIN,
+            "resources": {"cpus": 1}, **extra}
+    return source + "\n" + "".join(f"{key}: {json.dumps(value)}\n" for key, value in data.items())
+
+
+def without_timing(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: without_timing(v) for k, v in value.items() if k not in TIMING}
+    if isinstance(value, list):
+        return [without_timing(v) for v in value]
+    return value
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    return tmp_path
+
+
+# -- sweep files -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("suite: suite.yaml\nconfigs: [a]\nencodings: [rope]\npresets: [huge]\n", "sweep.yaml line 4: presets[0]: 'huge' is not one of"),
+        ("suite: suite.yaml\nconfigs: [a]\nresources:\n  gpus: 0.5\n  tpus: 1\n", "line 5: resources.tpus: unknown key 'tpus'"),
+        ("suite: suite.yaml\nconfigs: [a]\ntrain: {lr: 0}\n", "line 3: train.lr: 0 is less than or equal to the minimum"),
+        ("suite: suite.yaml\nrelease: .\nconfigs: [a]\n", "give exactly one of release"),
+        ("suite: nowhere.yaml\nconfigs: [a]\n", "line 1: suite: "),
+        ("release: .\nconfigs: [a]\n", "is not a release (no data/ directory)"),
+        ("configs: [a\n", "malformed YAML"),
+        ("suite: suite.yaml\n", "'configs' is a required property"),
+    ],
+)
+def test_bad_sweep_files_name_the_line_and_key(folder: Path, text: str, message: str) -> None:
+    (folder / "sweep.yaml").write_text(text)
+    with pytest.raises(SweepError) as caught:
+        load_sweep(folder / "sweep.yaml")
+    assert message in str(caught.value) and str(caught.value).startswith(str(folder / "sweep.yaml"))
+
+
+def test_sweep_file_defaults_and_config_globs(folder: Path) -> None:
+    sweep = parse_sweep("suite: suite.yaml\nconfigs:\n  - scan-*\n  - parity_check-length\n  - nothing-*\n", "s.yaml", folder)
+    assert (sweep.encodings, sweep.presets, sweep.seeds, sweep.retries, sweep.gpus, sweep.cpus) == (("rope",), ("small",), (0,), 2, 0.0, 1.0)
+    assert sweep.suite == folder / "suite.yaml"
+    with pytest.raises(SweepError, match=r"s.yaml line 5: configs\[2\]: 'nothing-\*' matches no config"):
+        sweep.select_configs(["scan-length", "scan-simple", "parity_check-length"])
+    sweep = parse_sweep("suite: suite.yaml\nconfigs:\n  - scan-*\n  - scan-length\n", "s.yaml", folder)
+    assert sweep.select_configs(["scan-simple", "parity_check-length", "scan-length"]) == ["scan-length", "scan-simple"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    configs=st.lists(st.sampled_from(["scan-length", "scan-mcd", "parity_check-length", "a-b-c"]), min_size=1, max_size=4, unique=True),
+    encodings=st.lists(st.sampled_from(["rope", "nope", "alibi"]), min_size=1, max_size=3, unique=True),
+    presets=st.lists(st.sampled_from(["tiny", "small"]), min_size=1, max_size=2, unique=True),
+    seeds=st.lists(st.integers(0, 99), min_size=1, max_size=3, unique=True),
+)
+def test_the_run_matrix_is_the_full_product_with_distinct_directories(configs, encodings, presets, seeds) -> None:
+    runs = plan_runs("/rel", configs, encodings, presets, seeds, {"steps": 5, "lr": 0.01}, "/out")
+    assert len(runs) == len(configs) * len(encodings) * len(presets) * len(seeds)
+    assert len({r.out for r in runs}) == len(runs) and all(r.out == f"/out/runs/{r.name}" for r in runs)
+    assert {(r.config, r.settings["pos"], r.settings["preset"], r.settings["seeds"][0]) for r in runs} == {
+        (c, e, p, s) for c in configs for e in encodings for p in presets for s in seeds
+    }
+    assert all(r.settings["steps"] == 5 and r.settings["lr"] == 0.01 and len(r.settings["seeds"]) == 1 for r in runs)
+
+
+def test_cli_refuses_bad_sweeps_with_exit_2_and_writes_nothing(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "bad.yaml").write_text(sweep_text("suite: suite.yaml", fail_once={"run": "no-such-run", "step": 2}))
+    assert main(["sweep", str(folder / "bad.yaml"), "--out", str(folder / "out")]) == 2
+    assert "fail_once.run: no run is named 'no-such-run'" in capsys.readouterr().err
+    (folder / "odd.yaml").write_text(sweep_text("suite: suite.yaml", train={**TRAIN, "d_model": 31}))
+    assert main(["sweep", str(folder / "odd.yaml"), "--out", str(folder / "out2")]) == 2
+    assert "odd.yaml: train: d_model (31) must be divisible by heads (2)" in capsys.readouterr().err
+    # every encoding x preset is checked, not only the first runs' (tiny's heads of 64 / 64 = 1 dimension)
+    (folder / "late.yaml").write_text(sweep_text("suite: suite.yaml", presets=["small", "tiny"], seeds=[0, 1], train={"heads": 64}))
+    assert main(["sweep", str(folder / "late.yaml"), "--out", str(folder / "out2")]) == 2
+    assert "late.yaml: train: the head size d_model/heads = 1 must be even" in capsys.readouterr().err
+    (folder / "full").mkdir()
+    (folder / "full" / "mine.txt").write_text("keep")
+    assert main(["sweep", str(folder / "bad.yaml"), "--out", str(folder / "full")]) == 2
+    assert "not a sweep directory" in capsys.readouterr().err
+    assert sorted(p.name for p in (folder / "full").iterdir()) == ["mine.txt"]
+    assert main(["sweep", "no-such-sweep", "--out", str(folder / "out3")]) == 2
+    assert not any((folder / name).exists() for name in ("out", "out2", "out3"))
+
+
+def test_the_gpu_protocol_is_a_shipped_sweep() -> None:
+    sweep = load_sweep(find_sweep("gpu-protocol"))
+    assert sweep.suite is not None and sweep.suite.name == "gpu-protocol-suite.yaml"
+    assert 0 < sweep.gpus < 1 and sweep.overrides["steps"] >= 1000
+    from gengap.suite import load_suite
+
+    names = [e["name"] for e in load_suite(sweep.suite)["entries"]]
+    configs = sweep.select_configs(names)
+    assert len(configs) == 12 and "scan-mcd_dc0300" in configs and "parity_check-length" in configs
+    assert len(configs) * len(sweep.encodings) * len(sweep.presets) * len(sweep.seeds) == 72
+
+
+# -- sweeps on Ray -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray runtime with 2 CPUs, started by the test (gengap sweep uses a runtime
+    that is already up and leaves it up; its worker processes are reused)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_sweep_on_ray_survives_a_killed_worker_and_resumes(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """4 tiny runs, 2 at a time; the worker of one is killed at step 6 (checkpoint at 4) on its
+    first attempt; Ray retries it and it resumes. Its run directory equals `gengap train`'s."""
+    (folder / "sweep.yaml").write_text(sweep_text("suite: suite.yaml", retries=2, fail_once={"run": KILLED, "step": 6}))
+    out = folder / "out"
+    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "4 runs: 4 trained, 0 already finished, 0 failed" in captured.out
+    assert (out / ".sweep" / f"fail_once-{KILLED}").exists()  # the worker did end itself
+    state = json.loads((out / "sweep.json").read_text())
+    assert [r["status"] for r in state["runs"]] == ["done"] * 4
+    report = (out / "report.md").read_text()
+    for config in ("reverse_string-length", "parity_check-length"):
+        for pos in ("rope", "nope"):
+            assert f"| {config} | {pos} | tiny | 8 | 1 |" in report
+    assert (out / "report.png").exists()
+
+    killed = out / "runs" / KILLED
+    solo = folder / "solo"
+    args = ["train", str(out / "release"), "--config", "reverse_string-length", "--pos", "nope", "--preset", "tiny", "--steps", "8",
+            "--seeds", "0", "--eval-every", "4", "--eval-examples", "8", "--layers", "1", "--d-model", "32", "--heads", "2",
+            "--batch-size", "16", "--device", "cpu", "--out", str(solo)]
+    assert main(args) == 0
+    files = lambda root: sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())  # noqa: E731
+    assert files(killed) == files(solo)
+    for name in ("run.json", "tokenizer.json"):
+        assert (killed / name).read_bytes() == (solo / name).read_bytes()
+    assert without_timing(json.loads((killed / "results.json").read_text())) == without_timing(json.loads((solo / "results.json").read_text()))
+    assert without_timing(read_lines(killed / "metrics.jsonl")) == without_timing(read_lines(solo / "metrics.jsonl"))
+    assert [row["step"] for row in read_lines(killed / "metrics.jsonl")] == [4, 8]
+
+    before = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()}
+    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "2"]) == 0
+    assert "4 runs: 0 trained, 4 already finished, 0 failed" in capsys.readouterr().out
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()} == before  # no training, nothing rewritten
+
+
+def test_a_run_that_keeps_failing_is_recorded_and_the_sweep_goes_on(local_ray, folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = sweep_text("suite: suite.yaml", retries=0, fail_once={"run": KILLED, "step": 6})
+    (folder / "sweep.yaml").write_text(text.replace('"*-length"', '"reverse_string-length"'))
+    out = folder / "out"
+    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "2"]) == 1
+    captured = capsys.readouterr()
+    assert f"gengap: error: run {KILLED} failed: " in captured.err
+    assert "2 runs: 1 trained, 0 already finished, 1 failed" in captured.out
+    runs = {r["name"]: r for r in json.loads((out / "sweep.json").read_text())["runs"]}
+    assert runs[KILLED]["status"] == "failed" and runs[KILLED]["error"]
+    assert runs["reverse_string-length-rope-tiny-seed0"]["status"] == "done"
+    assert not (out / "runs" / KILLED / "results.json").exists()
+    assert (out / "runs" / KILLED / "seed-0" / "checkpoint.pt").exists()  # step 4's
+    assert "| reverse_string-length | rope |" in (out / "report.md").read_text()
+    # the next invocation resumes the failed run from its checkpoint (the hook fired already),
+    # from another process connected to the running runtime as to a cluster (--address)
+    address = local_ray.get_runtime_context().gcs_address
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(out), "--address", address]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2 runs: 1 trained, 1 already finished, 0 failed" in done.stdout
+    assert [row["step"] for row in read_lines(out / "runs" / KILLED / "metrics.jsonl")] == [4, 8]
+    assert "| reverse_string-length | nope |" in (out / "report.md").read_text()
