@@ -130,6 +130,13 @@ def test_exclusion_never_leaks_and_drops_nothing_else(seed: int, picks: set[int]
     plain = RecordStream.fixed("parity_check", params, seed, block_size=50)
     filtered = RecordStream.fixed("parity_check", params, seed, exclusion)
     filtered = RecordStream(filtered.task, filtered.levels, seed, exclusion, block_size=50)
+    # a run of block_size (50) excluded positions stops the stream with an error by contract
+    banned_flags = [r["input"] in banned for _, _, r in itertools.takewhile(lambda t: t[0] < 450, plain.iterate())]
+    longest = max((len(list(run)) for flag, run in itertools.groupby(banned_flags) if flag), default=0)
+    if longest >= 50:
+        with pytest.raises(ValueError, match="positions in a row are excluded"):
+            list(itertools.takewhile(lambda t: t[0] < 400, filtered.iterate()))
+        return
     kept = list(itertools.takewhile(lambda t: t[0] < 400, filtered.iterate()))
     assert not any(r["input"] in banned for _, _, r in kept)
     expected = [(p, r) for p, _, r in itertools.takewhile(lambda t: t[0] < 400, plain.iterate()) if r["input"] not in banned]
