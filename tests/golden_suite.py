@@ -42,8 +42,8 @@ entries:
   - {task: scan, split: graded, strategy: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 20000, compound_divergence: [0.3]}}
 """
 
-FINGERPRINT = "44483dd14f6674543277b4007be56ee84d372481ccf313ff61a9b7c76bd1ee1e"
-MANIFEST = "94301c3c16e6589db630086745055c3838321dee03e8ba6deaf004bc498a067e"
+FINGERPRINT = "04aa2f342066c266d7f1744a777d388aced7a710d7f01f4bf344e0def11091b3"
+MANIFEST = "235b306b6ab3fd1b52d6407ca31baa5ac3b6f24b2fe282cc275101683be54eab"
 
 
 def build() -> tuple[str, str]:
