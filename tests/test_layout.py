@@ -66,3 +66,17 @@ def test_old_path_works_in_a_fresh_interpreter_before_the_new_one() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
+
+
+def test_every_package_is_in_the_distribution() -> None:
+    """A non-editable install carries only the packages pyproject lists: every directory of
+    the project with an __init__.py must be one of them (generators.tasks was once missing)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in ROOT.rglob("__init__.py")
+        if path.parent.relative_to(ROOT).parts[0] in {p.split(".")[0] for p in listed}
+    }
+    assert found == listed
