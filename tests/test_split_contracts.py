@@ -18,10 +18,10 @@ from generators import get_task
 from splits import SplitError, generate_records, sample_length_split, sample_level_split, split
 from splits.api import get_strategy, make_options, parse_options, records_of_batch, sample_split, space_warnings
 from splits.atoms import atoms_source, record_atoms, record_compounds
-from splits.base import carve_validation, divergence_report, input_groups, part_summary
+from splits.base import build_report, carve_validation, divergence_report, input_groups, part_summary
 from splits.divergence import chernoff_coefficient
 from splits.mcd import TEST, TRAIN, UNUSED, search
-from splits.novelty import annotate, bucket, novelty_summary
+from splits.novelty import annotate, bucket, novelty_summary, seen_items
 
 from tests.test_guarantees import _rare_atom_pool, toy
 
@@ -349,3 +349,53 @@ def test_unreachable_targets_are_errors(pool: list[dict[str, Any]]) -> None:
     options = {"train_size": 150, "test_size": 60, "steps": 200, "validation_fraction": 0, "atom_divergence_max": 0.05}
     with pytest.raises(SplitError, match=r"^compound divergence target 0.99 not reached within \+-0.01: got 0\.\d{4} after 200 steps \(targets range"):
         split(pool, "mcd", {**options, "compound_divergence": 0.99}, seed=0)
+
+
+# -- survivors of the issue 17 mutation run (docs/mutation-testing.md) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def scan_records() -> dict[str, dict[str, Any]]:
+    """The 102 single-command SCAN records, by input."""
+    task = get_task("scan")
+    return {r["input"]: r for r in task.enumerate(task.make_params({"max_conjuncts": 1})).records("scan")}
+
+
+def test_abstract_lexical_reaches_novelty_and_templates(scan_records: dict[str, dict[str, Any]]) -> None:
+    """"walk around right" has six compounds; beside "walk around left" and "walk left" in train,
+    five are unseen as written (all but C -> S(S -> V(_))) and none once lexical items are *."""
+    pool = [scan_records[text] for text in ("walk around left", "walk around right", "walk left")]
+    options = {"atom": "right", "validation_fraction": 0}
+    lexical = split(pool, "holdout", options)
+    structural = split(pool, "holdout", {**options, "abstract_lexical": True})
+    assert [r["input"] for r in structural.test] == ["walk around right"]
+    assert lexical.test[0]["novelty"] == {"unseen_compounds": 5, "unseen_atoms": 1}
+    assert structural.test[0]["novelty"] == {"unseen_compounds": 0, "unseen_atoms": 1}
+    assert annotate({"train": pool[:1], "test": pool[1:2]}, True)["test"][0]["novelty"]["unseen_compounds"] == 0
+    assert "V -> D[1] around D[2](U -> walk(walk),around,left)" in seen_items(pool[:1])[1]  # lexical by default
+    report = build_report("x", {}, None, {"train": pool[:1], "validation": [], "test": pool[1:2]})
+    assert report["compounds"] == "lexical"  # abstract_lexical defaults to False
+    template = {"template": "V -> D[1] around D[2](U -> walk(*),*,*)", "abstract_lexical": True, "validation_fraction": 0}
+    held = split(pool, "holdout", template)
+    assert ([r["input"] for r in held.train], [r["input"] for r in held.test]) == (["walk left"], ["walk around left", "walk around right"])
+
+
+def test_holdout_of_co_occurring_atoms_has_no_default_primitive() -> None:
+    pool = [toy(1, "a b"), toy(2, "a"), toy(3, "b c")]
+    with pytest.raises(SplitError, match="^primitive_repeats needs option primitive"):
+        split(pool, "holdout", {"atom": "a+b", "primitive_repeats": 1})
+
+
+def test_mcd_defaults_and_an_exact_atom_bound() -> None:
+    """test_size defaults to a tenth of the distinct inputs; D_A = 0 exactly meets a bound of 0
+    (one atom everywhere: no warning)."""
+    pool = [toy(i, " ".join(["a"] * (i + 1))) for i in range(20)]
+    result = split(pool, "mcd", {"train_size": 10, "steps": 50, "atom_divergence_max": 0.0, "validation_fraction": 0})
+    assert (len(result.train), len(result.test)) == (10, 2)
+    assert result.report["atom_divergence"] == 0.0 and result.report["warnings"] == []
+
+
+def test_sampled_splits_report_their_strategy() -> None:
+    length = sample_length_split("parity_check", (1, 4), (5, 6), {"train": 6, "validation": 0, "test": 3}, seed=0)
+    level = sample_level_split("parity_check", 2, {"train": 6, "validation": 0, "test": 3}, seed=0)
+    assert (length.report["strategy"], level.report["strategy"]) == ("length", "difficulty")
