@@ -293,6 +293,16 @@ def test_chernoff_coefficient_by_hand() -> None:
         chernoff_coefficient({"a": 1}, {"a": 0}, 0.5)
 
 
+def test_chernoff_coefficient_at_its_limits() -> None:
+    """Only items on both sides count: at alpha = 1 the coefficient is P's mass on Q's support,
+    at alpha = 0 Q's mass on P's support (the limits of p^a q^(1-a), where 0^0 would give 1).
+    P = (1/2, 1/2) over {a, b}, Q = (1/4, 3/4) over {b, c}; then P' = (1/4, 1/4, 1/2) over
+    {a, b, d}, so that the smaller mapping, the one iterated, is Q."""
+    p, q, p3 = {"a": 1, "b": 1}, {"b": 1, "c": 3}, {"a": 1, "b": 1, "d": 2}
+    assert chernoff_coefficient(p, q, 1.0) == 0.5 and chernoff_coefficient(p, q, 0.0) == 0.25
+    assert chernoff_coefficient(p3, q, 1.0) == 0.25 and chernoff_coefficient(p3, q, 0.0) == 0.25
+
+
 # -- MCD ----------------------------------------------------------------------------------------
 
 
