@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from generators import get_task
 from splits import SplitError, generate_records, sample_length_split, sample_level_split, split
@@ -301,6 +302,17 @@ def test_chernoff_coefficient_at_its_limits() -> None:
     p, q, p3 = {"a": 1, "b": 1}, {"b": 1, "c": 3}, {"a": 1, "b": 1, "d": 2}
     assert chernoff_coefficient(p, q, 1.0) == 0.5 and chernoff_coefficient(p, q, 0.0) == 0.25
     assert chernoff_coefficient(p3, q, 1.0) == 0.25 and chernoff_coefficient(p3, q, 0.0) == 0.25
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcdefghijk"), st.integers(1, 9), min_size=1),
+    st.dictionaries(st.sampled_from("abcdefghijk"), st.integers(1, 9), min_size=1),
+    st.sampled_from([0.1, 0.5]),
+)
+def test_chernoff_coefficient_stays_in_the_unit_interval(p: dict[str, int], q: dict[str, int], alpha: float) -> None:
+    """Also where the float sum overshoots 1: for two halves each term is 0.5000000000000001."""
+    assert 0.0 <= chernoff_coefficient(p, q, alpha) <= 1.0
+    assert chernoff_coefficient({"a": 1, "b": 1}, {"a": 1, "b": 1}, 0.5) == 1.0
 
 
 # -- MCD ----------------------------------------------------------------------------------------
