@@ -383,3 +383,43 @@ def test_plain_verify_rejects_test_inputs_seen_in_train(release: Path, tmp_path:
     _forge(copy, "data/scan-length/test.jsonl", lambda rs: rs + train[:2], cards=True)
     assert main(["verify", str(copy)]) == 1
     assert "2 test inputs also occur in train or validation" in capsys.readouterr().err
+
+
+# -- verify and check_rendered piece by piece (survivors of the issue 17 mutation run) ---------
+
+
+def test_first_difference_names_the_path() -> None:
+    from gengap.verify import first_difference
+
+    assert first_difference({"a": {"b": [1, {"c": 2}]}}, {"a": {"b": [1, {"c": 3}]}}) == "a.b[1].c"
+    assert first_difference({"a": [1, 2, 3]}, {"a": [1]}) == "a[1]"  # the shorter list ends there
+    assert first_difference({"x": 1}, {"x": 1, "y": 2}) == "y" and first_difference({"x": 1}, {"y": 1}) == "x"
+    assert first_difference([1], [1.0]) == "[0]" and first_difference(1, 2) == "(top)"
+    assert first_difference({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]}) is None
+
+
+def test_verify_counts_files_and_reads_a_damaged_checksum_file(tmp_path: Path) -> None:
+    import hashlib
+
+    from gengap.verify import verify_release
+
+    assert verify_release(tmp_path / "nowhere").problems == [f"{tmp_path / 'nowhere'} is not a directory"]
+    for name, text in (("a.txt", "one"), ("b.txt", "two")):
+        (tmp_path / name).write_text(text)
+    lines = "".join(f"{hashlib.sha256(t.encode()).hexdigest()}  {n}\n" for n, t in (("a.txt", "one"), ("b.txt", "two")))
+    (tmp_path / "SHA256SUMS").write_bytes(lines.encode() + b"\xff\xfe not utf-8\n")
+    report = verify_release(tmp_path)
+    assert (report.checked, report.changed, report.extra) == (2, [], [])
+    assert report.missing == ["manifest.json"] and report.problems == ["SHA256SUMS line 3 is malformed"]
+
+
+def test_check_rendered_refuses_a_record_of_another_task() -> None:
+    from generators import BlockPlan, dumps_record, get_task
+    from gengap.release import ReleaseError, check_rendered
+
+    task = get_task("reverse_string")
+    record = next(r for b in BlockPlan("reverse_string", task.level(1), 1, 0).batches() for r in b.records("reverse_string"))
+    entry = {"name": "c", "task": "parity_check"}
+    message = "c: train.jsonl line 1: task 'reverse_string' is not the config's task 'parity_check' (nothing was written)"
+    with pytest.raises(ReleaseError, match=f"^{re.escape(message)}$"):
+        check_rendered(entry, {"train": (dumps_record(record) + "\n").encode()})
