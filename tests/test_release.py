@@ -423,3 +423,20 @@ def test_check_rendered_refuses_a_record_of_another_task() -> None:
     message = "c: train.jsonl line 1: task 'reverse_string' is not the config's task 'parity_check' (nothing was written)"
     with pytest.raises(ReleaseError, match=f"^{re.escape(message)}$"):
         check_rendered(entry, {"train": (dumps_record(record) + "\n").encode()})
+
+
+def test_entries_keep_their_test_levels_and_caps_keep_the_pool_order() -> None:
+    from gengap.release import build_entry, subsample
+    from gengap.suite import parse_suite
+
+    suite = parse_suite(SUITE, "<tiny>")
+    entries = {e["task"]: e for e in suite["entries"]}
+    level = build_entry(entries["multiplication"], suite["seed"])
+    assert level.report["options"]["test_levels"] == [3]  # not the default 3..10
+    whole = build_entry(entries["addition"], suite["seed"])
+    capped = subsample(whole, {"train": 5}, 1)
+    assert len(whole.train) > 5 and [r["input"] for r in capped.train] == sorted(
+        (r["input"] for r in capped.train), key=[r["input"] for r in whole.train].index
+    )
+    assert [len(p) for p in (capped.train, capped.validation, capped.test)] == [5, len(whole.validation), len(whole.test)]
+    assert capped.report["capped_to"] == {"train": 5} and capped.report["sizes"]["train"] == 5
