@@ -440,3 +440,17 @@ def test_entries_keep_their_test_levels_and_caps_keep_the_pool_order() -> None:
     )
     assert [len(p) for p in (capped.train, capped.validation, capped.test)] == [5, len(whole.validation), len(whole.test)]
     assert capped.report["capped_to"] == {"train": 5} and capped.report["sizes"]["train"] == 5
+
+
+def test_regenerate_reports_cards_it_cannot_render(release: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the cards cannot be rendered (no matplotlib), --regenerate reports it: the data
+    are rebuilt without cards, the cards once, from the aligned manifest."""
+    from gengap import release as release_module, verify
+    from gengap.release import ReleaseError
+
+    def fail(manifest: dict, directory: Path) -> list[str]:
+        raise ReleaseError("matplotlib is not installed")
+
+    monkeypatch.setattr(release_module, "write_cards", fail)
+    monkeypatch.setattr(verify, "write_cards", fail)
+    assert verify.regenerate_and_compare(release).problems == ["cannot rebuild the cards: matplotlib is not installed"]
