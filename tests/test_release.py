@@ -411,6 +411,9 @@ def test_verify_counts_files_and_reads_a_damaged_checksum_file(tmp_path: Path) -
     report = verify_release(tmp_path)
     assert (report.checked, report.changed, report.extra) == (2, [], [])
     assert report.missing == ["manifest.json"] and report.problems == ["SHA256SUMS line 3 is malformed"]
+    with (tmp_path / "SHA256SUMS").open("ab") as sums:  # listed and missing: still named once
+        sums.write(f"{'0' * 64}  manifest.json\n".encode())
+    assert verify_release(tmp_path).missing == ["manifest.json"]
 
 
 def test_check_rendered_refuses_a_record_of_another_task() -> None:
