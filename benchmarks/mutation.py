@@ -126,6 +126,8 @@ def results(work: Path, chosen: dict[str, list[str]]) -> dict[str, dict[str, str
 def table(status: dict[str, dict[str, str]], totals: dict[str, int]) -> str:
     rows = ["| file | killed | survived | timeout | no tests | other | run / all mutants | score |", "|---|---|---|---|---|---|---|---|"]
     for path, by_name in status.items():
+        if not by_name:
+            continue  # none of this file's mutants was chosen
         counts = Counter(by_name.values())
         counts["other"] = sum(v for k, v in counts.items() if k not in COLUMNS[:-1])
         run = len(by_name)
