@@ -8,6 +8,7 @@ output that releases depend on (a split is a fixed function of pool, options and
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from typing import Any
 
@@ -22,7 +23,7 @@ from splits.atoms import atoms_source, record_atoms, record_compounds
 from splits.base import build_report, carve_validation, divergence_report, input_groups, part_summary
 from splits.divergence import chernoff_coefficient
 from splits.mcd import TEST, TRAIN, UNUSED, search
-from splits.novelty import annotate, bucket, novelty_summary, seen_items
+from splits.novelty import annotate, bucket, novelty_summary, record_novelty, seen_items
 
 from tests.test_guarantees import _rare_atom_pool, toy
 
@@ -83,7 +84,11 @@ def test_range_checks_by_hand() -> None:
             split(pool, "difficulty", {"feature": "f", **options})
     with pytest.raises(SplitError, match=r"^difficulty split needs option train_max \(or level_max with a generated task\)$"):
         split(pool, "difficulty", {"feature": "f"})
-    with pytest.raises(SplitError, match="^level_max splits generate each side from its levels: use a suite entry"):
+    level_max = (
+        "level_max splits generate each side from its levels: use a suite entry with level_max "
+        "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
+    )
+    with pytest.raises(SplitError, match=f"^{re.escape(level_max)}$"):
         split(pool, "difficulty", {"feature": "f", "level_max": 2})
     with pytest.raises(SplitError, match="has no difficulty feature 'g'"):
         split(pool, "difficulty", {"feature": "g", "train_max": 2})
@@ -394,6 +399,8 @@ def test_abstract_lexical_reaches_novelty_and_templates(scan_records: dict[str, 
     assert lexical.test[0]["novelty"] == {"unseen_compounds": 5, "unseen_atoms": 1}
     assert structural.test[0]["novelty"] == {"unseen_compounds": 0, "unseen_atoms": 1}
     assert annotate({"train": pool[:1], "test": pool[1:2]}, True)["test"][0]["novelty"]["unseen_compounds"] == 0
+    assert annotate({"train": pool[:1], "test": pool[1:2]})["test"][0]["novelty"]["unseen_compounds"] == 5  # lexical by default
+    assert record_novelty(pool[0], *seen_items(pool[:1])) == {"unseen_compounds": 0, "unseen_atoms": 0}  # lexical on both sides
     assert "V -> D[1] around D[2](U -> walk(walk),around,left)" in seen_items(pool[:1])[1]  # lexical by default
     report = build_report("x", {}, None, {"train": pool[:1], "validation": [], "test": pool[1:2]})
     assert report["compounds"] == "lexical"  # abstract_lexical defaults to False
@@ -421,3 +428,4 @@ def test_sampled_splits_report_their_strategy() -> None:
     length = sample_length_split("parity_check", (1, 4), (5, 6), {"train": 6, "validation": 0, "test": 3}, seed=0)
     level = sample_level_split("parity_check", 2, {"train": 6, "validation": 0, "test": 3}, seed=0)
     assert (length.report["strategy"], level.report["strategy"]) == ("length", "difficulty")
+
