@@ -395,6 +395,8 @@ def test_first_difference_names_the_path() -> None:
     assert first_difference({"a": [1, 2, 3]}, {"a": [1]}) == "a[1]"  # the shorter list ends there
     assert first_difference({"x": 1}, {"x": 1, "y": 2}) == "y" and first_difference({"x": 1}, {"y": 1}) == "x"
     assert first_difference([1], [1.0]) == "[0]" and first_difference(1, 2) == "(top)"
+    assert first_difference({"a": {"x": 1}}, {"a": {}}) == "a.x"  # a key missing below the top
+    assert first_difference({"a": {"x": 1}}, {"a": [1]}) == "a" and first_difference({"a": [1]}, {"a": 5}) == "a"
     assert first_difference({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]}) is None
 
 
