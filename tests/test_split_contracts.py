@@ -429,3 +429,26 @@ def test_sampled_splits_report_their_strategy() -> None:
     level = sample_level_split("parity_check", 2, {"train": 6, "validation": 0, "test": 3}, seed=0)
     assert (length.report["strategy"], level.report["strategy"]) == ("length", "difficulty")
 
+
+
+def test_sampled_split_reports_by_hand() -> None:
+    """parity_check has 2 + 4 inputs of lengths 1 and 2 (8 drawn: duplicates certain) and 8 of
+    length 3 (3 drawn: more than a tenth of them)."""
+    sizes = {"train": 8, "validation": 0, "test": 3}
+    report = sample_length_split("parity_check", (1, 2), (3, 3), sizes, seed=5).report
+    assert (report["sampled"], report["seed"]) == (True, 5)
+    assert report["train_params"] == [{"min_length": 1, "max_length": 2}]
+    assert report["test_params"] == [{"min_length": 3, "max_length": 3}]
+    assert report["warnings"] == [
+        "train side: 8 examples drawn from only 6 distinct inputs: duplicates are certain",
+        "test side: 3 examples drawn from 8 distinct inputs: expect many duplicates",
+    ]
+    for train_range, test_range in (((3, 4), (1, 3)), ((1, 4), (2, 3))):  # touching or inside: overlap
+        with pytest.raises(SplitError, match="overlap"):
+            sample_length_split("parity_check", train_range, test_range, sizes)
+    seeds = [digest(sample_length_split("parity_check", (1, 4), (5, 6), sizes, **s).train) for s in ({}, {"seed": 0})]
+    assert seeds[0] == seeds[1]  # the default seed is 0
+    levels = [sample_level_split("parity_check", m, sizes).report["options"]["level_max"] for m in (1, 9)]
+    assert levels == [1, 9] and digest(sample_level_split("parity_check", 1, sizes).train) == digest(
+        sample_level_split("parity_check", 1, sizes, seed=0).train
+    )
