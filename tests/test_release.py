@@ -459,3 +459,21 @@ def test_regenerate_reports_cards_it_cannot_render(release: Path, monkeypatch: p
     monkeypatch.setattr(release_module, "write_cards", fail)
     monkeypatch.setattr(verify, "write_cards", fail)
     assert verify.regenerate_and_compare(release).problems == ["cannot rebuild the cards: matplotlib is not installed"]
+
+
+def test_compare_files_names_what_only_one_side_has(tmp_path: Path) -> None:
+    from gengap.verify import VerifyReport, _compare_files
+
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for root, files in ((ours, {"a.txt": "same", "plots/p.png": "1", "only_ours.txt": "x", "SHA256SUMS": "1"}),
+                        (theirs, {"a.txt": "same", "plots/p.png": "2", "only_theirs.txt": "y", "SHA256SUMS": "2"})):
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+    report = VerifyReport()
+    _compare_files(ours, theirs, {}, {}, report)
+    assert report.notes == ["plots/p.png differs from the rebuild (plots depend on the matplotlib version)"]
+    assert report.problems == [
+        "regenerate: only_ours.txt is not produced by the rebuild",
+        "regenerate: the rebuild produces only_theirs.txt, which the release lacks",
+    ]

@@ -452,3 +452,9 @@ def test_sampled_split_reports_by_hand() -> None:
     assert levels == [1, 9] and digest(sample_level_split("parity_check", 1, sizes).train) == digest(
         sample_level_split("parity_check", 1, sizes, seed=0).train
     )
+
+
+def test_report_overlap_counts_test_records_seen_in_train_or_validation() -> None:
+    test = [toy(3, "a x"), toy(4, "b x"), toy(5, "b x"), toy(6, "c x")]
+    parts = {"train": [toy(1, "a x")], "validation": [toy(2, "b x")], "test": test}
+    assert build_report("x", {}, 0, parts)["overlap"] == 3
