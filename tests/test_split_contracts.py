@@ -404,6 +404,9 @@ def test_abstract_lexical_reaches_novelty_and_templates(scan_records: dict[str, 
     assert "V -> D[1] around D[2](U -> walk(walk),around,left)" in seen_items(pool[:1])[1]  # lexical by default
     report = build_report("x", {}, None, {"train": pool[:1], "validation": [], "test": pool[1:2]})
     assert report["compounds"] == "lexical"  # abstract_lexical defaults to False
+    lexical_dc = divergence_report(pool[:1], pool[1:2], False)["compound_divergence"]
+    assert divergence_report(pool[:1], pool[1:2])["compound_divergence"] == lexical_dc
+    assert divergence_report(pool[:1], pool[1:2], True)["compound_divergence"] != lexical_dc
     template = {"template": "V -> D[1] around D[2](U -> walk(*),*,*)", "abstract_lexical": True, "validation_fraction": 0}
     held = split(pool, "holdout", template)
     assert ([r["input"] for r in held.train], [r["input"] for r in held.test]) == (["walk left"], ["walk around left", "walk around right"])
@@ -458,3 +461,9 @@ def test_report_overlap_counts_test_records_seen_in_train_or_validation() -> Non
     test = [toy(3, "a x"), toy(4, "b x"), toy(5, "b x"), toy(6, "c x")]
     parts = {"train": [toy(1, "a x")], "validation": [toy(2, "b x")], "test": test}
     assert build_report("x", {}, 0, parts)["overlap"] == 3
+
+
+def test_split_seed_defaults_to_zero() -> None:
+    pool = [toy(i, f"w{i} x") for i in range(20)]
+    default, zero = split(pool, "iid", {"validation_fraction": 0}), split(pool, "iid", {"validation_fraction": 0}, seed=0)
+    assert digest(default.test) == digest(zero.test) and default.report["seed"] == 0
