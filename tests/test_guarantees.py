@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from generators import BlockPlan, get_task, task_names
 from gengap.checking import record_problem
@@ -170,3 +171,32 @@ def test_every_level_generates_records_that_pass_every_check(name: str) -> None:
         longest = max(longest, max(r["difficulty"]["input_length"] for r in records))
     if by_length:  # the sequence tasks reach past the training range of Deletang et al.
         assert longest > 60
+
+
+# Oracles written here, from the input tokens alone: a generator and its solver that agree on
+# a wrong answer (both flipped above 60 tokens) pass every check that compares the two.
+ORACLES = {
+    "parity_check": lambda tokens: str(tokens.count("1") % 2),
+    "even_pairs": lambda tokens: "1" if tokens[0] != tokens[-1] else "0",
+    "reverse_string": lambda tokens: " ".join(reversed(tokens)),
+    "duplicate_string": lambda tokens: " ".join(tokens + tokens),
+    "bucket_sort": lambda tokens: " ".join(sorted(tokens, key=int)),
+    "addition": lambda tokens: " ".join(str(
+        int("".join(tokens[: tokens.index("+")])) + int("".join(tokens[tokens.index("+") + 1 :]))
+    )),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORACLES))
+@settings(max_examples=4)
+@given(level=st.integers(6, 10), seed=st.integers(0, 2**32 - 1))
+def test_long_inputs_get_the_oracles_answer(name: str, level: int, seed: int) -> None:
+    """Kills: flipping parity targets above 60 tokens, in the generator alone or in the
+    generator and its solver together (levels 6..10: every input is longer than 60 tokens)."""
+    task = get_task(name)
+    records = [r for b in BlockPlan(name, task.level(level), 20, seed).batches() for r in b.records(name)]
+    for record in records:
+        tokens = record["input"].split()
+        if "min_length" in task.default_params().to_dict():
+            assert len(tokens) > 60
+        assert record["target"] == ORACLES[name](tokens), record["input"][:80]

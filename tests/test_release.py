@@ -383,3 +383,97 @@ def test_plain_verify_rejects_test_inputs_seen_in_train(release: Path, tmp_path:
     _forge(copy, "data/scan-length/test.jsonl", lambda rs: rs + train[:2], cards=True)
     assert main(["verify", str(copy)]) == 1
     assert "2 test inputs also occur in train or validation" in capsys.readouterr().err
+
+
+# -- verify and check_rendered piece by piece (survivors of the issue 17 mutation run) ---------
+
+
+def test_first_difference_names_the_path() -> None:
+    from gengap.verify import first_difference
+
+    assert first_difference({"a": {"b": [1, {"c": 2}]}}, {"a": {"b": [1, {"c": 3}]}}) == "a.b[1].c"
+    assert first_difference({"a": [1, 2, 3]}, {"a": [1]}) == "a[1]"  # the shorter list ends there
+    assert first_difference({"x": 1}, {"x": 1, "y": 2}) == "y" and first_difference({"x": 1}, {"y": 1}) == "x"
+    assert first_difference([1], [1.0]) == "[0]" and first_difference(1, 2) == "(top)"
+    assert first_difference({"a": {"x": 1}}, {"a": {}}) == "a.x"  # a key missing below the top
+    assert first_difference({"a": {"x": 1}}, {"a": [1]}) == "a" and first_difference({"a": [1]}, {"a": 5}) == "a"
+    assert first_difference({"a": [1, {"b": None}]}, {"a": [1, {"b": None}]}) is None
+
+
+def test_verify_counts_files_and_reads_a_damaged_checksum_file(tmp_path: Path) -> None:
+    import hashlib
+
+    from gengap.verify import verify_release
+
+    assert verify_release(tmp_path / "nowhere").problems == [f"{tmp_path / 'nowhere'} is not a directory"]
+    for name, text in (("a.txt", "one"), ("b.txt", "two")):
+        (tmp_path / name).write_text(text)
+    lines = "".join(f"{hashlib.sha256(t.encode()).hexdigest()}  {n}\n" for n, t in (("a.txt", "one"), ("b.txt", "two")))
+    (tmp_path / "SHA256SUMS").write_bytes(lines.encode() + b"\xff\xfe not utf-8\n")
+    report = verify_release(tmp_path)
+    assert (report.checked, report.changed, report.extra) == (2, [], [])
+    assert report.missing == ["manifest.json"] and report.problems == ["SHA256SUMS line 3 is malformed"]
+    with (tmp_path / "SHA256SUMS").open("ab") as sums:  # listed and missing: still named once
+        sums.write(f"{'0' * 64}  manifest.json\n".encode())
+    assert verify_release(tmp_path).missing == ["manifest.json"]
+
+
+def test_check_rendered_refuses_a_record_of_another_task() -> None:
+    from generators import BlockPlan, dumps_record, get_task
+    from gengap.release import ReleaseError, check_rendered
+
+    task = get_task("reverse_string")
+    record = next(r for b in BlockPlan("reverse_string", task.level(1), 1, 0).batches() for r in b.records("reverse_string"))
+    entry = {"name": "c", "task": "parity_check"}
+    message = "c: train.jsonl line 1: task 'reverse_string' is not the config's task 'parity_check' (nothing was written)"
+    with pytest.raises(ReleaseError, match=f"^{re.escape(message)}$"):
+        check_rendered(entry, {"train": (dumps_record(record) + "\n").encode()})
+
+
+def test_entries_keep_their_test_levels_and_caps_keep_the_pool_order() -> None:
+    from gengap.release import build_entry, subsample
+    from gengap.suite import parse_suite
+
+    suite = parse_suite(SUITE, "<tiny>")
+    entries = {e["task"]: e for e in suite["entries"]}
+    level = build_entry(entries["multiplication"], suite["seed"])
+    assert level.report["options"]["test_levels"] == [3]  # not the default 3..10
+    whole = build_entry(entries["addition"], suite["seed"])
+    capped = subsample(whole, {"train": 5}, 1)
+    assert len(whole.train) > 5 and [r["input"] for r in capped.train] == sorted(
+        (r["input"] for r in capped.train), key=[r["input"] for r in whole.train].index
+    )
+    assert [len(p) for p in (capped.train, capped.validation, capped.test)] == [5, len(whole.validation), len(whole.test)]
+    assert capped.report["capped_to"] == {"train": 5} and capped.report["sizes"]["train"] == 5
+
+
+def test_regenerate_reports_cards_it_cannot_render(release: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the cards cannot be rendered (no matplotlib), --regenerate reports it: the data
+    are rebuilt without cards, the cards once, from the aligned manifest."""
+    from gengap import release as release_module, verify
+    from gengap.release import ReleaseError
+
+    def fail(manifest: dict, directory: Path) -> list[str]:
+        raise ReleaseError("matplotlib is not installed")
+
+    monkeypatch.setattr(release_module, "write_cards", fail)
+    monkeypatch.setattr(verify, "write_cards", fail)
+    assert verify.regenerate_and_compare(release).problems == ["cannot rebuild the cards: matplotlib is not installed"]
+
+
+def test_compare_files_names_what_only_one_side_has(tmp_path: Path) -> None:
+    from gengap.verify import VerifyReport, _compare_files
+
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for root, files in ((ours, {"a.txt": "same", "plots/p.png": "1", "only_ours.txt": "x", "SHA256SUMS": "1"}),
+                        (theirs, {"a.txt": "same", "plots/p.png": "2", "only_theirs.txt": "y", "SHA256SUMS": "2"})):
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+    report = VerifyReport()
+    _compare_files(ours, theirs, {}, {}, report)
+    assert report.notes == ["plots/p.png differs from the rebuild (plots depend on the matplotlib version)"]
+    assert report.problems == [
+        "regenerate: only_ours.txt is not produced by the rebuild",
+        "regenerate: the rebuild produces only_theirs.txt, which the release lacks",
+    ]

@@ -8,20 +8,22 @@ output that releases depend on (a split is a fixed function of pool, options and
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from generators import get_task
 from splits import SplitError, generate_records, sample_length_split, sample_level_split, split
 from splits.api import get_strategy, make_options, parse_options, records_of_batch, sample_split, space_warnings
 from splits.atoms import atoms_source, record_atoms, record_compounds
-from splits.base import carve_validation, divergence_report, input_groups, part_summary
+from splits.base import build_report, carve_validation, divergence_report, input_groups, part_summary
 from splits.divergence import chernoff_coefficient
 from splits.mcd import TEST, TRAIN, UNUSED, search
-from splits.novelty import annotate, bucket, novelty_summary
+from splits.novelty import annotate, bucket, novelty_summary, record_novelty, seen_items
 
 from tests.test_guarantees import _rare_atom_pool, toy
 
@@ -82,7 +84,11 @@ def test_range_checks_by_hand() -> None:
             split(pool, "difficulty", {"feature": "f", **options})
     with pytest.raises(SplitError, match=r"^difficulty split needs option train_max \(or level_max with a generated task\)$"):
         split(pool, "difficulty", {"feature": "f"})
-    with pytest.raises(SplitError, match="^level_max splits generate each side from its levels: use a suite entry"):
+    level_max = (
+        "level_max splits generate each side from its levels: use a suite entry with level_max "
+        "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
+    )
+    with pytest.raises(SplitError, match=f"^{re.escape(level_max)}$"):
         split(pool, "difficulty", {"feature": "f", "level_max": 2})
     with pytest.raises(SplitError, match="has no difficulty feature 'g'"):
         split(pool, "difficulty", {"feature": "g", "train_max": 2})
@@ -293,6 +299,27 @@ def test_chernoff_coefficient_by_hand() -> None:
         chernoff_coefficient({"a": 1}, {"a": 0}, 0.5)
 
 
+def test_chernoff_coefficient_at_its_limits() -> None:
+    """Only items on both sides count: at alpha = 1 the coefficient is P's mass on Q's support,
+    at alpha = 0 Q's mass on P's support (the limits of p^a q^(1-a), where 0^0 would give 1).
+    P = (1/2, 1/2) over {a, b}, Q = (1/4, 3/4) over {b, c}; then P' = (1/4, 1/4, 1/2) over
+    {a, b, d}, so that the smaller mapping, the one iterated, is Q."""
+    p, q, p3 = {"a": 1, "b": 1}, {"b": 1, "c": 3}, {"a": 1, "b": 1, "d": 2}
+    assert chernoff_coefficient(p, q, 1.0) == 0.5 and chernoff_coefficient(p, q, 0.0) == 0.25
+    assert chernoff_coefficient(p3, q, 1.0) == 0.25 and chernoff_coefficient(p3, q, 0.0) == 0.25
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcdefghijk"), st.integers(1, 9), min_size=1),
+    st.dictionaries(st.sampled_from("abcdefghijk"), st.integers(1, 9), min_size=1),
+    st.sampled_from([0.1, 0.5]),
+)
+def test_chernoff_coefficient_stays_in_the_unit_interval(p: dict[str, int], q: dict[str, int], alpha: float) -> None:
+    """Also where the float sum overshoots 1: for two halves each term is 0.5000000000000001."""
+    assert 0.0 <= chernoff_coefficient(p, q, alpha) <= 1.0
+    assert chernoff_coefficient({"a": 1, "b": 1}, {"a": 1, "b": 1}, 0.5) == 1.0
+
+
 # -- MCD ----------------------------------------------------------------------------------------
 
 
@@ -405,3 +432,94 @@ def test_atom_divergence_never_ends_above_its_bound(pool: list[dict[str, Any]], 
         reference = 1.0 - chernoff_coefficient(train, test, 0.5)
         assert result.atom_divergence == pytest.approx(reference, abs=1e-12)
         assert reference <= bound + 1e-12, (target, reference)
+
+
+# -- survivors of the issue 17 mutation run (docs/mutation-testing.md) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def scan_records() -> dict[str, dict[str, Any]]:
+    """The 102 single-command SCAN records, by input."""
+    task = get_task("scan")
+    return {r["input"]: r for r in task.enumerate(task.make_params({"max_conjuncts": 1})).records("scan")}
+
+
+def test_abstract_lexical_reaches_novelty_and_templates(scan_records: dict[str, dict[str, Any]]) -> None:
+    """"walk around right" has six compounds; beside "walk around left" and "walk left" in train,
+    five are unseen as written (all but C -> S(S -> V(_))) and none once lexical items are *."""
+    pool = [scan_records[text] for text in ("walk around left", "walk around right", "walk left")]
+    options = {"atom": "right", "validation_fraction": 0}
+    lexical = split(pool, "holdout", options)
+    structural = split(pool, "holdout", {**options, "abstract_lexical": True})
+    assert [r["input"] for r in structural.test] == ["walk around right"]
+    assert lexical.test[0]["novelty"] == {"unseen_compounds": 5, "unseen_atoms": 1}
+    assert structural.test[0]["novelty"] == {"unseen_compounds": 0, "unseen_atoms": 1}
+    assert annotate({"train": pool[:1], "test": pool[1:2]}, True)["test"][0]["novelty"]["unseen_compounds"] == 0
+    assert annotate({"train": pool[:1], "test": pool[1:2]})["test"][0]["novelty"]["unseen_compounds"] == 5  # lexical by default
+    assert record_novelty(pool[0], *seen_items(pool[:1])) == {"unseen_compounds": 0, "unseen_atoms": 0}  # lexical on both sides
+    assert "V -> D[1] around D[2](U -> walk(walk),around,left)" in seen_items(pool[:1])[1]  # lexical by default
+    report = build_report("x", {}, None, {"train": pool[:1], "validation": [], "test": pool[1:2]})
+    assert report["compounds"] == "lexical"  # abstract_lexical defaults to False
+    lexical_dc = divergence_report(pool[:1], pool[1:2], False)["compound_divergence"]
+    assert divergence_report(pool[:1], pool[1:2])["compound_divergence"] == lexical_dc
+    assert divergence_report(pool[:1], pool[1:2], True)["compound_divergence"] != lexical_dc
+    template = {"template": "V -> D[1] around D[2](U -> walk(*),*,*)", "abstract_lexical": True, "validation_fraction": 0}
+    held = split(pool, "holdout", template)
+    assert ([r["input"] for r in held.train], [r["input"] for r in held.test]) == (["walk left"], ["walk around left", "walk around right"])
+
+
+def test_holdout_of_co_occurring_atoms_has_no_default_primitive() -> None:
+    pool = [toy(1, "a b"), toy(2, "a"), toy(3, "b c")]
+    with pytest.raises(SplitError, match="^primitive_repeats needs option primitive"):
+        split(pool, "holdout", {"atom": "a+b", "primitive_repeats": 1})
+
+
+def test_mcd_defaults_and_an_exact_atom_bound() -> None:
+    """test_size defaults to a tenth of the distinct inputs; D_A = 0 exactly meets a bound of 0
+    (one atom everywhere: no warning)."""
+    pool = [toy(i, " ".join(["a"] * (i + 1))) for i in range(20)]
+    result = split(pool, "mcd", {"train_size": 10, "steps": 50, "atom_divergence_max": 0.0, "validation_fraction": 0})
+    assert (len(result.train), len(result.test)) == (10, 2)
+    assert result.report["atom_divergence"] == 0.0 and result.report["warnings"] == []
+
+
+def test_sampled_splits_report_their_strategy() -> None:
+    length = sample_length_split("parity_check", (1, 4), (5, 6), {"train": 6, "validation": 0, "test": 3}, seed=0)
+    level = sample_level_split("parity_check", 2, {"train": 6, "validation": 0, "test": 3}, seed=0)
+    assert (length.report["strategy"], level.report["strategy"]) == ("length", "difficulty")
+
+
+
+def test_sampled_split_reports_by_hand() -> None:
+    """parity_check has 2 + 4 inputs of lengths 1 and 2 (8 drawn: duplicates certain) and 8 of
+    length 3 (3 drawn: more than a tenth of them)."""
+    sizes = {"train": 8, "validation": 0, "test": 3}
+    report = sample_length_split("parity_check", (1, 2), (3, 3), sizes, seed=5).report
+    assert (report["sampled"], report["seed"]) == (True, 5)
+    assert report["train_params"] == [{"min_length": 1, "max_length": 2}]
+    assert report["test_params"] == [{"min_length": 3, "max_length": 3}]
+    assert report["warnings"] == [
+        "train side: 8 examples drawn from only 6 distinct inputs: duplicates are certain",
+        "test side: 3 examples drawn from 8 distinct inputs: expect many duplicates",
+    ]
+    for train_range, test_range in (((3, 4), (1, 3)), ((1, 4), (2, 3))):  # touching or inside: overlap
+        with pytest.raises(SplitError, match="overlap"):
+            sample_length_split("parity_check", train_range, test_range, sizes)
+    seeds = [digest(sample_length_split("parity_check", (1, 4), (5, 6), sizes, **s).train) for s in ({}, {"seed": 0})]
+    assert seeds[0] == seeds[1]  # the default seed is 0
+    levels = [sample_level_split("parity_check", m, sizes).report["options"]["level_max"] for m in (1, 9)]
+    assert levels == [1, 9] and digest(sample_level_split("parity_check", 1, sizes).train) == digest(
+        sample_level_split("parity_check", 1, sizes, seed=0).train
+    )
+
+
+def test_report_overlap_counts_test_records_seen_in_train_or_validation() -> None:
+    test = [toy(3, "a x"), toy(4, "b x"), toy(5, "b x"), toy(6, "c x")]
+    parts = {"train": [toy(1, "a x")], "validation": [toy(2, "b x")], "test": test}
+    assert build_report("x", {}, 0, parts)["overlap"] == 3
+
+
+def test_split_seed_defaults_to_zero() -> None:
+    pool = [toy(i, f"w{i} x") for i in range(20)]
+    default, zero = split(pool, "iid", {"validation_fraction": 0}), split(pool, "iid", {"validation_fraction": 0}, seed=0)
+    assert digest(default.test) == digest(zero.test) and default.report["seed"] == 0
