@@ -516,6 +516,19 @@ def _silence_stdout() -> None:
         pass
 
 
+def _interruption(err: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM during whose cleanup `err` was raised, if any (e.g. a worker
+    pipe broken while the pool shuts down): the run was interrupted, whatever came after."""
+    seen: set[int] = set()
+    cause = err.__context__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__context__
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     with terminate_as_interrupt():
@@ -527,10 +540,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (UsageError, BaselineError, HarnessError) as err:
             print(f"gengap: error: {err}", file=sys.stderr)
             return 2
-        except BrokenPipeError:
-            _silence_stdout()
-            return 0
         except OSError as err:
+            interruption = _interruption(err)
+            if isinstance(interruption, Terminated):
+                print("gengap: terminated", file=sys.stderr)
+                return TERMINATION_EXIT_CODE
+            if interruption is not None:
+                print("gengap: interrupted", file=sys.stderr)
+                return INTERRUPT_EXIT_CODE
+            if isinstance(err, BrokenPipeError):
+                _silence_stdout()
+                return 0
             _silence_stdout_if_broken()
             print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
             return 2

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gengap.cli import main
+from gengap.signals import Terminated
 from gengap.staging import parse_staging_name, process_alive
 from tests.test_output_discipline import TINY, slow_gengap, wait_for
 
@@ -115,3 +116,42 @@ def test_workers_end_when_the_parent_is_killed_before_they_start() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert result.returncode == 1 and "still here" not in result.stdout
+
+
+def _raise_during_cleanup(first: BaseException, second: OSError):
+    def command(args) -> int:  # noqa: ANN001
+        try:
+            raise first
+        finally:
+            raise second  # e.g. a worker pipe that breaks while the pool shuts down
+
+    return command
+
+
+@pytest.mark.parametrize(
+    ("first", "code", "message"),
+    [(KeyboardInterrupt(), 130, "gengap: interrupted"), (Terminated(), 143, "gengap: terminated")],
+)
+def test_an_error_raised_while_an_interrupt_cleans_up_still_exits_as_interrupted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], first: BaseException, code: int, message: str
+) -> None:
+    """A broken pipe raised during the cleanup of Ctrl-C once made gengap exit 0 (the stdout
+    broken-pipe rule), so an interrupted run looked finished."""
+    import gengap.cli
+
+    monkeypatch.setattr(gengap.cli, "cmd_list", _raise_during_cleanup(first, BrokenPipeError(32, "Broken pipe")))
+    assert gengap.cli.main(["list"]) == code
+    assert capsys.readouterr().err.strip() == message
+    monkeypatch.setattr(gengap.cli, "cmd_list", _raise_during_cleanup(first, OSError(5, "I/O error")))
+    assert gengap.cli.main(["list"]) == code
+
+
+def test_a_broken_stdout_pipe_alone_still_exits_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gengap.cli
+
+    def command(args) -> int:  # noqa: ANN001
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(gengap.cli, "cmd_list", command)
+    monkeypatch.setattr(gengap.cli, "_silence_stdout", lambda: None)
+    assert gengap.cli.main(["list"]) == 0
