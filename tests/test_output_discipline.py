@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -57,12 +58,20 @@ def gengap(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
     return subprocess.run([sys.executable, "-m", "gengap.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C handled as by a foreground command, even when the tests run with
+    SIGINT ignored (a background job of a non-interactive shell inherits SIG_IGN, and Python
+    then never raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def slow_gengap(seconds: float, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", SLOW_GENGAP, str(seconds), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     )
 
 
