@@ -27,7 +27,7 @@ with :class:`Words` and interprets its trees with :func:`interpret` from here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection, Mapping
 
 from generators.derivation import Tree
 from generators.tasks import _cogs_lexicon as lex
@@ -113,25 +113,33 @@ class Words:
         return self.i == len(self.words)
 
 
-def _det_noun(words: Words) -> list[Any]:
-    det, word = words.take(), words.take()
-    noun = _NOUN_OF.get(word)
-    if det not in DETERMINERS or noun is None:
-        raise ValueError(f"expected a determiner and a noun, got {det!r} {word!r}")
-    return [DET_RULE, det, noun]
-
-
-def _np(words: Words) -> list[Any]:
-    if words.peek() in _NAMES:
+def read_noun_phrase(
+    words: Words, names: Collection[str], noun_of: Mapping[str, str], prepositions: Collection[str]
+) -> list[Any]:
+    """NP -> name | det noun (prep det noun)*, the PPs nested to the right; `noun_of` maps a
+    sentence's noun to its lemma (the vocabulary of the grammar reading it)."""
+    if words.peek() in names:
         return [NAME_RULE, words.take()]
-    top = node = _det_noun(words)
-    while words.peek() in PREPOSITIONS:
+
+    def det_noun() -> list[Any]:
+        det, word = words.take(), words.take()
+        noun = noun_of.get(word)
+        if det not in DETERMINERS or noun is None:
+            raise ValueError(f"expected a determiner and a noun, got {det!r} {word!r}")
+        return [DET_RULE, det, noun]
+
+    top = node = det_noun()
+    while words.peek() in prepositions:
         prep = words.take()
-        inner = _det_noun(words)
+        inner = det_noun()
         node[0] = DET_PP_RULE
         node.append([PP_RULE, prep, inner])
         node = inner
     return top
+
+
+def _np(words: Words) -> list[Any]:
+    return read_noun_phrase(words, _NAMES, _NOUN_OF, PREPOSITIONS)
 
 
 def _passive(words: Words) -> list[Any]:

@@ -77,7 +77,7 @@ from generators.params import Params, knob
 from generators.registry import register
 from generators.sequences import uniform_stream
 from generators.task import Task
-from generators.tasks._cogs_grammar import Words, interpret  # noqa: F401  (interpret: the shared LF builder)
+from generators.tasks._cogs_grammar import Words, interpret, read_noun_phrase  # noqa: F401  (interpret: the shared LF builder)
 
 # -- lexicon ----------------------------------------------------------------------------
 
@@ -394,9 +394,8 @@ class CogsLike(Task[CogsParams]):
 # -- the reference parser (independent of generate); interpret is _cogs_grammar's ----------
 
 _NAME_SET = frozenset(NAMES)
-_NOUN_SET = frozenset(NOUNS)
+_NOUN_OF = {noun: noun for noun in NOUNS}  # this fragment writes nouns as their lemmas
 _PREP_SET = frozenset(PREPOSITIONS)
-_DETS = ("a", "the")
 _PAST: dict[str, dict[str, str]] = {}  # past form -> {verb class: lemma}
 for _cls, _table in (*_VERBS.items(), ("cp", COMPLEMENT)):
     for _entry in _table:
@@ -405,24 +404,8 @@ _PARTICIPLE = {entry[2]: ("trans", entry[0]) for entry in TRANSITIVE}
 _PARTICIPLE.update({entry[2]: ("dat", entry[0]) for entry in DATIVE})
 
 
-def _parse_det_noun(words: Words) -> list[Any]:
-    det, noun = words.take(), words.take()
-    if det not in _DETS or noun not in _NOUN_SET:
-        raise ValueError(f"expected a determiner and a noun, got {det!r} {noun!r}")
-    return [DET_RULE, det, noun]
-
-
 def _parse_np(words: Words) -> list[Any]:
-    if words.peek() in _NAME_SET:
-        return [NAME_RULE, words.take()]
-    top = node = _parse_det_noun(words)
-    while words.peek() in _PREP_SET:
-        prep = words.take()
-        inner = _parse_det_noun(words)
-        node[0] = DET_PP_RULE
-        node.append([PP_RULE, prep, inner])
-        node = inner
-    return top
+    return read_noun_phrase(words, _NAME_SET, _NOUN_OF, _PREP_SET)
 
 
 def parse_sentence(text: str) -> Tree:
