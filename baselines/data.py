@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from baselines.errors import BaselineError
+from generators.jsonl import read_records
 
 PARTS = ("train", "validation", "test")
 Record = dict[str, Any]
@@ -92,22 +93,7 @@ def subset(records: Sequence[Record], limit: int | None) -> list[Record]:
 
 def read_jsonl(path: Path) -> list[Record]:
     """Records of a JSONL file; BaselineError naming the first bad line."""
-    records: list[Record] = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as err:
-        raise BaselineError(f"cannot read {path}: {err.strerror}") from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise BaselineError(f"{path}: line {number} is not valid JSON") from None
-            check_record(record, f"{path}: line {number}")
-            records.append(record)
-    return records
+    return read_records(path, BaselineError, check_record)
 
 
 def check_record(record: Any, where: str) -> None:

@@ -1,4 +1,4 @@
-"""Serialize a Batch to JSONL bytes, vectorized over the batch.
+"""Serialize a Batch to JSONL bytes, vectorized over the batch; read JSONL records back.
 
 The line format is fixed so that output is byte-identical wherever it is produced:
 keys in the order id, task, input, target, difficulty (input_length, output_length, then
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,6 +21,28 @@ from generators.text import ZERO, as_matrix
 _ESCAPED = np.zeros(256, dtype=bool)
 _ESCAPED[1:32] = True
 _ESCAPED[[34, 92]] = True  # '"' and '\\'
+
+
+def read_records(path: Path, error: type[Exception], check: Callable[[Any, str], None]) -> list[Record]:
+    """The records of a JSONL file, blank lines skipped. A file that cannot be opened or a
+    line that is not JSON raises `error` naming it; check(record, "<path>: line <n>") raises
+    for a record its caller does not accept."""
+    records: list[Record] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as err:
+        raise error(f"cannot read {path}: {err.strerror}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                raise error(f"{path}: line {number} is not valid JSON") from None
+            check(record, f"{path}: line {number}")
+            records.append(record)
+    return records
 
 
 def dumps_record(record: Record) -> str:

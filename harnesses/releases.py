@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from generators.jsonl import read_records
 from harnesses.errors import HarnessError
 
 PARTS = ("train", "validation", "test")
@@ -114,20 +115,9 @@ def read_jsonl(path: Path) -> list[Record]:
     """Records of a JSONL file ([] when it is missing); HarnessError naming the first bad line."""
     if not path.exists():
         return []
-    records: list[Record] = []
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as err:
-        raise HarnessError(f"cannot read {path}: {err.strerror}") from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                raise HarnessError(f"{path}: line {number} is not valid JSON") from None
-            if not isinstance(record, dict) or not all(isinstance(record.get(k), str) and record[k].split() for k in ("input", "target")):
-                raise HarnessError(f"{path}: line {number}: a record needs non-empty input and target strings")
-            records.append(record)
-    return records
+    return read_records(path, HarnessError, _check_record)
+
+
+def _check_record(record: Any, where: str) -> None:
+    if not isinstance(record, dict) or not all(isinstance(record.get(k), str) and record[k].split() for k in ("input", "target")):
+        raise HarnessError(f"{where}: a record needs non-empty input and target strings")
