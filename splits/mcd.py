@@ -294,6 +294,7 @@ class _Chain:
         self.refresh_every = max(REFRESH_EVERY, n // 40)  # refresh cost grows with the pool
         self.steps = 0
         self.accepted = 0
+        self.guided: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # refreshed on the chain's first step
 
     def objective(self, dc: float, da: float, unseen_atoms: int) -> float:
         fit = dc if self.target is None else -abs(dc - self.target)
@@ -313,7 +314,7 @@ class _Chain:
         chain's own count."""
         rng, assignment, members, position = self.rng, self.assignment, self.members, self.position
         atom_side, compound_side, kinds = self.atom_side, self.compound_side, self.kinds
-        guided = self.guided if self.steps else {}
+        guided = self.guided
         for _ in range(steps):
             if self.reached():
                 break
