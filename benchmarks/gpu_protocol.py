@@ -82,7 +82,7 @@ def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[s
         for name in scan:
             strategy, options = SCAN_SPLITS[name]
             if strategy == "mcd" and smoke:
-                options = {**options, "steps": 60000}  # a target search stops when it is met
+                options = {**options, "steps": 1_000_000}  # a target search stops when it is met
             result = split(records, strategy, options)
             out[name] = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
     for name in (n for n in names if n in CHOMSKY):

@@ -71,13 +71,13 @@ class RunSpec:
 @dataclass(frozen=True)
 class Scale:
     steps: int
-    mcd_steps: int
+    mcd_steps: int | None  # MCD search steps (None: the strategy's default)
     sizes: dict[str, int]
     seeds_main: tuple[int, ...]
     scan_fraction: float  # share of the SCAN pool used (1.0 = all 20,910 commands)
 
 
-FULL = Scale(steps=1500, mcd_steps=600_000, sizes={"train": 5000, "validation": 500, "test": 500}, seeds_main=(0, 1), scan_fraction=1.0)
+FULL = Scale(steps=1500, mcd_steps=None, sizes={"train": 5000, "validation": 500, "test": 500}, seeds_main=(0, 1), scan_fraction=1.0)
 SMOKE = Scale(steps=10, mcd_steps=20000, sizes={"train": 200, "validation": 40, "test": 40}, seeds_main=(0,), scan_fraction=0.1)
 
 
@@ -118,7 +118,7 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
             pool = [r for i, r in enumerate(pool) if i % step == 0 or r["input"] == "jump"]
         strategy = {"scan_iid": "iid", "scan_length": "length", "scan_addprim": "holdout", "scan_mcd": "mcd"}[spec.kind]
         options = dict(spec.args)
-        if strategy == "mcd":
+        if strategy == "mcd" and scale.mcd_steps is not None:
             options["steps"] = scale.mcd_steps
         return split(pool, strategy, options, seed=seed)
     if spec.kind == "length":

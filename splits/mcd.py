@@ -6,32 +6,37 @@ TARGET_TOLERANCE of it) while the atom divergence D_A stays at or below a bound 
 atom of the test set occurs in train.
 
 Search: a chain starts from a random split (train, test, and the rest of the pool unused),
-then repeats moves that exchange one example between two of the three sets (test<->unused,
-train<->unused, train<->test), accepting a move when it does not lower the objective
-D_C - ATOM_PENALTY * max(0, D_A - bound) - (test atoms unseen in train), with -|D_C - target|
-in place of D_C when a target is given (the search then stops once within half the
-tolerance). A move that would add a test atom unseen in train, or raise D_A above its
-bound (or further above it, from a start outside the bound), is rejected, so D_A ends
-within its bound whenever it starts or gets there. A share
-GUIDED_SHARE of the proposals pairs candidates ranked by a first-order estimate of the
-change of the compound Chernoff coefficient (recomputed every few hundred steps); the rest
-are uniform. The uniform share matters: on SCAN at 8,365 / 1,045 and 600,000 steps, 90 %
-guided proposals end at D_C 0.64-0.70 over seeds 0-4 and 30 % at 0.72-0.75; 60 % (the
-default) reached 0.72-0.76 on seeds 0, 1 and 3.
-(Ranking outgoing examples by the exact cost of leaving, coordinated moves that take every
-train holder of a compound out at once, and a greedy construction of the starting split were
-tried and did not beat this.)
+then proposes moves that exchange one example between two of the three sets (test<->unused,
+train<->unused, train<->test). The objective is D_C - ATOM_PENALTY * max(0, D_A - bound) -
+(test atoms unseen in train), with -|D_C - target| in place of D_C when a target is given
+(the search then stops once within half the tolerance). A move that would add a test atom
+unseen in train, or raise D_A above its bound (or further above it, from a start outside
+the bound), is rejected, so D_A ends within its bound whenever it starts or gets there.
+Otherwise a move is accepted when its gain in the objective is at least T * ln(u), u
+uniform (Metropolis at temperature T; T = 0 accepts exactly the moves that do not lower the
+objective). A share GUIDED_SHARE of the proposals pairs candidates ranked by a first-order
+estimate of the change of the compound Chernoff coefficient (recomputed after every
+max(32, test size / 4) accepted moves, and at least every REFRESH_STEPS proposals); the
+rest are uniform. (90 % guided proposals did worse than 60 % and 30 %; ranking outgoing
+examples by the exact cost of leaving, coordinated moves that take every train holder of a
+compound out at once, and a greedy construction of the starting split did not help.)
 
-A single chain stalls at a local optimum that depends on its random start: on SCAN at
-8,365 / 1,045, chains run 650,000 steps with seeds 5-12 ended at D_C 0.712-0.762, half of
-them below 0.75, and their order after 250,000 steps was already nearly their final order
-(measured with a soft atom bound; benchmark seeds 0-4 were not used to choose this). So a
-maximizing search runs CHAINS independent chains for SCREEN_SHARE of its steps in all
-(243,750 each by default) and continues only the best one for the rest; a search with a
-target runs one chain. With the hard bound, seeds 0-4 reach D_C 0.733-0.755 (README).
+Proposals are drawn in batches of one move kind and screened together against the current
+counts (``splits.swap_screen``); those that pass are evaluated exactly, one after another,
+against the counts as they are by then. Screening costs about 3 microseconds a proposal on
+SCAN, against about 30 for the exact evaluation, so a search proposes millions of moves.
 
-Each move is evaluated in time proportional to the number of atoms and compounds of the
-examples it moves: with unnormalized counts c (train) and d (test) and totals P, Q,
+A greedy chain (T = 0) stalls at a local optimum that depends on its random start (on SCAN
+at 8,365 / 1,045, 1,000,000 steps: D_C 0.703-0.761 over seeds 0-4). Annealed chains end
+higher but still vary by seed (8,000,000 steps at T = 1e-5: 0.741-0.801 over seeds 5-12),
+and their order after a fifth of their steps mostly holds. A maximizing search therefore runs CHAINS
+independent chains at T = TEMPERATURE / test size for SCREEN_SHARE of its steps in all
+(1,500,000 each by default), then continues only the best one while T falls linearly to 0;
+a search with a target runs one greedy chain. On SCAN seeds 5-12 this ends at D_C
+0.767-0.803; the benchmark seeds 0-4 reach 0.765-0.790 (README).
+
+Each move is evaluated exactly in time proportional to the number of atoms and compounds of
+the examples it moves: with unnormalized counts c (train) and d (test) and totals P, Q,
 C_a = sum_k c_k^a d_k^(1-a) / (P^a Q^(1-a)), so only the touched terms of the sum and the
 totals change. The running sums are recomputed exactly every few thousand accepted
 moves to keep rounding from drifting. The search is a deterministic function of its inputs
@@ -52,15 +57,20 @@ from generators.seeding import chain_rngs
 from splits.atoms import record_atoms, record_compounds
 from splits.base import Partition, SplitError, SplitOptions, Strategy
 from splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
+from splits.swap_screen import SCREEN_MARGIN, SwapScreen
 
 UNUSED, TRAIN, TEST = 0, 1, 2
-REFRESH_EVERY = 500  # fewest steps between recomputations of the guided candidates
+REFRESH_STEPS = 20_000  # most proposals between recomputations of the guided candidates
+REFRESH_ACCEPTED = 32  # or after max(32, test size // 4) accepted moves, but no sooner than
+REFRESH_GAP = 500  # this many proposals after the last
 CANDIDATES = 64  # guided candidates per side and move kind
 GUIDED_SHARE = 0.6  # share of proposals drawn from the guided candidates (the rest: uniform)
 ATOM_PENALTY = 20.0  # objective weight of atom divergence above its bound
-DEFAULT_STEPS = 1_300_000
+DEFAULT_STEPS = 8_000_000
 CHAINS = 4  # independent chains of a maximizing search
 SCREEN_SHARE = 0.75  # share of the steps spent running every chain before the best one continues
+TEMPERATURE = 0.01  # a maximizing chain's temperature times the test size
+BATCH_MIN, BATCH_MAX = 8, 1024  # swaps drawn and screened together
 TARGET_TOLERANCE = 0.01  # a target compound divergence is met within +- this
 
 
@@ -69,7 +79,7 @@ class McdOptions(SplitOptions):
     train_size: int = knob(0, lo=0, doc="examples on the train side (train + validation); 0 = 80% of the pool")
     test_size: int = knob(0, lo=0, doc="test examples; 0 = 10% of the pool")
     atom_divergence_max: float = knob(0.02, lo=0.0, hi=1.0, doc="bound on atom divergence")
-    steps: int = knob(DEFAULT_STEPS, lo=1, doc="local-search moves proposed (the search is deterministic given the seed)")
+    steps: int = knob(DEFAULT_STEPS, lo=1, doc="local-search moves proposed, over all chains (the search is deterministic given the seed)")
     compound_divergence: float = knob(
         0.0, lo=0.0, hi=1.0, doc="target compound divergence, met within +-0.01 (0 = maximize)"
     )
@@ -138,6 +148,15 @@ class _Side:
     def current(self) -> float:
         return self.divergence(self.chernoff_sum, self.train_total, self.test_total)
 
+    def flush(self) -> None:
+        """Bring train_array / test_array up to date with the per-item lists."""
+        if self.dirty:
+            keys = np.fromiter(self.dirty, dtype=np.int64, count=len(self.dirty))
+            order = keys.tolist()
+            self.train_array[keys] = [self.train[k] for k in order]
+            self.test_array[keys] = [self.test[k] for k in order]
+            self.dirty.clear()
+
     def marginal_costs(self) -> tuple[np.ndarray, np.ndarray]:
         """Approximate change of the Chernoff coefficient if each example joined test / train.
 
@@ -145,11 +164,7 @@ class _Side:
         using unit increments per item and the change of the normalizing totals.
         """
         a = self.alpha
-        if self.dirty:
-            keys = np.fromiter(self.dirty, dtype=np.int64, count=len(self.dirty))
-            self.train_array[keys] = [self.train[k] for k in self.dirty]
-            self.test_array[keys] = [self.test[k] for k in self.dirty]
-            self.dirty.clear()
+        self.flush()
         c, d = self.train_array, self.test_array
         norm = self.train_total**a * self.test_total ** (1.0 - a)
         coefficient = self.chernoff_sum / norm
@@ -227,25 +242,34 @@ def search(
     """Local search for an assignment with D_A <= atom_bound and every test atom seen in train.
 
     Without target: maximize D_C. CHAINS independent chains (generators from
-    :func:`generators.seeding.chain_rngs`) each run SCREEN_SHARE * steps / CHAINS moves; the
-    chain with the best objective then runs the remaining moves (ties: the lowest index).
-    With target: one chain brings D_C to within tolerance / 2 of target and stops. The result
-    states the D_A / D_C reached and the unseen test atoms; callers decide whether that is
-    good enough. ``steps`` is the total of moves proposed over all chains.
+    :func:`generators.seeding.chain_rngs`) each run SCREEN_SHARE * steps / CHAINS moves at
+    temperature TEMPERATURE / test_size; the chain with the best objective then runs the
+    remaining moves while its temperature falls linearly to 0 (ties: the lowest index).
+    With target: one chain at temperature 0 brings D_C to within tolerance / 2 of target and
+    stops. The result states the D_A / D_C reached and the unseen test atoms; callers decide
+    whether that is good enough. ``steps`` is the total of moves proposed over all chains.
     """
     n = len(atoms)
     if train_size + test_size > n:
         raise SplitError(f"train_size + test_size = {train_size + test_size} exceeds the pool of {n}")
     if train_size < 1 or test_size < 1:
         raise SplitError("MCD needs train_size >= 1 and test_size >= 1")
-    atom_rows, compound_rows = _SparseRows(atoms), _SparseRows(compounds)
     start = time.perf_counter()
+    atom_rows, compound_rows = _SparseRows(atoms), _SparseRows(compounds)
+    try:
+        screens = (
+            SwapScreen(atom_rows.indices, atom_rows.values, atom_rows.size, ATOM_ALPHA),
+            SwapScreen(compound_rows.indices, compound_rows.values, compound_rows.size, COMPOUND_ALPHA),
+        )
+    except ValueError as error:
+        raise SplitError(f"MCD: {error}") from None
     if target is not None:
-        chain = _Chain(atom_rows, compound_rows, train_size, test_size, atom_bound, rng, target, tolerance)
+        chain = _Chain(atom_rows, compound_rows, screens, train_size, test_size, atom_bound, rng, target, tolerance)
         chain.run(steps, progress)
         return chain.result(time.perf_counter() - start, chain.steps)
+    temperature = TEMPERATURE / test_size
     chains = [
-        _Chain(atom_rows, compound_rows, train_size, test_size, atom_bound, chain_rng, None, tolerance)
+        _Chain(atom_rows, compound_rows, screens, train_size, test_size, atom_bound, chain_rng, None, tolerance, temperature)
         for chain_rng in chain_rngs(rng, CHAINS)
     ]
     screen = int(steps * SCREEN_SHARE) // CHAINS
@@ -253,27 +277,38 @@ def search(
         chain.run(screen, progress)
     best = max(range(CHAINS), key=lambda i: (chains[i].score, -i))
     chain = chains[best]
-    chain.run(steps - screen * CHAINS, progress)
+    chain.run(steps - screen * CHAINS, progress, cooling=True)
     return chain.result(time.perf_counter() - start, sum(c.steps for c in chains), best)
 
 
 class _Chain:
     """One local-search chain: an assignment of the pool to unused / train / test, the running
-    sums of both sides, and the objective; :meth:`run` proposes moves."""
+    sums of both sides, and the objective; :meth:`run` proposes moves in batches.
+
+    A batch draws up to BATCH_MAX swaps of one move kind, screens them all against the current
+    counts at once (:class:`splits.swap_screen.SwapScreen`), and evaluates the ones that pass
+    exactly, in the order drawn, against the counts as they are by then. A swap is accepted when
+    its exact gain in the objective is at least T * ln(u), u uniform in [0, 1) (Metropolis at
+    temperature T; at T = 0: when it does not lower the objective). The batch size follows the
+    recent acceptance rate, so that about two swaps of a batch pass."""
 
     def __init__(
         self,
         atom_rows: _SparseRows,
         compound_rows: _SparseRows,
+        screens: tuple[SwapScreen, SwapScreen],
         train_size: int,
         test_size: int,
         atom_bound: float,
         rng: np.random.Generator,
         target: float | None,
         tolerance: float,
+        temperature: float = 0.0,
     ) -> None:
         n = len(atom_rows.indices)
         self.rng, self.target, self.tolerance, self.atom_bound = rng, target, tolerance, atom_bound
+        self.temperature = temperature
+        self.atom_screen, self.compound_screen = screens
         assignment = np.zeros(n, dtype=np.int8)
         order = rng.permutation(n)
         assignment[order[:train_size]] = TRAIN
@@ -281,24 +316,25 @@ class _Chain:
         self.assignment = assignment
         self.atom_side = _Side(atom_rows, ATOM_ALPHA, assignment)
         self.compound_side = _Side(compound_rows, COMPOUND_ALPHA, assignment)
-        self.members = {where: list(np.flatnonzero(assignment == where)) for where in (UNUSED, TRAIN, TEST)}
+        self.members = {where: np.flatnonzero(assignment == where) for where in (UNUSED, TRAIN, TEST)}
         self.position = np.zeros(n, dtype=np.int64)
         for items in self.members.values():
-            for i, example in enumerate(items):
-                self.position[example] = i
+            self.position[items] = np.arange(len(items))
         self.unseen = _unseen_test_atoms(self.atom_side)
         self.score = self.objective(self.compound_side.current(), self.atom_side.current(), self.unseen)
-        self.kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if self.members[UNUSED] else [(TRAIN, TEST)]
+        self.kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if len(self.members[UNUSED]) else [(TRAIN, TEST)]
         # with a target below a random split's D_C the search aims lower
         self.lower = target is not None and self.compound_side.current() > target
-        self.refresh_every = max(REFRESH_EVERY, n // 40)  # refresh cost grows with the pool
+        self.refresh_accepted = max(REFRESH_ACCEPTED, test_size // 4)
+        self.last_refresh = (-REFRESH_STEPS, 0)  # (steps, accepted) when the guided candidates were computed
+        self.rate = 0.5  # running acceptance rate of proposals, which sets the batch size
         self.steps = 0
         self.accepted = 0
-        self.guided: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # refreshed on the chain's first step
+        self.guided: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
-    def objective(self, dc: float, da: float, unseen_atoms: int) -> float:
+    def objective(self, dc, da, unseen_atoms):  # floats, or numpy arrays of candidates
         fit = dc if self.target is None else -abs(dc - self.target)
-        return fit - ATOM_PENALTY * max(0.0, da - self.atom_bound) - unseen_atoms
+        return fit - ATOM_PENALTY * np.maximum(0.0, da - self.atom_bound) - unseen_atoms
 
     def reached(self) -> bool:
         return (
@@ -308,60 +344,101 @@ class _Chain:
             and self.unseen == 0
         )
 
-    def run(self, steps: int, progress: Callable[[int, float, float], None] | None = None) -> None:
+    def run(self, steps: int, progress: Callable[[int, float, float], None] | None = None, cooling: bool = False) -> None:
         """Propose up to `steps` moves (fewer when a target is reached), continuing where the
-        last call stopped: guided candidates are refreshed every refresh_every steps of the
-        chain's own count."""
-        rng, assignment, members, position = self.rng, self.assignment, self.members, self.position
-        atom_side, compound_side, kinds = self.atom_side, self.compound_side, self.kinds
-        guided = self.guided
-        for _ in range(steps):
-            if self.reached():
-                break
-            self.steps += 1
-            step = self.steps
-            if step % self.refresh_every == 1 or self.refresh_every == 1:
-                guided = _guided_candidates(compound_side, assignment, kinds, self.lower)
-            first, second = kinds[int(rng.integers(len(kinds)))]
-            if rng.random() < GUIDED_SHARE:
-                outgoing, incoming = guided[(first, second)]
-                x = int(outgoing[int(rng.integers(len(outgoing)))])
-                y = int(incoming[int(rng.integers(len(incoming)))])
-                if assignment[x] != first or assignment[y] != second:
-                    continue  # stale candidate: it moved since the last refresh
-            else:
-                x = members[first][int(rng.integers(len(members[first])))]
-                y = members[second][int(rng.integers(len(members[second])))]
-            moves = [(x, first, second), (y, second, first)]
-            da, a_sum, a_train, a_test, a_touched = atom_side.evaluate(moves)
-            change = sum(
-                (d > 1e-12 and c <= 1e-12) - (atom_side.test[k] > 0 and atom_side.train[k] <= 0)
-                for k, (c, d, _) in a_touched.items()
-            )
-            if change > 0:
-                continue  # a test atom would become unseen in train
-            if da > self.atom_bound and da > atom_side.current():
-                continue  # D_A would rise above its bound (or further above it)
-            dc, c_sum, c_train, c_test, c_touched = compound_side.evaluate(moves)
-            new_score = self.objective(dc, da, self.unseen + change)
-            if new_score >= self.score:
-                atom_side.apply(a_sum, a_train, a_test, a_touched)
-                compound_side.apply(c_sum, c_train, c_test, c_touched)
-                self.unseen += change
-                for example, source, dest in moves:
-                    assignment[example] = dest
-                ix, iy = position[x], position[y]
-                members[first][ix], members[second][iy] = y, x
-                position[x], position[y] = iy, ix
-                self.score = new_score
-                self.accepted += 1
-                if self.accepted % 5000 == 0:
-                    atom_side.recompute(assignment)
-                    compound_side.recompute(assignment)
-                    self.score = self.objective(compound_side.current(), atom_side.current(), self.unseen)
-                if progress is not None and self.accepted % 1000 == 0:
-                    progress(step, compound_side.current(), atom_side.current())
-        self.guided = guided
+        last call stopped. With ``cooling`` the temperature falls linearly from the chain's
+        temperature to 0 over these moves."""
+        begin = self.steps
+        end = begin + steps
+        while self.steps < end and not self.reached():
+            since = self.steps - self.last_refresh[0]
+            if since >= REFRESH_STEPS or (since >= REFRESH_GAP and self.accepted - self.last_refresh[1] >= self.refresh_accepted):
+                self.guided = _guided_candidates(self.compound_side, self.assignment, self.kinds, self.lower)
+                self.last_refresh = (self.steps, self.accepted)
+            size = min(end - self.steps, int(np.clip(2.0 / max(self.rate, 1e-6), BATCH_MIN, BATCH_MAX)))
+            temperature = self.temperature * (end - self.steps) / steps if cooling else self.temperature
+            accepted = self._batch(size, temperature, progress)
+            self.rate = 0.9 * self.rate + 0.1 * accepted / size
+
+    def _batch(self, size: int, temperature: float, progress: Callable[[int, float, float], None] | None) -> int:
+        """Draw, screen and try `size` swaps of one kind; the number accepted."""
+        rng, assignment, members = self.rng, self.assignment, self.members
+        first, second = self.kinds[int(rng.integers(len(self.kinds)))]
+        guided = rng.random(size) < GUIDED_SHARE
+        outgoing, incoming = self.guided[(first, second)]
+        xs = np.where(guided, outgoing[rng.integers(len(outgoing), size=size)], members[first][rng.integers(len(members[first]), size=size)])
+        ys = np.where(guided, incoming[rng.integers(len(incoming), size=size)], members[second][rng.integers(len(members[second]), size=size)])
+        thresholds = temperature * np.log(rng.random(size)) if temperature > 0 else np.zeros(size)
+        batch_start = self.steps
+        self.steps += size
+        to_train = (second == TRAIN) - (first == TRAIN)
+        to_test = (second == TEST) - (first == TEST)
+        atom_side, compound_side = self.atom_side, self.compound_side
+        atom_side.flush()
+        compound_side.flush()
+        live = np.flatnonzero((assignment[xs] == first) & (assignment[ys] == second))  # guided ones may be stale
+        da, change = self.atom_screen.evaluate(
+            atom_side.train_array, atom_side.test_array, atom_side.chernoff_sum, atom_side.train_total,
+            atom_side.test_total, xs[live], ys[live], to_train, to_test, count_unseen=True,
+        )
+        current_da = atom_side.current()
+        keep = (change <= 0) & ~((da > self.atom_bound) & (da > current_da))
+        live, da, change = live[keep], da[keep], change[keep]
+        dc, _ = self.compound_screen.evaluate(
+            compound_side.train_array, compound_side.test_array, compound_side.chernoff_sum,
+            compound_side.train_total, compound_side.test_total, xs[live], ys[live], to_train, to_test,
+        )
+        gain = self.objective(dc, da, self.unseen + change) - self.score
+        accepted = 0
+        for j in live[gain >= thresholds[live] - SCREEN_MARGIN].tolist():
+            x, y = int(xs[j]), int(ys[j])
+            if assignment[x] != first or assignment[y] != second:
+                continue  # an earlier swap of this batch moved it
+            if self._try(x, y, first, second, float(thresholds[j]), progress, batch_start + j + 1):
+                accepted += 1
+                if self.reached():
+                    self.steps = batch_start + j + 1
+                    break
+        return accepted
+
+    def _try(
+        self, x: int, y: int, first: int, second: int, threshold: float,
+        progress: Callable[[int, float, float], None] | None, step: int,
+    ) -> bool:
+        """Evaluate swapping x (in first) with y (in second) exactly; apply it when allowed and
+        its gain is at least threshold."""
+        atom_side, compound_side = self.atom_side, self.compound_side
+        moves = [(x, first, second), (y, second, first)]
+        da, a_sum, a_train, a_test, a_touched = atom_side.evaluate(moves)
+        change = sum(
+            (d > 1e-12 and c <= 1e-12) - (atom_side.test[k] > 0 and atom_side.train[k] <= 0)
+            for k, (c, d, _) in a_touched.items()
+        )
+        if change > 0:
+            return False  # a test atom would become unseen in train
+        if da > self.atom_bound and da > atom_side.current():
+            return False  # D_A would rise above its bound (or further above it)
+        dc, c_sum, c_train, c_test, c_touched = compound_side.evaluate(moves)
+        new_score = float(self.objective(dc, da, self.unseen + change))
+        if new_score - self.score < threshold:
+            return False
+        atom_side.apply(a_sum, a_train, a_test, a_touched)
+        compound_side.apply(c_sum, c_train, c_test, c_touched)
+        self.unseen += change
+        self.assignment[x], self.assignment[y] = second, first
+        members, position = self.members, self.position
+        ix, iy = position[x], position[y]
+        members[first][ix], members[second][iy] = y, x
+        position[x], position[y] = iy, ix
+        self.score = new_score
+        self.accepted += 1
+        if self.accepted % 5000 == 0:
+            atom_side.recompute(self.assignment)
+            compound_side.recompute(self.assignment)
+            self.score = float(self.objective(compound_side.current(), atom_side.current(), self.unseen))
+        if progress is not None and self.accepted % 1000 == 0:
+            progress(step, compound_side.current(), atom_side.current())
+        return True
 
     def result(self, seconds: float, steps: int, chain: int = 0) -> SearchResult:
         self.atom_side.recompute(self.assignment)

@@ -42,8 +42,8 @@ entries:
   - {task: scan, split: graded, strategy: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 20000, compound_divergence: [0.3]}}
 """
 
-FINGERPRINT = "04aa2f342066c266d7f1744a777d388aced7a710d7f01f4bf344e0def11091b3"
-MANIFEST = "235b306b6ab3fd1b52d6407ca31baa5ac3b6f24b2fe282cc275101683be54eab"
+FINGERPRINT = "ef98bad1207f56713447da4b7025cb657771c275e240e34e360f1125989b862f"
+MANIFEST = "d16ccb86e16cdb52b2044fb669f606659fc3d1640dc020423dc01776a81071f6"
 
 
 def build() -> tuple[str, str]:

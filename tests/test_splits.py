@@ -194,7 +194,7 @@ def test_scan_addprim_turn_left(scan_pool: list[dict]) -> None:
     assert all("turn left" in r["input"] for r in result.test)
 
 
-@pytest.mark.slow  # the full 1,300,000-step search (about a minute)
+@pytest.mark.slow  # the full 8,000,000-step search (about 45 s)
 def test_scan_mcd_reaches_the_published_divergence_and_files_agree(scan_pool: list[dict], tmp_path: Path) -> None:
     source = tmp_path / "scan.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in scan_pool))
@@ -207,7 +207,7 @@ def test_scan_mcd_reaches_the_published_divergence_and_files_agree(scan_pool: li
     report = json.loads((out / "report.json").read_text())
     assert report["sizes"] == {"train": 8365, "validation": 0, "test": 1045}
     assert report["atom_divergence"] <= 0.02
-    assert report["compound_divergence"] >= 0.70
+    assert report["compound_divergence"] >= 0.75  # the issue-10 target (seed 0 reaches 0.7744)
     assert report["unseen_atom_count"] == 0 and report["overlap"] == 0
     from splits.base import divergence_report
 
