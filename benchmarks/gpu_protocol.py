@@ -23,7 +23,7 @@ continues. The protocol ends with ``OUT/report.md`` and ``OUT/report.png`` (``ge
 table and plot) and prints the table.
 
 Sizing for one H200 in <= 10 minutes (default; estimated, never run on a GPU: 12
-experiments x 2 encodings x 3 seeds = 72 runs; the five MCD searches take ~3 minutes of CPU
+experiments x 2 encodings x 3 seeds = 72 runs; the five MCD searches take ~1 minute of CPU
 before training starts): preset small (4 layers, d=256), 2,000 steps of
 batch 128, bf16, no torch.compile (compilation costs more than it saves in runs this short),
 8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
