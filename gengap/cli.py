@@ -31,6 +31,7 @@ from harnesses.errors import HarnessError
 from harnesses.export import EXPORT_MARKER, FORMATS, export_release
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
+from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 
@@ -224,7 +225,11 @@ def cmd_split(args: argparse.Namespace) -> int:
     check_output_directory(args.out, args.force, inputs, marker=SPLIT_MARKER)
     records = read_records(args.file)
     try:
-        result = split(records, strategy.name, options, args.seed)
+        if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
+            with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(bar.update):
+                result = split(records, strategy.name, options, args.seed)
+        else:
+            result = split(records, strategy.name, options, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
     warnings = add_warnings(result.report, shortfall_warnings(result.report))

@@ -46,8 +46,10 @@ and the random generator.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -72,6 +74,21 @@ SCREEN_SHARE = 0.75  # share of the steps spent running every chain before the b
 TEMPERATURE = 0.01  # a maximizing chain's temperature times the test size
 BATCH_MIN, BATCH_MAX = 8, 1024  # swaps drawn and screened together
 TARGET_TOLERANCE = 0.01  # a target compound divergence is met within +- this
+
+
+_step_reporter: ContextVar[Callable[[int], object] | None] = ContextVar("mcd_step_reporter", default=None)
+
+
+@contextmanager
+def reporting_steps(callback: Callable[[int], object]) -> Iterator[None]:
+    """Within this context every MCD search calls ``callback(n)`` after each batch with the n
+    moves it just proposed (the calls of one search sum to its ``steps``), e.g. a progress
+    bar's ``update``."""
+    token = _step_reporter.set(callback)
+    try:
+        yield
+    finally:
+        _step_reporter.reset(token)
 
 
 @dataclass(frozen=True)
@@ -348,8 +365,8 @@ class _Chain:
         """Propose up to `steps` moves (fewer when a target is reached), continuing where the
         last call stopped. With ``cooling`` the temperature falls linearly from the chain's
         temperature to 0 over these moves."""
-        begin = self.steps
-        end = begin + steps
+        end = self.steps + steps
+        report = _step_reporter.get()
         while self.steps < end and not self.reached():
             since = self.steps - self.last_refresh[0]
             if since >= REFRESH_STEPS or (since >= REFRESH_GAP and self.accepted - self.last_refresh[1] >= self.refresh_accepted):
@@ -357,8 +374,11 @@ class _Chain:
                 self.last_refresh = (self.steps, self.accepted)
             size = min(end - self.steps, int(np.clip(2.0 / max(self.rate, 1e-6), BATCH_MIN, BATCH_MAX)))
             temperature = self.temperature * (end - self.steps) / steps if cooling else self.temperature
+            before = self.steps
             accepted = self._batch(size, temperature, progress)
             self.rate = 0.9 * self.rate + 0.1 * accepted / size
+            if report is not None:
+                report(self.steps - before)
 
     def _batch(self, size: int, temperature: float, progress: Callable[[int, float, float], None] | None) -> int:
         """Draw, screen and try `size` swaps of one kind; the number accepted."""

@@ -524,3 +524,40 @@ def test_split_seed_defaults_to_zero() -> None:
     pool = [toy(i, f"w{i} x") for i in range(20)]
     default, zero = split(pool, "iid", {"validation_fraction": 0}), split(pool, "iid", {"validation_fraction": 0}, seed=0)
     assert digest(default.test) == digest(zero.test) and default.report["seed"] == 0
+
+
+def test_mcd_searches_report_every_proposed_move(pool: list[dict[str, Any]]) -> None:
+    """Inside reporting_steps a search reports each batch's proposals; they sum to its steps
+    (fewer than the budget when a target stops it early); outside, nothing is reported."""
+    from splits.mcd import reporting_steps
+
+    options = {"train_size": 150, "test_size": 60, "validation_fraction": 0, "atom_divergence_max": 0.05}
+    seen: list[int] = []
+    with reporting_steps(seen.append):
+        result = split(pool, "mcd", {**options, "steps": 4000}, seed=2)
+    assert sum(seen) == 4000 == result.report["search"]["steps"]
+    assert len(seen) > 4 and all(n > 0 for n in seen)
+    seen.clear()
+    with reporting_steps(seen.append):
+        target = split(pool, "mcd", {**options, "steps": 20000, "compound_divergence": 0.45}, seed=7)
+    assert sum(seen) == target.report["search"]["steps"] < 20000
+    seen.clear()
+    split(pool, "mcd", {**options, "steps": 500}, seed=2)
+    assert seen == []
+
+
+def test_gengap_split_shows_the_mcd_search_progress_on_a_terminal(pool: list[dict[str, Any]], tmp_path, capsys, monkeypatch) -> None:
+    import json
+    import sys
+
+    from gengap.cli import main
+
+    source = tmp_path / "pool.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in pool))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    args = ["split", str(source), "--strategy", "mcd", "--out", str(tmp_path / "out")]
+    for option in ("train_size=150", "test_size=60", "steps=3000", "atom_divergence_max=0.05"):
+        args += ["--option", option]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "mcd search" in err and "100%" in err
