@@ -62,6 +62,7 @@ from splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
 from splits.swap_screen import SCREEN_MARGIN, SwapScreen
 
 UNUSED, TRAIN, TEST = 0, 1, 2
+Numeric = float | np.ndarray
 REFRESH_STEPS = 20_000  # most proposals between recomputations of the guided candidates
 REFRESH_ACCEPTED = 32  # or after max(32, test size // 4) accepted moves, but no sooner than
 REFRESH_GAP = 500  # this many proposals after the last
@@ -349,7 +350,8 @@ class _Chain:
         self.accepted = 0
         self.guided: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
-    def objective(self, dc, da, unseen_atoms):  # floats, or numpy arrays of candidates
+    def objective(self, dc: Numeric, da: Numeric, unseen_atoms: Numeric) -> Numeric:
+        """The objective of one state (floats) or of many candidates at once (arrays)."""
         fit = dc if self.target is None else -abs(dc - self.target)
         return fit - ATOM_PENALTY * np.maximum(0.0, da - self.atom_bound) - unseen_atoms
 
