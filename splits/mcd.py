@@ -121,6 +121,7 @@ class _SparseRows:
         self.pairs: list[list[tuple[int, float]]] = [list(zip(i, v)) for i, v in zip(self.indices, self.values)]
         self.totals = [sum(v) for v in self.values]
         lengths = [len(i) for i in self.indices]
+        self.indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         self.flat_rows = np.repeat(np.arange(len(self.indices)), lengths)
         self.flat_indices = np.fromiter((k for row in self.indices for k in row), dtype=np.int64, count=sum(lengths))
         self.flat_values = np.fromiter((v for row in self.values for v in row), dtype=np.float64, count=sum(lengths))
@@ -276,8 +277,8 @@ def search(
     atom_rows, compound_rows = _SparseRows(atoms), _SparseRows(compounds)
     try:
         screens = (
-            SwapScreen(atom_rows.indices, atom_rows.values, atom_rows.size, ATOM_ALPHA),
-            SwapScreen(compound_rows.indices, compound_rows.values, compound_rows.size, COMPOUND_ALPHA),
+            SwapScreen(atom_rows, ATOM_ALPHA),
+            SwapScreen(compound_rows, COMPOUND_ALPHA),
         )
     except ValueError as error:
         raise SplitError(f"MCD: {error}") from None

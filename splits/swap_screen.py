@@ -16,6 +16,8 @@ confirm every candidate the screen passes with that exact evaluation.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 SCREEN_MARGIN = 1e-9  # a swap passes the screen when its estimated gain is above -margin
@@ -24,16 +26,17 @@ SCREEN_MARGIN = 1e-9  # a swap passes the screen when its estimated gain is abov
 class SwapScreen:
     """Rows of one kind of item (atoms or compounds) in CSR form, with power tables."""
 
-    def __init__(self, indices: list[list[int]], values: list[list[float]], size: int, alpha: float) -> None:
-        lengths = np.fromiter((len(row) for row in indices), dtype=np.int64, count=len(indices))
-        self.indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        self.items = np.fromiter((k for row in indices for k in row), dtype=np.int64, count=int(lengths.sum()))
-        flat = np.fromiter((v for row in values for v in row), dtype=np.float64, count=int(lengths.sum()))
+    def __init__(self, rows: Any, alpha: float) -> None:
+        """rows: per-example sparse vectors with ``indptr``, ``flat_indices``, ``flat_values``,
+        ``row_totals`` and ``size`` (``splits.mcd._SparseRows``)."""
+        self.indptr = rows.indptr
+        self.items = rows.flat_indices
+        flat = rows.flat_values
         self.weights = flat.astype(np.int64)
         if not np.array_equal(self.weights, flat) or (self.weights < 0).any():
             raise ValueError("atom and compound counts must be non-negative integers")
-        self.row_totals = np.bincount(np.repeat(np.arange(len(indices)), lengths), flat, minlength=len(indices))
-        self.size = size
+        self.row_totals = rows.row_totals
+        self.size = size = rows.size
         self.alpha = alpha
         largest = int(self.weights.max()) if len(self.weights) else 0
         self.weight_bits = max(1, (2 * largest).bit_length())  # codes hold weights in [-largest, largest]

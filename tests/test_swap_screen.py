@@ -36,7 +36,7 @@ def test_screen_equals_the_exact_evaluation_of_each_swap(seed: int, vocabulary: 
     rows = _SparseRows(counters)
     assignment = rng.permutation(np.repeat(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), [10, 20, 10]))
     side = _Side(rows, alpha, assignment)
-    screen = SwapScreen(rows.indices, rows.values, rows.size, alpha)
+    screen = SwapScreen(rows, alpha)
     for first, second in KINDS:
         xs = rng.choice(np.flatnonzero(assignment == first), size=25)
         ys = rng.choice(np.flatnonzero(assignment == second), size=25)
@@ -59,7 +59,7 @@ def test_screen_of_an_empty_batch_and_a_swap_of_identical_rows() -> None:
     rows = _SparseRows([{"a": 2, "b": 1}, {"a": 2, "b": 1}, {"c": 1}, {"a": 1, "c": 3}])
     assignment = np.array([TRAIN, TEST, TRAIN, TEST], dtype=np.int8)
     side = _Side(rows, 0.1, assignment)
-    screen = SwapScreen(rows.indices, rows.values, rows.size, 0.1)
+    screen = SwapScreen(rows, 0.1)
     state = (side.train_array, side.test_array, side.chernoff_sum, side.train_total, side.test_total)
     empty = np.array([], dtype=np.int64)
     divergence, unseen = screen.evaluate(*state, empty, empty, -1, 1, count_unseen=True)
@@ -72,4 +72,4 @@ def test_counts_must_be_non_negative_integers() -> None:
     for bad in ({"a": 1.5}, {"a": -1}):
         rows = _SparseRows([{"b": 1}, bad])
         with pytest.raises(ValueError, match="non-negative integers"):
-            SwapScreen(rows.indices, rows.values, rows.size, 0.5)
+            SwapScreen(rows, 0.5)

@@ -77,7 +77,18 @@ from generators.params import Params, knob
 from generators.registry import register
 from generators.sequences import uniform_stream
 from generators.task import Task
-from generators.tasks._cogs_grammar import Words, interpret, read_noun_phrase  # noqa: F401  (interpret: the shared LF builder)
+from generators.tasks._cogs_grammar import (  # noqa: F401  (interpret: the shared LF builder)
+    CP_RULE,
+    DET_PP_RULE,
+    DET_RULE,
+    NAME_RULE,
+    PP_RULE,
+    ROOT_RULE,
+    S_RULE,
+    Words,
+    interpret,
+    read_noun_phrase,
+)
 
 # -- lexicon ----------------------------------------------------------------------------
 
@@ -120,13 +131,6 @@ COMPLEMENT = (
 )  # fmt: skip
 
 MAX_DEPTH = 100
-ROOT_RULE = "ROOT -> S ."
-S_RULE = "S -> NP VP"
-NAME_RULE = "NP -> Name"
-DET_RULE = "NP -> Det N"
-DET_PP_RULE = "NP -> Det N PP"
-PP_RULE = "PP -> P NP"
-CP_RULE = "VP -> V_cp that S"
 
 # Innermost constructions: (VP rule, verb class, roles of the subject and the NPs after the verb).
 CONSTRUCTIONS = (
