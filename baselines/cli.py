@@ -17,17 +17,29 @@ from baselines.errors import BaselineError
 
 POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as baselines.models.POSITIONAL
 PRESETS = ("tiny", "small", "base")  # same as baselines.training.PRESETS
+ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")  # same as baselines.architectures
+
+
+def _distinct_integers(text: str, minimum: int, what: str) -> tuple[int, ...]:
+    """'0,1,2' -> (0, 1, 2): distinct comma-separated integers >= minimum (argparse error naming ``what``)."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be comma-separated integers, got {text!r}") from None
+    if not values or min(values) < minimum or len(set(values)) != len(values):
+        kind = "non-negative" if minimum == 0 else "positive"
+        raise argparse.ArgumentTypeError(f"{what} must be distinct {kind} integers, got {text!r}")
+    return values
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
     """'0,1,2' -> (0, 1, 2); distinct non-negative integers."""
-    try:
-        seeds = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seeds must be comma-separated integers, got {text!r}") from None
-    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
-        raise argparse.ArgumentTypeError(f"--seeds must be distinct non-negative integers, got {text!r}")
-    return seeds
+    return _distinct_integers(text, 0, "--seeds")
+
+
+def parse_counts(text: str) -> tuple[int, ...]:
+    """'8,16,32' -> (8, 16, 32); distinct positive integers."""
+    return _distinct_integers(text, 1, "--test-iterations")
 
 
 def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
@@ -54,13 +66,18 @@ def parse_params(options: list[str]) -> tuple[tuple[str, str], ...]:
 
 def add_commands(subparsers: Any) -> None:
     """Add ``train``, ``eval`` and ``report`` to the gengap subcommands."""
-    p = subparsers.add_parser("train", help="train a transformer baseline on one config; ID vs OOD gap")
+    p = subparsers.add_parser("train", help="train a baseline (transformer, RNN, LSTM, stack/tape RNN, looped) on one config; ID vs OOD gap")
     p.add_argument("release", metavar="RELEASE_DIR", nargs="?", help="release directory (data/<config>/*.jsonl) or split directory")
     p.add_argument("--suite", metavar="SUITE.yaml", help="build --config from this suite config in memory instead of reading a release")
     p.add_argument("--config", help="release config (needed when the release has several, and with --suite)")
-    p.add_argument("--pos", choices=POSITIONAL, default="rope", help="positional encoding (default rope)")
+    p.add_argument("--arch", choices=ARCHITECTURES, default="transformer", help="architecture (default transformer)")
+    p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi; looped rope (default) or nope; none for the recurrent ones")
     p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
-    p.add_argument("--steps", type=int, help="training steps (default: the preset's)")
+    p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's)")
+    p.add_argument("--until-id", type=float, metavar="EM", help="stop once validation (ID) exact match reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
+    p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
+    p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
     p.add_argument("--seeds", type=parse_seeds, default=(0,), help="comma-separated seeds, e.g. 0,1,2 (default 0)")
     p.add_argument("--batch-size", type=int, help="training batch size (default: the preset's)")
     p.add_argument("--lr", type=float, help="peak learning rate (default: the preset's)")
@@ -109,7 +126,8 @@ def add_commands(subparsers: Any) -> None:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
-        "pos": "pos", "preset": "preset", "steps": "steps", "seeds": "seeds", "batch_size": "batch_size",
+        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "iterations": "iterations",
+        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
@@ -164,16 +182,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model(results: dict[str, Any]) -> str:
+    """``pos=rope`` for a transformer, ``arch=lstm`` (``arch=looped  pos=rope``) otherwise."""
+    arch = results.get("arch", "transformer")
+    if arch == "transformer":
+        return f"pos={results['pos']}"
+    return f"arch={arch}" + (f"  pos={results['pos']}" if arch == "looped" else "")
+
+
 def summary(results: dict[str, Any]) -> str:
     """A few lines: the run, then ID / OOD exact match and gap per seed and over seeds."""
     lines = [
-        f"{results['config']}  pos={results['pos']}  preset={results['preset']}  steps={results['steps']}  "
-        f"device={results['device']}  tokens/s={results['tokens_per_s']:.0f}"
+        f"{results['config']}  {_model(results)}  preset={results['preset']}  "
+        f"steps={results['steps']}  device={results['device']}  tokens/s={results['tokens_per_s']:.0f}"
     ]
     for seed in results["per_seed"]:
+        stop = ""
+        if seed.get("converged") is not None:
+            stop = f"  {'met' if seed['converged'] else 'did not meet'} --until-id {results['until_id']} (step {seed['stopped_at']})"
         lines.append(
-            f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}"
+            f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}{stop}"
         )
+        for count, figures in (seed.get("by_iterations") or {}).items():
+            lines.append(f"    {count} iterations: ID {figures['id_exact_match']:.3f}  OOD {figures['ood_exact_match']:.3f}  "
+                         f"OOD length score {figures['ood_length_score']:.3f}")
     a = results["aggregate"]
     lines.append(
         f"  mean: ID {a['id_exact_match']['mean']:.3f} ± {a['id_exact_match']['std']:.3f}  "

@@ -19,6 +19,9 @@ Definitions (pure Python, no torch):
   ``"0"``, ``"1"``, ``"2"`` and ``"3+"``; only records that carry novelty are counted, only
   buckets holding records appear (an empty dict when no record carries it);
 - gap = ID exact match - OOD exact match (validation vs test);
+- length score (Deletang et al. 2023): per-token accuracy averaged over the input lengths of a
+  set (each length counts once, however many records it has); over seeds the paper reports
+  the maximum, gengap reports it beside the mean;
 - over seeds: mean, sample standard deviation (0 for one seed), min and max, and the share of
   seeds whose OOD exact match reaches ``SOLVED`` (0.95); per length and per novelty bucket the
   same summary of the seeds' exact matches.
@@ -214,6 +217,25 @@ def gap(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> float:
 PART_HEADLINE = ("id_answer_exact_match", "ood_answer_exact_match", "id_trace_exact_match", "ood_trace_exact_match")
 
 
+def length_score(by_length: Mapping[str, Mapping[str, Any]]) -> float | None:
+    """Per-token accuracy averaged over input lengths (None for a set without records)."""
+    values = [cell["token_accuracy"] for cell in by_length.values() if cell.get("token_accuracy") is not None]
+    return sum(values) / len(values) if values else None
+
+
+def iteration_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
+    """The headline figures of one evaluation (e.g. a looped model at one iteration count), with
+    OOD per-token accuracy per input length."""
+    return {
+        "id_exact_match": id_score["exact_match"],
+        "ood_exact_match": ood_score["exact_match"],
+        "id_token_accuracy": id_score["token_accuracy"],
+        "ood_token_accuracy": ood_score["token_accuracy"],
+        "ood_length_score": length_score(ood_score["by_length"]),
+        "ood_token_accuracy_by_length": {k: v["token_accuracy"] for k, v in ood_score["by_length"].items()},
+    }
+
+
 def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
     """The headline figures of one seed from its ID (validation) and OOD (test) scores (with
     answer and trace exact match per side when both sides hold traced records)."""
@@ -223,6 +245,7 @@ def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> d
         "gap": gap(id_score, ood_score),
         "id_token_accuracy": id_score["token_accuracy"],
         "ood_token_accuracy": ood_score["token_accuracy"],
+        "ood_length_score": length_score(ood_score["by_length"]),
         "by_length": {
             "id": {k: v["exact_match"] for k, v in id_score["by_length"].items()},
             "ood": {k: v["exact_match"] for k, v in ood_score["by_length"].items()},
@@ -248,6 +271,7 @@ def summarize(values: Sequence[float]) -> dict[str, Any]:
 
 
 HEADLINE = ("id_exact_match", "ood_exact_match", "gap", "id_token_accuracy", "ood_token_accuracy")
+ITERATION_HEADLINE = ("id_exact_match", "ood_exact_match", "id_token_accuracy", "ood_token_accuracy", "ood_length_score")
 
 
 def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) -> dict[str, Any]:
@@ -257,6 +281,18 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
     (seeds of runs made before novelty existed have none and are skipped).
     """
     result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
+    # runs made before these figures existed have none of them: summarized over the seeds that do
+    result["ood_length_score"] = summarize([s["ood_length_score"] for s in per_seed if s.get("ood_length_score") is not None])
+    checked = [s["converged"] for s in per_seed if s.get("converged") is not None]
+    result["converged"] = {"met": sum(1 for c in checked if c), "checked": len(checked)}
+    counts = sorted({k for s in per_seed for k in (s.get("by_iterations") or {})}, key=int)
+    if counts:
+        result["by_iterations"] = {
+            k: {name: summarize([s["by_iterations"][k][name] for s in per_seed if k in (s.get("by_iterations") or {})
+                                 and s["by_iterations"][k][name] is not None])
+                for name in ITERATION_HEADLINE}
+            for k in counts
+        }
     if per_seed and all(name in s for s in per_seed for name in PART_HEADLINE):
         result.update({name: summarize([s[name] for s in per_seed]) for name in PART_HEADLINE})
     result["ood_solved_fraction"] = (

@@ -1,4 +1,5 @@
-"""Decoder-only transformers with a choice of positional encoding, built from Hugging Face classes.
+"""The ``transformer`` architecture: decoder-only transformers with a choice of positional
+encoding, built from Hugging Face classes (the other architectures: baselines.architectures).
 
 | ``pos``      | class (transformers)   | how the positions enter                                        |
 |--------------|------------------------|----------------------------------------------------------------|
@@ -29,6 +30,7 @@ import torch
 from torch import nn
 
 from baselines.errors import BaselineError
+from baselines.sequence_model import SequenceModel
 
 POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")
 HF_CLASS = {
@@ -110,12 +112,14 @@ def _hf_model(pos: str, shape: ModelShape, vocab_size: int, max_len: int, pad_id
     raise BaselineError(f"unknown positional encoding {pos!r}; choose one of {', '.join(POSITIONAL)}")
 
 
-class SeqModel(nn.Module):
+class SeqModel(SequenceModel):
     """A causal LM over token ids, whatever the HF class underneath.
 
     ``forward(ids)`` returns logits (B, L, V) for right-padded training batches (positions
     0.. from the first token); ``step`` is the decoding interface for left-padded prompts.
     """
+
+    arch = "transformer"
 
     def __init__(self, pos: str, shape: ModelShape, vocab_size: int, max_len: int, pad_id: int = 0) -> None:
         super().__init__()
@@ -139,11 +143,9 @@ class SeqModel(nn.Module):
             return int(self.net.config.n_positions)
         return None
 
-    def n_parameters(self, trainable: bool = True) -> int:
-        return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable)
-
     def describe(self) -> dict[str, Any]:
         return {
+            "arch": self.arch,
             "pos": self.pos,
             "hf_class": self.hf_class,
             **asdict(self.shape),

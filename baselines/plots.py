@@ -70,7 +70,10 @@ def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
     axis.set_ylim(-0.02, 1.02)
     axis.set_xlabel("input length (tokens)")
     axis.set_ylabel("exact match")
-    axis.set_title(f"{results['config']} / {results['pos']} / {results['preset']} ({len(results['per_seed'])} seeds)")
+    from baselines.report import model_label
+
+    model = model_label(results.get("arch", "transformer"), results["pos"])
+    axis.set_title(f"{results['config']} / {model} / {results['preset']} ({len(results['per_seed'])} seeds)")
     return _save(plt, figure, axis, path)
 
 
@@ -118,16 +121,16 @@ def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | N
     lines = -(-len(configs) // columns)
     figure, axes = plt.subplots(lines, columns, figsize=(5 * columns, 3.6 * lines), squeeze=False)
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    encodings = list(dict.fromkeys(row["pos"] for row in rows))
+    models = list(dict.fromkeys(row["model"] for row in rows))
     for index, config in enumerate(configs):
         axis = axes[index // columns][index % columns]
         group = [row for row in rows if row["config"] == config]
         _shade(axis, group[0].get("train_range"))
         for row in group:
-            colour = cycle[encodings.index(row["pos"]) % len(cycle)]
+            colour = cycle[models.index(row["model"]) % len(cycle)]
             for side, style in (("id", ":"), ("ood", "-")):
                 xs, ys = _series(row["by_length"][side])
-                axis.plot(xs, ys, style, color=colour, marker="." if side == "ood" else None, label=f"{row['pos']} {side.upper()}")
+                axis.plot(xs, ys, style, color=colour, marker="." if side == "ood" else None, label=f"{row['model']} {side.upper()}")
         axis.set_ylim(-0.02, 1.02)
         axis.set_title(config, fontsize="medium")
         axis.set_xlabel("input length (tokens)")
@@ -142,13 +145,13 @@ def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | N
 
 
 def _series_label(point: Mapping[str, Any], presets: int) -> str:
-    return f"{point['pos']} {point['preset']}" if presets > 1 else str(point["pos"])
+    return f"{point['model']} {point['preset']}" if presets > 1 else str(point["model"])
 
 
 def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match vs compound divergence") -> Path | None:
     """Scatter of mean OOD exact match (± std over seeds) against compound divergence, one colour per encoding.
 
-    points as baselines.report.divergence_points gives them (config, pos, preset,
+    points as baselines.report.divergence_points gives them (config, model, preset,
     compound_divergence, ood_exact_match, ood_std); each point is labelled with its config
     and each series' legend entry carries its Spearman correlation when it has one.
     """
@@ -163,7 +166,7 @@ def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     presets = len({p["preset"] for p in points})
     for index, series in enumerate(divergence_correlations(points)):
-        group = [p for p in points if (p["pos"], p["preset"]) == (series["pos"], series["preset"])]
+        group = [p for p in points if (p["model"], p["preset"]) == (series["model"], series["preset"])]
         rho = f" (ρ = {series['spearman']:.2f})" if series["spearman"] is not None else ""
         axis.errorbar(
             [p["compound_divergence"] for p in group], [p["ood_exact_match"] for p in group], yerr=[p["ood_std"] for p in group],
@@ -190,7 +193,7 @@ def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title
 def plot_novelty(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match by novelty") -> Path | None:
     """OOD exact match (mean ± std over seeds) per novelty bucket (0, 1, 2, 3+ unseen compounds), one line per config x encoding.
 
-    points as baselines.report.novelty_points gives them (config, pos, preset, buckets
+    points as baselines.report.novelty_points gives them (config, model, preset, buckets
     {bucket: {mean, std}}); a bucket without records is a gap in its line.
     """
     plt = _pyplot()

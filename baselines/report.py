@@ -1,8 +1,14 @@
 """Gap reports over baseline runs: a markdown table per config x positional encoding, and plots.
 
-Runs are read from their ``results.json``; runs of the same (config, positional encoding,
-preset) are pooled, so seeds trained in separate run directories (e.g. in parallel) are
-aggregated together. Figures are mean ± sample standard deviation over seeds.
+Runs are read from their ``results.json``; runs of the same (config, architecture,
+positional encoding, preset) are pooled, so seeds trained in separate run directories (e.g.
+in parallel) are aggregated together. Figures are mean ± sample standard deviation over
+seeds. A row's ``model`` names what was trained: the positional encoding for a transformer
+(``rope``), the architecture otherwise (``lstm``), with its encoding for the looped model
+(``looped-rope``). The table also gives the length score of Deletang et al. (per-token
+accuracy averaged over OOD input lengths, best seed) and, for runs trained with
+``--until-id``, how many seeds met it; a gap whose seeds did not all meet it is marked, since
+a model that did not learn its train distribution measures no generalization gap.
 
 Besides the table (with each config's compound divergence D_C when its runs recorded it) and
 the plot of exact match by input length, a report has:
@@ -30,6 +36,14 @@ from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
 
 POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
+ARCH_ORDER = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
+
+
+def model_label(arch: str, pos: str) -> str:
+    """What a report calls a model: the encoding of a transformer, else the architecture (looped: with its encoding)."""
+    if arch == "transformer":
+        return pos
+    return f"{arch}-{pos}" if arch == "looped" else arch
 MIN_CONFIGS = 3  # configs with a known compound divergence needed for the correlation section
 
 
@@ -72,10 +86,10 @@ def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     aggregate, ``by_novelty`` with ``novelty_records`` (records per side and bucket)."""
     groups: dict[tuple[str, str, str], dict[str, Any]] = {}
     for results in runs:
-        key = (results["config"], results["pos"], results.get("preset", ""))
+        key = (results["config"], results.get("arch", "transformer"), results["pos"], results.get("preset", ""))
         group = groups.setdefault(key, {
-            "config": key[0], "pos": key[1], "preset": key[2], "per_seed": {}, "steps": set(), "train_range": None,
-            "divergence": divergence_of(None),
+            "config": key[0], "arch": key[1], "pos": key[2], "preset": key[3], "per_seed": {}, "steps": set(), "train_range": None,
+            "divergence": divergence_of(None), "until_id": results.get("until_id"),
         })
         for seed in results["per_seed"]:
             group["per_seed"][seed["seed"]] = seed  # the same seed twice: the later run counts
@@ -88,16 +102,20 @@ def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             old = group["train_range"]
             group["train_range"] = train if old is None else [min(old[0], train[0]), max(old[1], train[1])]
     order = {name: i for i, name in enumerate(POS_ORDER)}
+    arch_order = {name: i for i, name in enumerate(ARCH_ORDER)}
     configs = list(dict.fromkeys(k[0] for k in groups))
     rows = []
-    for key in sorted(groups, key=lambda k: (configs.index(k[0]), order.get(k[1], 99), k[2])):
+    for key in sorted(groups, key=lambda k: (configs.index(k[0]), arch_order.get(k[1], 99), order.get(k[2], 99), k[3])):
         group = groups[key]
         seeds = [group["per_seed"][s] for s in sorted(group["per_seed"])]
         summary = aggregate(seeds)
         rows.append({
             "config": group["config"],
+            "arch": group["arch"],
             "pos": group["pos"],
+            "model": model_label(group["arch"], group["pos"]),
             "preset": group["preset"],
+            "until_id": group["until_id"],
             "steps": sorted(s for s in group["steps"] if s is not None),
             "seeds": sorted(group["per_seed"]),
             "aggregate": summary,
@@ -132,22 +150,60 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+NOT_LEARNED = "†"
+
+
+def not_learned(row: Mapping[str, Any]) -> bool:
+    """Whether some seed of a row trained with --until-id never met it."""
+    met = row["aggregate"].get("converged") or {}
+    return bool(met.get("checked")) and met["met"] < met["checked"]
+
+
 def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The report table (one row per config x positional encoding x preset); D_C = compound divergence, n/a when unknown."""
+    """The report table (one row per config x model x preset); D_C = compound divergence, n/a when unknown;
+    length score = per-token accuracy averaged over OOD input lengths, best seed (Deletang et al.)."""
     lines = [
-        "| config | pos | preset | steps | seeds | ID exact match | OOD exact match | gap (ID - OOD) | OOD token acc. | OOD solved (>= 0.95) | D_C |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| config | model | preset | steps | seeds | ID exact match | OOD exact match | gap (ID - OOD) | OOD token acc. | "
+        "length score (best seed) | OOD solved (>= 0.95) | met --until-id | D_C |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         a = row["aggregate"]
         n = len(row["seeds"])
         solved = round(a["ood_solved_fraction"] * n) if a["ood_solved_fraction"] is not None else 0
         steps = ",".join(str(s) for s in row["steps"]) or "?"
+        met = a.get("converged") or {}
+        until = f"{met['met']}/{met['checked']} (ID ≥ {row['until_id']})" if met.get("checked") else "–"
+        gap = _pm(a["gap"]) + (f" {NOT_LEARNED}" if not_learned(row) else "")
         lines.append(
-            f"| {row['config']} | {row['pos']} | {row['preset']} | {steps} | {n} | {_pm(a['id_exact_match'])} | "
-            f"{_pm(a['ood_exact_match'])} | {_pm(a['gap'])} | {_pm(a['ood_token_accuracy'])} | {solved}/{n} | "
-            f"{_num(row.get('compound_divergence'))} |"
+            f"| {row['config']} | {row['model']} | {row['preset']} | {steps} | {n} | {_pm(a['id_exact_match'])} | "
+            f"{_pm(a['ood_exact_match'])} | {gap} | {_pm(a['ood_token_accuracy'])} | "
+            f"{_num((a.get('ood_length_score') or {}).get('max'))} | {solved}/{n} | {until} | {_num(row.get('compound_divergence'))} |"
         )
+    if any(not_learned(row) for row in rows):
+        lines += ["", f"{NOT_LEARNED} some seeds never met the --until-id criterion (ID exact match at two consecutive "
+                  "evaluations) within their steps: a model that did not learn its train distribution measures no "
+                  "generalization gap."]
+    return "\n".join(lines) + "\n"
+
+
+def iterations_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Looped models evaluated at several iteration counts (None when no row has them)."""
+    looped = [row for row in rows if len(row["aggregate"].get("by_iterations") or {}) > 0]
+    if not looped:
+        return None
+    lines = [
+        "## Looped models by test iterations",
+        "",
+        "The same trained model decoded with each iteration count (the first listed gives the headline figures above).",
+        "",
+        "| config | model | preset | iterations | ID exact match | OOD exact match | OOD length score |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in looped:
+        for count, figures in row["aggregate"]["by_iterations"].items():
+            lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {count} | {_pm(figures['id_exact_match'])} | "
+                         f"{_pm(figures['ood_exact_match'])} | {_pm(figures['ood_length_score'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -161,13 +217,13 @@ def trace_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
         "",
         "Exact match above compares the whole target (trace => answer); here the answer after `=>` and the trace before it apart.",
         "",
-        "| config | pos | preset | ID answer EM | OOD answer EM | ID trace EM | OOD trace EM |",
+        "| config | model | preset | ID answer EM | OOD answer EM | ID trace EM | OOD trace EM |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in traced:
         a = row["aggregate"]
         figures = " | ".join(_pm(a[f"{side}_{part}_exact_match"]) for part in ("answer", "trace") for side in ("id", "ood"))
-        lines.append(f"| {row['config']} | {row['pos']} | {row['preset']} | {figures} |")
+        lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {figures} |")
     return "\n".join(lines) + "\n"
 
 
@@ -211,7 +267,7 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 def divergence_points(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One point per row with a known compound divergence and OOD exact match.
 
-    Each: config, pos, preset, compound_divergence, atom_divergence, compounds,
+    Each: config, model, preset, compound_divergence, atom_divergence, compounds,
     ood_exact_match (mean over seeds), ood_std, seeds.
     """
     points = []
@@ -220,7 +276,7 @@ def divergence_points(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         if row.get("compound_divergence") is None or ood.get("mean") is None:
             continue
         points.append({
-            "config": row["config"], "pos": row["pos"], "preset": row["preset"],
+            "config": row["config"], "model": row["model"], "preset": row["preset"],
             "compound_divergence": float(row["compound_divergence"]),
             "atom_divergence": row.get("atom_divergence"),
             "compounds": row.get("compounds"),
@@ -230,14 +286,14 @@ def divergence_points(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 
 
 def divergence_correlations(points: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per (pos, preset) series of divergence points: configs, n and spearman(D_C, OOD exact match) (None under MIN_CONFIGS points)."""
+    """Per (model, preset) series of divergence points: configs, n and spearman(D_C, OOD exact match) (None under MIN_CONFIGS points)."""
     series: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for point in points:
-        series.setdefault((point["pos"], point["preset"]), []).append(point)
+        series.setdefault((point["model"], point["preset"]), []).append(point)
     out = []
-    for (pos, preset), group in series.items():
+    for (model, preset), group in series.items():
         rho = spearman([p["compound_divergence"] for p in group], [p["ood_exact_match"] for p in group]) if len(group) >= MIN_CONFIGS else None
-        out.append({"pos": pos, "preset": preset, "configs": [p["config"] for p in group], "n": len(group), "spearman": rho})
+        out.append({"model": model, "preset": preset, "configs": [p["config"] for p in group], "n": len(group), "spearman": rho})
     return out
 
 
@@ -250,16 +306,16 @@ def divergence_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
         "## OOD exact match vs compound divergence",
         "",
         "Spearman rank correlation (ties averaged) of each config's compound divergence D_C (train vs test) "
-        "with its mean OOD exact match, over the configs of one positional encoding and preset; "
+        "with its mean OOD exact match, over the configs of one model and preset; "
         "a negative value means OOD exact match falls as D_C rises.",
         "",
     ]
     kinds = sorted({str(p["compounds"]) for p in points if p["compounds"] is not None})
     if len(kinds) > 1:
         lines += [f"Warning: the configs measure compounds differently ({'; '.join(kinds)}); their D_C are not on one scale.", ""]
-    lines += ["| pos | preset | configs | Spearman ρ |", "|---|---|---|---|"]
+    lines += ["| model | preset | configs | Spearman ρ |", "|---|---|---|---|"]
     for c in divergence_correlations(points):
-        lines.append(f"| {c['pos']} | {c['preset']} | {c['n']} | {_num(c['spearman'])} |")
+        lines.append(f"| {c['model']} | {c['preset']} | {c['n']} | {_num(c['spearman'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -267,7 +323,7 @@ def divergence_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def novelty_points(rows: Sequence[Mapping[str, Any]], side: str = "ood") -> list[dict[str, Any]]:
-    """Per row with novelty buckets on side: config, pos, preset and buckets {bucket: {mean, std, seeds, records}} in bucket order."""
+    """Per row with novelty buckets on side: config, model, preset and buckets {bucket: {mean, std, seeds, records}} in bucket order."""
     out = []
     for row in rows:
         cells = (row.get("by_novelty") or {}).get(side) or {}
@@ -278,12 +334,12 @@ def novelty_points(rows: Sequence[Mapping[str, Any]], side: str = "ood") -> list
             b: {"mean": cells[b]["mean"], "std": cells[b]["std"], "seeds": cells[b]["n"], "records": records.get(b)}
             for b in NOVELTY_BUCKETS if b in cells
         }
-        out.append({"config": row["config"], "pos": row["pos"], "preset": row["preset"], "buckets": buckets})
+        out.append({"config": row["config"], "model": row["model"], "preset": row["preset"], "buckets": buckets})
     return out
 
 
 def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """The markdown of "OOD exact match by novelty" (one line per config x pos x preset), or None when no run has novelty buckets."""
+    """The markdown of "OOD exact match by novelty" (one line per config x model x preset), or None when no run has novelty buckets."""
     points = novelty_points(rows)
     if not points:
         return None
@@ -293,7 +349,7 @@ def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
         "OOD (test) exact match by how many of a record's compounds never occur in train "
         "(novelty.unseen_compounds); mean ± standard deviation over seeds, records per bucket in brackets.",
         "",
-        "| config | pos | preset | " + " | ".join(f"{b} unseen" for b in NOVELTY_BUCKETS) + " |",
+        "| config | model | preset | " + " | ".join(f"{b} unseen" for b in NOVELTY_BUCKETS) + " |",
         "|---|---|---|" + "---|" * len(NOVELTY_BUCKETS),
     ]
     for point in points:
@@ -305,7 +361,7 @@ def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
                 continue
             count = f" ({cell['records']})" if cell["records"] is not None else ""
             cells.append(_pm(cell) + count)
-        lines.append(f"| {point['config']} | {point['pos']} | {point['preset']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {point['config']} | {point['model']} | {point['preset']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -322,7 +378,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> d
     runs = [load_results(p) for p in find_runs(paths)]
     rows = group_runs(runs)
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
-    sections = {"traces": trace_section(rows), "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
+    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
     plots: dict[str, Path] = {}
     if out is not None:
         target = Path(out)

@@ -1,7 +1,10 @@
 """Baseline sweeps: the run matrix, one run as a plain function, and the sweep's bookkeeping.
 
-A sweep trains every (config, positional encoding, preset, seed) of a release, one run
-directory each: ``OUT/runs/<config>-<pos>-<preset>-seed<s>``. :func:`execute` is one run: the
+A sweep trains every (config, architecture, positional encoding, preset, seed) of a release,
+one run directory each: ``OUT/runs/<config>-<model>-<preset>-seed<s>``, where the model is the
+encoding of a transformer (``rope``), else the architecture (``lstm``; ``looped-rope``).
+Encodings apply to the transformer and (rope, nope) to the looped model; the recurrent
+architectures have none, so they get one run per (config, preset, seed). :func:`execute` is one run: the
 same call ``gengap train RELEASE --config C --pos P --preset X --seeds S --out RUN --resume``
 makes (:func:`baselines.training.train_and_evaluate`), so a run directory holds what that
 command writes for the same settings. :func:`run_sweep` skips finished runs (results.json
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from baselines.errors import BaselineError
+from baselines.report import model_label
 
 SWEEP_FORMAT = "gengap-sweep/1"
 STATE_FILE = "sweep.json"
@@ -68,8 +72,21 @@ class Outcome:
     seconds: float = 0.0
 
 
-def run_name(config: str, pos: str, preset: str, seed: int) -> str:
-    return f"{config}-{pos}-{preset}-seed{seed}"
+LOOPED_ENCODINGS = ("rope", "nope")
+
+
+def run_name(config: str, pos: str, preset: str, seed: int, arch: str = "transformer") -> str:
+    return f"{config}-{model_label(arch, pos)}-{preset}-seed{seed}"
+
+
+def encodings_of(arch: str, encodings: Sequence[str]) -> list[str]:
+    """The sweep's encodings that an architecture takes: all for the transformer, rope/nope for
+    the looped model (rope when the sweep names neither), ``none`` for the recurrent ones."""
+    if arch == "transformer":
+        return list(encodings)
+    if arch == "looped":
+        return [pos for pos in encodings if pos in LOOPED_ENCODINGS] or ["rope"]
+    return ["none"]
 
 
 def plan_runs(
@@ -80,16 +97,18 @@ def plan_runs(
     seeds: Sequence[int],
     overrides: Mapping[str, Any],
     out: str | Path,
+    architectures: Sequence[str] = ("transformer",),
 ) -> list[RunSpec]:
-    """Every (config, encoding, preset, seed) of the matrix, in that nesting order."""
+    """Every (config, architecture, encoding, preset, seed) of the matrix, in that nesting order."""
     runs = []
     for config in configs:
-        for pos in encodings:
-            for preset in presets:
-                for seed in seeds:
-                    name = run_name(config, pos, preset, seed)
-                    settings = {**overrides, "pos": pos, "preset": preset, "seeds": [seed]}
-                    runs.append(RunSpec(name, str(release), config, settings, str(Path(out) / "runs" / name)))
+        for arch in architectures:
+            for pos in encodings_of(arch, encodings):
+                for preset in presets:
+                    for seed in seeds:
+                        name = run_name(config, pos, preset, seed, arch)
+                        settings = {**overrides, "arch": arch, "pos": pos, "preset": preset, "seeds": [seed]}
+                        runs.append(RunSpec(name, str(release), config, settings, str(Path(out) / "runs" / name)))
     return runs
 
 

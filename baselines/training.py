@@ -55,8 +55,10 @@ from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_sta
 from baselines.data import SplitData, load_split, subset
 from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
 from baselines.errors import BaselineError
-from baselines.metrics import aggregate, input_length, make_buckets, score, seed_summary
-from baselines.models import POSITIONAL, ModelShape, SeqModel, build_model
+from baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
+from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
+from baselines.models import ModelShape
+from baselines.sequence_model import SequenceModel
 from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
 from generators.exclusion import Exclusion
@@ -74,18 +76,42 @@ class Preset:
     batch_size: int
     lr: float
     steps: int
+    iterations: int = 1  # the looped model's training iterations
 
 
-PRESETS: dict[str, Preset] = {
+PRESETS: dict[str, Preset] = {  # the transformer's
     "tiny": Preset(layers=2, d_model=64, heads=4, batch_size=64, lr=3e-3, steps=2000),  # CPU tests
     "small": Preset(layers=4, d_model=256, heads=4, batch_size=128, lr=1e-3, steps=10000),
     "base": Preset(layers=8, d_model=512, heads=8, batch_size=128, lr=5e-4, steps=20000),  # GPU
 }
+# rnn, lstm, stack_rnn, tape_rnn: one layer (Deletang et al. use 256 units and batch 128)
+RECURRENT_PRESETS: dict[str, Preset] = {
+    "tiny": Preset(layers=1, d_model=128, heads=1, batch_size=64, lr=3e-3, steps=2000),
+    "small": Preset(layers=1, d_model=256, heads=1, batch_size=128, lr=1e-3, steps=10000),
+    "base": Preset(layers=1, d_model=256, heads=1, batch_size=128, lr=1e-3, steps=50000),
+}
+# looped: one weight-tied layer iterated in depth
+LOOPED_PRESETS: dict[str, Preset] = {
+    "tiny": Preset(layers=1, d_model=64, heads=4, batch_size=64, lr=3e-3, steps=2000, iterations=8),
+    "small": Preset(layers=1, d_model=256, heads=4, batch_size=128, lr=1e-3, steps=10000, iterations=8),
+    "base": Preset(layers=2, d_model=512, heads=8, batch_size=128, lr=5e-4, steps=20000, iterations=8),
+}
+
+
+def preset_of(arch: str, name: str) -> Preset:
+    """The preset ``name`` of an architecture (BaselineError for an unknown name)."""
+    if name not in PRESETS:
+        raise BaselineError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    if arch == "transformer":
+        return PRESETS[name]
+    return (LOOPED_PRESETS if arch == "looped" else RECURRENT_PRESETS)[name]
+
 
 # Settings a resumed run must share with the interrupted one (they decide the trajectory).
 TRAJECTORY = (
-    "pos", "layers", "d_model", "heads", "steps", "batch_size", "lr", "warmup", "min_lr_ratio",
-    "weight_decay", "grad_clip", "init_seed", "data_seed", "stream", "stream_params", "level", "curriculum", "sizes",
+    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "steps", "batch_size", "lr", "warmup",
+    "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
+    "curriculum", "sizes",
 )
 
 
@@ -93,11 +119,16 @@ TRAJECTORY = (
 class TrainSettings:
     """Everything that configures a run; None means the preset's (or a derived) default."""
 
-    pos: str = "rope"
+    arch: str = "transformer"  # baselines.architectures.ARCHITECTURES
+    pos: str | None = None  # default: rope for the transformer and looped, none for the recurrent models
     preset: str = "small"
     layers: int | None = None
     d_model: int | None = None
     heads: int | None = None
+    memory_cell: int = 8  # width of a stack or tape cell (stack_rnn, tape_rnn)
+    iterations: int | None = None  # the looped model's iterations in training (default: the preset's)
+    test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
+    until_id: float | None = None  # stop once periodic ID exact match reaches this at two consecutive evaluations (steps: the cap)
     steps: int | None = None
     batch_size: int | None = None
     lr: float | None = None
@@ -127,15 +158,18 @@ class TrainSettings:
 
     def resolve(self) -> "TrainSettings":
         """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
-        if self.preset not in PRESETS:
-            raise BaselineError(f"unknown preset {self.preset!r}; choose one of {', '.join(PRESETS)}")
-        if self.pos not in POSITIONAL:
-            raise BaselineError(f"unknown positional encoding {self.pos!r}; choose one of {', '.join(POSITIONAL)}")
-        preset = PRESETS[self.preset]
+        if self.arch not in ARCHITECTURES:
+            raise BaselineError(f"unknown architecture {self.arch!r}; choose one of {', '.join(ARCHITECTURES)}")
+        preset = preset_of(self.arch, self.preset)
+        pos = self.pos if self.pos is not None else positions_of(self.arch)[0]
+        iterations = self.iterations if self.iterations is not None else preset.iterations
         steps = self.steps if self.steps is not None else preset.steps
         eval_every = self.eval_every if self.eval_every is not None else max(1, steps // 10)
         resolved = replace(
             self,
+            pos=pos,
+            iterations=iterations,
+            test_iterations=tuple(int(k) for k in self.test_iterations) or (iterations,),
             layers=self.layers if self.layers is not None else preset.layers,
             d_model=self.d_model if self.d_model is not None else preset.d_model,
             heads=self.heads if self.heads is not None else preset.heads,
@@ -174,8 +208,14 @@ class TrainSettings:
             raise BaselineError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
         if self.mistakes < 0:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
-        if self.layers is not None and self.d_model is not None and self.heads is not None:
-            ModelShape(self.layers, self.d_model, self.heads).check()
+        if self.until_id is not None and not 0 < self.until_id <= 1:
+            raise BaselineError(f"until_id must be in (0, 1], got {self.until_id}")
+        if any(k < 1 for k in self.test_iterations) or len(set(self.test_iterations)) != len(self.test_iterations):
+            raise BaselineError(f"test_iterations must be distinct positive integers, got {list(self.test_iterations)}")
+        if self.arch != "looped" and (self.test_iterations not in ((), (self.iterations,)) or self.iterations not in (None, 1)):
+            raise BaselineError(f"iterations and test_iterations apply to the looped architecture only, not {self.arch}")
+        if self.layers is not None and self.d_model is not None and self.heads is not None and self.pos is not None:
+            self.spec.check()
         if self.stream is None and (self.stream_params or self.level is not None or self.curriculum is not None or self.sizes):
             raise BaselineError("level, curriculum, sizes and stream parameters need a stream (--stream TASK)")
 
@@ -184,9 +224,16 @@ class TrainSettings:
         assert self.layers and self.d_model and self.heads, "resolve() first"
         return ModelShape(self.layers, self.d_model, self.heads)
 
+    @property
+    def spec(self) -> ModelSpec:
+        """The model's architecture and sizes (resolved settings only)."""
+        assert self.layers and self.d_model and self.heads and self.pos and self.iterations, "resolve() first"
+        return ModelSpec(self.arch, self.pos, self.layers, self.d_model, self.heads, self.memory_cell, self.iterations)
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["seeds"] = list(self.seeds)
+        data["test_iterations"] = list(self.test_iterations)
         data["stream_params"] = [list(pair) for pair in self.stream_params]
         data["sizes"] = [list(pair) for pair in self.sizes]
         return data
@@ -198,7 +245,7 @@ def make_settings(settings: TrainSettings | None, overrides: Mapping[str, Any]) 
     if unknown:
         raise BaselineError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     values = dict(overrides)
-    for name in ("seeds", "stream_params", "sizes"):
+    for name in ("seeds", "test_iterations", "stream_params", "sizes"):
         if name in values:
             values[name] = tuple(tuple(v) if isinstance(v, (list, tuple)) else v for v in values[name])
     return replace(settings or TrainSettings(), **values)
@@ -329,7 +376,7 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
 class Trainer:
     """Optimizer, schedule and one training step of a model on an EncodedTrain."""
 
-    def __init__(self, model: SeqModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool) -> None:
+    def __init__(self, model: SequenceModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool) -> None:
         self.model = model
         self.data = data
         self.settings = settings
@@ -415,7 +462,8 @@ class Run:
         seen = [*(r for part in data.parts().values() for r in part), *self.probe]
         self.tokenizer = Tokenizer.build(r[key] for r in seen for key in ("input", "target"))
         self.max_len = max(sequence_length(r) for r in seen)
-        self.compile = settings.compile if settings.compile is not None else device.type == "cuda"
+        # compiling unrolls a recurrent model's time loop: by default only the transformer is compiled (on CUDA)
+        self.compile = settings.compile if settings.compile is not None else (device.type == "cuda" and settings.arch == "transformer")
         self.train = EncodedTrain(data.train, self.tokenizer, device) if self.stream is None else None
         self.exclusion = Exclusion.from_split(data, data.name) if self.stream is not None else None
         self.buckets = make_buckets([data.validation, data.test])
@@ -450,12 +498,15 @@ class Run:
         encoded = EncodedTrain(records, self.tokenizer, self.device)
         return encoded.batch(np.arange(len(records)))
 
-    def new_model(self, init_seed: int) -> SeqModel:
+    def new_model(self, init_seed: int) -> SequenceModel:
         torch.manual_seed(init_seed)
-        model = build_model(self.settings.pos, self.settings.shape, len(self.tokenizer), self.max_len, self.tokenizer.pad_id)
+        model = build(self.settings.spec, len(self.tokenizer), self.max_len, self.tokenizer.pad_id, self.tokenizer.sep_id)
         return model.to(self.device)
 
-    def evaluate(self, model: SeqModel, side: EvalSet, mistakes: int) -> dict[str, Any]:
+    def evaluate(self, model: SequenceModel, side: EvalSet, mistakes: int, iterations: int | None = None) -> dict[str, Any]:
+        """Scores of greedy decoding on one side (a looped model with ``iterations``, default its training count)."""
+        if hasattr(model, "eval_iterations"):
+            model.eval_iterations = iterations if iterations is not None else self.settings.iterations
         outputs = greedy_decode(
             model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
             batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
@@ -492,7 +543,7 @@ class Run:
 
     # one seed --------------------------------------------------------------------------
 
-    def run_seed(self, seed: int, resume: bool, model: SeqModel | None = None) -> dict[str, Any]:
+    def run_seed(self, seed: int, resume: bool, model: SequenceModel | None = None) -> dict[str, Any]:
         """Train and evaluate one seed (model: train this one instead of a fresh one, for benchmarks)."""
         s = self.settings
         init_seed, data_seed = self.seeds(seed)
@@ -513,13 +564,17 @@ class Run:
         self.keep_metrics(seed, progress.step)
         from tqdm import tqdm
 
+        label = s.arch if s.arch != "transformer" else s.pos
         bar = tqdm(
-            total=s.steps, initial=progress.step, desc=f"{self.data.name} {s.pos} seed {seed}", unit="step",
+            total=s.steps, initial=progress.step, desc=f"{self.data.name} {label} seed {seed}", unit="step",
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
         clock = _Clock()
+        stopped = until_met(progress.history, s.until_id)  # a resumed run that had already met it
         with bar:
             for step in range(progress.step + 1, s.steps + 1):
+                if stopped:
+                    break
                 ids, labels, count = source.batch(step)
                 if source.needs_logits:
                     loss, logits = trainer.step_logits(ids, labels)
@@ -537,7 +592,8 @@ class Run:
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
                     bar.set_postfix(loss=f"{row['loss']:.4f}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
                     clock.restart(window=True)  # evaluation time is not training time
-                saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps)
+                    stopped = until_met(progress.history, s.until_id)
+                saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
                     if row is None:
                         progress.train_seconds += clock.lap()
@@ -547,7 +603,8 @@ class Run:
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
         history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
-        scores = {side: self.evaluate(model, evals, s.mistakes) for side, evals in self.final.items()}
+        by_iterations = {k: {side: self.evaluate(model, evals, s.mistakes, k) for side, evals in self.final.items()} for k in s.test_iterations}
+        scores = by_iterations[s.test_iterations[0]]
         result = {
             "seed": seed,
             "init_seed": init_seed,
@@ -563,7 +620,11 @@ class Run:
             "train_seconds": train_seconds,
             "train_tokens": tokens,
             "steps": s.steps,
+            "stopped_at": progress.step,
+            "converged": until_met(history, s.until_id) if s.until_id is not None else None,
         }
+        if s.arch == "looped":
+            result["by_iterations"] = {str(k): iteration_summary(v["id"], v["ood"]) for k, v in by_iterations.items()}
         summary = source.summary()
         if summary is not None:
             means = [[row["step"], row["mean_level"]] for row in history if row.get("mean_level") is not None]
@@ -572,7 +633,7 @@ class Run:
             atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")
         return result
 
-    def periodic_row(self, model: SeqModel, trainer: Trainer, progress: Progress, seed: int, rate: float, extra: Mapping[str, Any]) -> dict[str, Any]:
+    def periodic_row(self, model: SequenceModel, trainer: Trainer, progress: Progress, seed: int, rate: float, extra: Mapping[str, Any]) -> dict[str, Any]:
         """Evaluate the periodic subsets; append the row to the history and metrics.jsonl and
         start a new loss window."""
         scores = {side: self.evaluate(model, evals, 0) for side, evals in self.periodic.items()}
@@ -598,6 +659,14 @@ class Run:
         progress.history.append(row)
         self.append_metrics(row)
         return row
+
+
+def until_met(history: Sequence[Mapping[str, Any]], threshold: float | None) -> bool:
+    """The stopping rule: the last two periodic evaluations both reached ID exact match >= threshold
+    (False without a threshold or with fewer than two evaluations)."""
+    if threshold is None or len(history) < 2:
+        return False
+    return all(row["id_exact_match"] is not None and row["id_exact_match"] >= threshold for row in history[-2:])
 
 
 class _Clock:
@@ -716,13 +785,15 @@ def train_and_evaluate(
             prepare_out(out_path, resume, _run_record(data, chosen), run.tokenizer)
         per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
         with torch.random.fork_rng(devices=[]):
-            model = build_model(chosen.pos, chosen.shape, len(run.tokenizer), run.max_len, run.tokenizer.pad_id)
+            model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id)
         results = {
             "format": RESULTS_FORMAT,
             "config": data.name,
             "source": data.source,
+            "arch": chosen.arch,
             "pos": chosen.pos,
             "preset": chosen.preset,
+            "until_id": chosen.until_id,
             "steps": chosen.steps,
             "seeds": list(chosen.seeds),
             "device": device_name(device),

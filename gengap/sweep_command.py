@@ -66,10 +66,10 @@ def sweep_data(sweep: Sweep, out: Path) -> tuple[Path, list[str], dict[str, Any]
 def plan(sweep: Sweep, release: Path, names: Sequence[str], out: Path) -> list[RunSpec]:
     """The sweep's runs, with their settings checked (UsageError naming the sweep file)."""
     configs = sweep.select_configs(names)
-    runs = plan_runs(release, configs, sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, out)
+    runs = plan_runs(release, configs, sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, out, sweep.architectures)
     checked = set()
-    for spec in runs:  # settings differ only by encoding, preset and seed: one check per encoding x preset
-        key = (spec.settings["pos"], spec.settings["preset"])
+    for spec in runs:  # settings differ only by architecture, encoding, preset and seed: one check per the first three
+        key = (spec.settings["arch"], spec.settings["pos"], spec.settings["preset"])
         if key not in checked:
             checked.add(key)
             try:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from gengap.suite import YamlSource, _jsonable, read_config_text, validate_yaml_schema
 
-DEFAULTS = {"encodings": ["rope"], "presets": ["small"], "seeds": [0], "retries": 2}
+DEFAULTS = {"architectures": ["transformer"], "encodings": ["rope"], "presets": ["small"], "seeds": [0], "retries": 2}
 
 
 class SweepError(ValueError):
@@ -40,6 +40,7 @@ class Sweep:
     release: Path | None
     suite: Path | None
     configs: tuple[str, ...]
+    architectures: tuple[str, ...]
     encodings: tuple[str, ...]
     presets: tuple[str, ...]
     seeds: tuple[int, ...]
@@ -115,6 +116,7 @@ def parse_sweep(text: str, label: str = "<sweep>", folder: Path = Path(".")) -> 
         release=where if key == "release" else None,
         suite=where if key == "suite" else None,
         configs=tuple([data["configs"]] if isinstance(data["configs"], str) else data["configs"]),
+        architectures=tuple(data.get("architectures", DEFAULTS["architectures"])),
         encodings=tuple(data.get("encodings", DEFAULTS["encodings"])),
         presets=tuple(data.get("presets", DEFAULTS["presets"])),
         seeds=tuple(data.get("seeds", DEFAULTS["seeds"])),

@@ -343,8 +343,8 @@ def test_report_pools_seeds_across_runs(tmp_path: Path) -> None:
     rows = group_runs(list(runs.values()))
     assert [(r["config"], r["pos"], r["seeds"]) for r in rows] == [("rev", "rope", [0, 1]), ("rev", "nope", [0, 1]), ("par", "rope", [0])]
     table = markdown(rows)
-    assert "| rev | rope | tiny | 10 | 2 | 1.000 ± 0.000 | 0.400 ± 0.141 | 0.600 ± 0.141 | 0.400 ± 0.141 | 0/2 | n/a |" in table
-    assert "| rev | nope | tiny | 10 | 2 | 0.900 ± 0.000 | 0.970 ± 0.014 | -0.070 ± 0.014 | 0.970 ± 0.014 | 2/2 | n/a |" in table
+    assert "| rev | rope | tiny | 10 | 2 | 1.000 ± 0.000 | 0.400 ± 0.141 | 0.600 ± 0.141 | 0.400 ± 0.141 | n/a | 0/2 | – | n/a |" in table
+    assert "| rev | nope | tiny | 10 | 2 | 0.900 ± 0.000 | 0.970 ± 0.014 | -0.070 ± 0.014 | 0.970 ± 0.014 | n/a | 2/2 | – | n/a |" in table
     text, _, plot = build_report([tmp_path / "runs"], tmp_path / "report.md")
     assert (tmp_path / "report.md").read_text() == text and "| par | rope |" in text
     assert plot == tmp_path / "report.png" and plot.stat().st_size > 1000
@@ -398,17 +398,17 @@ def test_rows_divergence_points_and_correlations() -> None:
     assert (low["compound_divergence"], low["atom_divergence"], low["compounds"]) == (0.1, 0.01, "lexical")
     old = next(r for r in rows if r["config"] == "old")
     assert (old["compound_divergence"], old["atom_divergence"], old["compounds"]) == (None, None, None)
-    assert "| low | rope | tiny | 10 | 2 | 1.000 ± 0.000 | 0.800 ± 0.141 | 0.200 ± 0.141 | 0.800 ± 0.141 | 0/2 | 0.100 |" in markdown(rows)
-    assert markdown(rows).splitlines()[-1] == "| old | rope | tiny | 10 | 1 | 1.000 ± 0.000 | 0.600 ± 0.000 | 0.400 ± 0.000 | 0.600 ± 0.000 | 0/1 | n/a |"
+    assert "| low | rope | tiny | 10 | 2 | 1.000 ± 0.000 | 0.800 ± 0.141 | 0.200 ± 0.141 | 0.800 ± 0.141 | n/a | 0/2 | – | 0.100 |" in markdown(rows)
+    assert markdown(rows).splitlines()[-1] == "| old | rope | tiny | 10 | 1 | 1.000 ± 0.000 | 0.600 ± 0.000 | 0.400 ± 0.000 | 0.600 ± 0.000 | n/a | 0/1 | – | n/a |"
     points = divergence_points(rows)
-    assert [(p["config"], p["pos"], p["compound_divergence"]) for p in points] == [
+    assert [(p["config"], p["model"], p["compound_divergence"]) for p in points] == [
         ("low", "rope", 0.1), ("low", "nope", 0.1), ("mid", "rope", 0.4), ("high", "rope", 0.7), ("high", "nope", 0.7),
     ]
     assert points[0]["ood_exact_match"] == pytest.approx(0.8) and points[0]["ood_std"] == pytest.approx(0.02 ** 0.5)
     correlations = divergence_correlations(points)
     assert correlations == [
-        {"pos": "rope", "preset": "tiny", "configs": ["low", "mid", "high"], "n": 3, "spearman": pytest.approx(-1.0)},
-        {"pos": "nope", "preset": "tiny", "configs": ["low", "high"], "n": 2, "spearman": None},  # under 3 configs
+        {"model": "rope", "preset": "tiny", "configs": ["low", "mid", "high"], "n": 3, "spearman": pytest.approx(-1.0)},
+        {"model": "nope", "preset": "tiny", "configs": ["low", "high"], "n": 2, "spearman": None},  # under 3 configs
     ]
     section = divergence_section(rows)
     assert section.startswith("## OOD exact match vs compound divergence")
@@ -424,14 +424,14 @@ def test_rows_of_pooled_runs_keep_a_known_divergence() -> None:
 def test_novelty_table_and_points() -> None:
     rows = report_rows()
     points = novelty_points(rows)
-    assert [(p["config"], p["pos"]) for p in points] == [("low", "rope")]
+    assert [(p["config"], p["model"]) for p in points] == [("low", "rope")]
     buckets = points[0]["buckets"]
     assert list(buckets) == ["0", "1", "3+"]
     assert buckets["0"] == {"mean": pytest.approx(0.95), "std": pytest.approx(0.005 ** 0.5), "seeds": 2, "records": 10}
     assert buckets["3+"] == {"mean": 0.0, "std": 0.0, "seeds": 1, "records": 10}
     table = novelty_table(rows)
     assert table.startswith("## OOD exact match by novelty")
-    assert "| config | pos | preset | 0 unseen | 1 unseen | 2 unseen | 3+ unseen |" in table
+    assert "| config | model | preset | 0 unseen | 1 unseen | 2 unseen | 3+ unseen |" in table
     assert "| low | rope | tiny | 0.950 ± 0.071 (10) | 0.650 ± 0.212 (10) | – | 0.000 ± 0.000 (10) |" in table
     assert novelty_table([r for r in rows if r["config"] != "low"]) is None
 

@@ -1,0 +1,146 @@
+"""``looped``: one weight-tied transformer block applied k times, recurrent in depth, with the
+input re-injected at every iteration ("recall", Bansal et al. 2022; the depth-recurrent
+networks of Schwarzschild et al. 2021, in transformer form).
+
+    h_0 = 0,   h_{i+1} = Block(h_i + e)   for i < k,   logits = W LN(h_k)
+
+where e is the token embedding and Block is ``layers`` pre-norm causal layers (self-attention
+with RoPE, or no positions with ``pos`` nope, then a GELU MLP 4 d wide) whose weights are the
+same at every iteration. The number of iterations is ``iterations`` in training
+(``forward``) and ``eval_iterations`` in decoding (``step``), which the training loop sets to
+each of the run's test iteration counts in turn: a model trained with k iterations can be
+evaluated with 2k or 4k. The decoding cache holds keys and values per iteration and layer.
+Input and output embeddings are tied; dropout is 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from baselines.errors import BaselineError
+from baselines.sequence_model import SequenceModel
+
+LOOPED_POSITIONAL = ("rope", "nope")
+ROPE_BASE = 10000.0
+
+
+def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """Rotary position embedding of x (B, H, L, D) at positions (B, L) (halves rotated as in Llama)."""
+    half = x.shape[-1] // 2
+    rate = ROPE_BASE ** (-torch.arange(half, device=x.device, dtype=torch.float32) / half)
+    angle = positions[:, None, :, None].float() * rate
+    cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    first, second = x[..., :half], x[..., half:]
+    return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
+
+
+class Layer(nn.Module):
+    """A pre-norm causal transformer layer with an optional key/value past."""
+
+    def __init__(self, d_model: int, heads: int, rope: bool) -> None:
+        super().__init__()
+        self.heads = heads
+        self.rope = rope
+        self.norm_attention = nn.LayerNorm(d_model)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.out = nn.Linear(d_model, d_model)
+        self.norm_mlp = nn.LayerNorm(d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
+
+    def forward(
+        self, x: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        batch, length, width = x.shape
+        q, k, v = self.qkv(self.norm_attention(x)).view(batch, length, 3, self.heads, width // self.heads).permute(2, 0, 3, 1, 4)
+        if self.rope:
+            q, k = rotate(q, positions), rotate(k, positions)
+        if past is not None:
+            k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed[:, None])
+        x = x + self.out(attended.transpose(1, 2).reshape(batch, length, width))
+        return x + self.mlp(self.norm_mlp(x)), (k, v)
+
+
+def allowed_keys(mask: torch.Tensor, queries: int) -> torch.Tensor:
+    """(B, queries, keys) bool: the last ``queries`` positions of mask (B, keys) may attend to
+    real keys at or before them; a padding query attends to itself (its output is never read)."""
+    keys = mask.shape[1]
+    query_index = torch.arange(keys - queries, keys, device=mask.device)[:, None]
+    key_index = torch.arange(keys, device=mask.device)[None, :]
+    allowed = (key_index <= query_index)[None] & mask.bool()[:, None, :]
+    return allowed | (key_index == query_index)[None]
+
+
+class LoopedTransformer(SequenceModel):
+    """A weight-tied block of ``layers`` layers, run ``iterations`` times with input recall."""
+
+    arch = "looped"
+
+    def __init__(
+        self, pos: str, layers: int, d_model: int, heads: int, iterations: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1
+    ) -> None:
+        super().__init__()
+        if pos not in LOOPED_POSITIONAL:
+            raise BaselineError(f"the looped model takes positions {' or '.join(LOOPED_POSITIONAL)}, got {pos!r}")
+        if min(layers, d_model, heads, iterations) < 1:
+            raise BaselineError("layers, d_model, heads and iterations must be positive")
+        if d_model % heads or (d_model // heads) % 2:
+            raise BaselineError(f"d_model ({d_model}) must be divisible by heads ({heads}) into an even head size")
+        self.pos = pos
+        self.layers = layers
+        self.d_model = d_model
+        self.heads = heads
+        self.iterations = iterations
+        self.eval_iterations = iterations
+        self.vocab_size = vocab_size
+        self.pad_id = pad_id
+        self.sep_id = sep_id
+        self.embed = nn.Embedding(vocab_size, d_model)
+        nn.init.normal_(self.embed.weight, std=0.02)
+        self.block = nn.ModuleList(Layer(d_model, heads, pos == "rope") for _ in range(layers))
+        self.norm = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size, bias=False)
+        self.head.weight = self.embed.weight
+
+    def describe(self) -> dict[str, Any]:
+        return {"arch": self.arch, "pos": self.pos, "layers": self.layers, "d_model": self.d_model, "heads": self.heads,
+                "iterations": self.iterations, "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}
+
+    def run_block(
+        self, x: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, past: list[tuple[torch.Tensor, torch.Tensor]] | None
+    ) -> tuple[torch.Tensor, list[tuple[torch.Tensor, torch.Tensor]]]:
+        """One iteration: the block's layers over x (with their pasts); returns x and the new pasts."""
+        presents = []
+        for index, layer in enumerate(self.block):
+            x, present = layer(x, positions, allowed, past[index] if past is not None else None)
+            presents.append(present)
+        return x, presents
+
+    def loop(
+        self, ids: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, iterations: int, cache: list | None
+    ) -> tuple[torch.Tensor, list]:
+        e = self.embed(ids)
+        h = torch.zeros_like(e)
+        new_cache = []
+        for i in range(iterations):
+            h, presents = self.run_block(h + e, positions, allowed, cache[i] if cache is not None else None)
+            new_cache.append(presents)
+        return self.head(self.norm(h)), new_cache
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        batch, length = ids.shape
+        positions = torch.arange(length, device=ids.device).expand(batch, length)
+        allowed = allowed_keys(torch.ones_like(ids), length)
+        return self.loop(ids, positions, allowed, self.iterations, None)[0]
+
+    def step(
+        self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any = None, use_cache: bool = False
+    ) -> tuple[torch.Tensor, Any]:
+        if cache is not None and len(cache) != self.eval_iterations:
+            raise BaselineError(f"a cache of {len(cache)} iterations cannot continue with {self.eval_iterations}")
+        logits, new_cache = self.loop(ids, positions, allowed_keys(mask, ids.shape[1]), self.eval_iterations, cache)
+        return logits, (new_cache if use_cache else None)

@@ -1,0 +1,95 @@
+"""``tape_rnn``: an Elman RNN with a memory tape (the Tape-RNN of Deletang et al. 2023,
+loosely after Suzgun et al.'s Baby-NTM).
+
+The tape is a ring of ``memory_cell``-wide cells with the head always at cell 0 (the tape
+moves, not the head). At every token the controller reads its input embedding and the cell
+under the head: ``h_t = tanh(W [x_t; cell_0] + U h_{t-1} + b)``. From ``h_t`` it emits a value
+(an MLP, 64-64 hidden units) that is written to the cell under the head, and a softmax over
+five actions that move the tape after the write; the new tape is their mixture:
+
+| action      | cell m of the new tape holds old cell |
+|-------------|---------------------------------------|
+| stay        | m                                     |
+| left        | m + 1                                 |
+| right       | m - 1                                 |
+| jump left   | m + n                                 |
+| jump right  | m - n                                 |
+
+(indices modulo the ring's size), where n is the row's input length: the tokens before its
+first ``<sep>``. In a causal model n is known before the input is read because a row's
+prompt (``input <sep>``) is given whole, as Deletang et al. give the length to the tape's
+initial state. A row's ring has ``2 n + 2`` cells, a function of its own input only, so a
+row computes the same numbers alone or in any batch, in training and in decoding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from baselines.sequence_model import MemoryRNN, input_lengths
+
+ACTIONS = ("stay", "left", "right", "jump_left", "jump_right")
+WRITE_HIDDEN = (64, 64)
+
+
+def ring_sizes(lengths: torch.Tensor) -> torch.Tensor:
+    """Cells of each row's ring: 2 n + 2 for input length n."""
+    return 2 * lengths + 2
+
+
+def action_indices(lengths: torch.Tensor, width: int) -> torch.Tensor:
+    """(5, B, width) long: for each action, the old cell that new cell m reads (cells at or past
+    a row's ring size read themselves, and stay zero)."""
+    sizes = ring_sizes(lengths)[:, None]
+    cells = torch.arange(width, device=lengths.device)[None, :]
+    offsets = torch.stack([torch.zeros_like(lengths), torch.ones_like(lengths), -torch.ones_like(lengths), lengths, -lengths])
+    moved = torch.remainder(cells[None] + offsets[:, :, None], sizes[None])
+    return torch.where(cells[None] < sizes[None], moved, cells[None].expand_as(moved))
+
+
+def update_tape(tape: torch.Tensor, actions: torch.Tensor, value: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    """The tape (B, M, C) after writing value (B, C) under the head and moving by the action
+    mixture (B, 5) with the rows' action indices (5, B, M)."""
+    written = torch.cat([value[:, None], tape[:, 1:]], dim=1)
+    batch, width, cell = written.shape
+    flat = written.reshape(batch * width, cell)
+    rows = (torch.arange(batch, device=tape.device) * width)[None, :, None]
+    moved = flat[(indices + rows).reshape(-1)].reshape(len(ACTIONS), batch, width, cell)
+    return torch.einsum("abmc,ba->bmc", moved, actions)
+
+
+class TapeRNN(MemoryRNN):
+    """Elman controller (``d_model`` units) with one ring tape of ``memory_cell``-wide cells."""
+
+    arch = "tape_rnn"
+
+    def __init__(self, d_model: int, memory_cell: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1) -> None:
+        super().__init__(d_model, memory_cell, vocab_size, pad_id, sep_id)
+        layers: list[nn.Module] = []
+        width = d_model
+        for hidden in WRITE_HIDDEN:
+            layers += [nn.Linear(width, hidden), nn.ReLU()]
+            width = hidden
+        self.write_value = nn.Sequential(*layers, nn.Linear(width, memory_cell))
+        self.action_logits = nn.Linear(d_model, len(ACTIONS))
+
+    def context(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return input_lengths(ids, mask, self.sep_id)
+
+    def initial_state(self, batch: int, context: Any, device: torch.device) -> Any:
+        lengths = context.to(device)
+        width = int(ring_sizes(lengths).max())
+        tape = torch.zeros(batch, width, self.memory_cell, device=device)
+        return torch.zeros(batch, self.d_model, device=device), tape, action_indices(lengths, width)
+
+    def cell(self, x: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        hidden, tape, indices = state
+        h = self.controller(x, tape[:, 0], hidden)
+        actions = torch.softmax(self.action_logits(h), dim=-1)
+        return h, (h, update_tape(tape, actions, self.write_value(h), indices), indices)
+
+    def select(self, keep: torch.Tensor, new: Any, old: Any) -> Any:
+        return (torch.where(keep[:, None], new[0], old[0]), torch.where(keep[:, None, None], new[1], old[1]), new[2])
