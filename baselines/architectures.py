@@ -11,7 +11,7 @@
 
 All implement :class:`baselines.sequence_model.SequenceModel`. ``d_model`` is the hidden size
 of every architecture; ``heads`` applies to the transformer and the looped block,
-``memory_cell`` to the stack and the tape, ``iterations`` to the looped model, ``pos`` to the
+``memory_cell`` to the stack and the tape, ``iterations`` and ``window`` to the looped model, ``pos`` to the
 transformer (rope, nope, learned, sinusoidal, alibi) and the looped block (rope, nope).
 """
 
@@ -51,6 +51,7 @@ class ModelSpec:
     heads: int = 1
     memory_cell: int = 8
     iterations: int = 1
+    window: int = 0  # looped: attention window (0: the whole causal prefix)
 
     def check(self) -> None:
         """BaselineError naming the first setting that the architecture cannot take."""
@@ -65,6 +66,8 @@ class ModelSpec:
             raise BaselineError(f"layers, d_model, heads, memory_cell and iterations must be positive, got {asdict(self)}")
         if self.arch in ("transformer", "looped"):
             ModelShape(self.layers, self.d_model, self.heads).check()
+        if self.window < 0 or (self.window and self.arch != "looped"):
+            raise BaselineError(f"window applies to the looped architecture only and is non-negative, got {self.window} for {self.arch}")
         if self.arch in ("stack_rnn", "tape_rnn") and self.layers != 1:
             raise BaselineError(f"{self.arch} has a one-layer controller (layers must be 1), got {self.layers}")
 
@@ -80,4 +83,4 @@ def build(spec: ModelSpec, vocab_size: int, max_len: int, pad_id: int = 0, sep_i
         return StackRNN(spec.d_model, spec.memory_cell, vocab_size, pad_id, sep_id)
     if spec.arch == "tape_rnn":
         return TapeRNN(spec.d_model, spec.memory_cell, vocab_size, pad_id, sep_id)
-    return LoopedTransformer(spec.pos, spec.layers, spec.d_model, spec.heads, spec.iterations, vocab_size, pad_id, sep_id)
+    return LoopedTransformer(spec.pos, spec.layers, spec.d_model, spec.heads, spec.iterations, vocab_size, pad_id, sep_id, spec.window)

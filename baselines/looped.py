@@ -6,7 +6,10 @@ networks of Schwarzschild et al. 2021, in transformer form).
 
 where e is the token embedding and Block is ``layers`` pre-norm causal layers (self-attention
 with RoPE, or no positions with ``pos`` nope, then a GELU MLP 4 d wide) whose weights are the
-same at every iteration. The number of iterations is ``iterations`` in training
+same at every iteration. With ``window`` w > 0 a position attends only to itself and the w - 1
+positions before it, so information travels at most (w - 1) positions per layer and
+iteration, as in the convolutional networks of Schwarzschild et al.: inputs that need
+information from further away need more iterations (``window`` 0: the whole causal prefix). The number of iterations is ``iterations`` in training
 (``forward``) and ``eval_iterations`` in decoding (``step``), which the training loop sets to
 each of the run's test iteration counts in turn: a model trained with k iterations can be
 evaluated with 2k or 4k. The decoding cache holds keys and values per iteration and layer.
@@ -65,13 +68,17 @@ class Layer(nn.Module):
         return x + self.mlp(self.norm_mlp(x)), (k, v)
 
 
-def allowed_keys(mask: torch.Tensor, queries: int) -> torch.Tensor:
+def allowed_keys(mask: torch.Tensor, queries: int, window: int = 0) -> torch.Tensor:
     """(B, queries, keys) bool: the last ``queries`` positions of mask (B, keys) may attend to
-    real keys at or before them; a padding query attends to itself (its output is never read)."""
+    real keys at or before them (with ``window`` > 0: only the ``window`` nearest, themselves
+    included); a padding query attends to itself (its output is never read)."""
     keys = mask.shape[1]
     query_index = torch.arange(keys - queries, keys, device=mask.device)[:, None]
     key_index = torch.arange(keys, device=mask.device)[None, :]
-    allowed = (key_index <= query_index)[None] & mask.bool()[:, None, :]
+    causal = key_index <= query_index
+    if window > 0:
+        causal = causal & (key_index > query_index - window)
+    allowed = causal[None] & mask.bool()[:, None, :]
     return allowed | (key_index == query_index)[None]
 
 
@@ -81,13 +88,14 @@ class LoopedTransformer(SequenceModel):
     arch = "looped"
 
     def __init__(
-        self, pos: str, layers: int, d_model: int, heads: int, iterations: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1
+        self, pos: str, layers: int, d_model: int, heads: int, iterations: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1,
+        window: int = 0,
     ) -> None:
         super().__init__()
         if pos not in LOOPED_POSITIONAL:
             raise BaselineError(f"the looped model takes positions {' or '.join(LOOPED_POSITIONAL)}, got {pos!r}")
-        if min(layers, d_model, heads, iterations) < 1:
-            raise BaselineError("layers, d_model, heads and iterations must be positive")
+        if min(layers, d_model, heads, iterations) < 1 or window < 0:
+            raise BaselineError("layers, d_model, heads and iterations must be positive and window non-negative")
         if d_model % heads or (d_model // heads) % 2:
             raise BaselineError(f"d_model ({d_model}) must be divisible by heads ({heads}) into an even head size")
         self.pos = pos
@@ -96,6 +104,7 @@ class LoopedTransformer(SequenceModel):
         self.heads = heads
         self.iterations = iterations
         self.eval_iterations = iterations
+        self.window = window
         self.vocab_size = vocab_size
         self.pad_id = pad_id
         self.sep_id = sep_id
@@ -108,7 +117,7 @@ class LoopedTransformer(SequenceModel):
 
     def describe(self) -> dict[str, Any]:
         return {"arch": self.arch, "pos": self.pos, "layers": self.layers, "d_model": self.d_model, "heads": self.heads,
-                "iterations": self.iterations, "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}
+                "iterations": self.iterations, "window": self.window, "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}
 
     def run_block(
         self, x: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, past: list[tuple[torch.Tensor, torch.Tensor]] | None
@@ -134,7 +143,7 @@ class LoopedTransformer(SequenceModel):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         batch, length = ids.shape
         positions = torch.arange(length, device=ids.device).expand(batch, length)
-        allowed = allowed_keys(torch.ones_like(ids), length)
+        allowed = allowed_keys(torch.ones_like(ids), length, self.window)
         return self.loop(ids, positions, allowed, self.iterations, None)[0]
 
     def step(
@@ -142,5 +151,5 @@ class LoopedTransformer(SequenceModel):
     ) -> tuple[torch.Tensor, Any]:
         if cache is not None and len(cache) != self.eval_iterations:
             raise BaselineError(f"a cache of {len(cache)} iterations cannot continue with {self.eval_iterations}")
-        logits, new_cache = self.loop(ids, positions, allowed_keys(mask, ids.shape[1]), self.eval_iterations, cache)
+        logits, new_cache = self.loop(ids, positions, allowed_keys(mask, ids.shape[1], self.window), self.eval_iterations, cache)
         return logits, (new_cache if use_cache else None)

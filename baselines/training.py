@@ -109,7 +109,7 @@ def preset_of(arch: str, name: str) -> Preset:
 
 # Settings a resumed run must share with the interrupted one (they decide the trajectory).
 TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "steps", "batch_size", "lr", "warmup",
+    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
     "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
     "curriculum", "sizes",
 )
@@ -128,6 +128,7 @@ class TrainSettings:
     memory_cell: int = 8  # width of a stack or tape cell (stack_rnn, tape_rnn)
     iterations: int | None = None  # the looped model's iterations in training (default: the preset's)
     test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
+    window: int = 0  # the looped model's attention window (0: the whole causal prefix)
     until_id: float | None = None  # stop once periodic ID exact match reaches this at two consecutive evaluations (steps: the cap)
     steps: int | None = None
     batch_size: int | None = None
@@ -228,7 +229,7 @@ class TrainSettings:
     def spec(self) -> ModelSpec:
         """The model's architecture and sizes (resolved settings only)."""
         assert self.layers and self.d_model and self.heads and self.pos and self.iterations, "resolve() first"
-        return ModelSpec(self.arch, self.pos, self.layers, self.d_model, self.heads, self.memory_cell, self.iterations)
+        return ModelSpec(self.arch, self.pos, self.layers, self.d_model, self.heads, self.memory_cell, self.iterations, self.window)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -1,7 +1,10 @@
-"""GPU protocol: ID vs OOD gap of RoPE vs NoPE transformers on SCAN splits and four Chomsky tasks.
+"""GPU protocol: ID vs OOD gap of RoPE vs NoPE transformers on SCAN splits and four Chomsky
+tasks; and the Deletang et al. (2023) protocol over the six architectures.
 
     python benchmarks/gpu_protocol.py --out runs/protocol             # one H200, sized for <= 10 minutes
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
+    python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
+    python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
 
 Experiments (all splits built in memory, no release needed):
 
@@ -29,6 +32,20 @@ batch 128, bf16, no torch.compile (compilation costs more than it saves in runs 
 8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
 ``--preset`` and ``--eval-limit`` change that. ``--smoke`` (tiny model, 30 steps, small data,
 one seed) checks the whole pipeline on a CPU in a minute or two.
+
+``--protocol deletang``: the fifteen tasks of Deletang et al. (train lengths 1..40, test
+41..500, the sizes of gengap/suites/deletang.yaml: 10,000 / 1,000 / 2,000) x the six
+architectures (transformer with RoPE, rnn, lstm, stack_rnn, tape_rnn, looped) x seeds 0, 1,
+2 = 270 runs of preset small (256 units; the transformer 4 x 256), batch 128, trained to
+convergence (``until_id`` 0.99, at most 10,000 steps), final evaluation of every record
+(2,000 test records, ~4 per length). The report's length score column is the paper's score
+(per-token accuracy averaged over the test lengths, best seed). Estimated, never run on a
+GPU: the recurrent models run a Python loop per token, so a step is bound by kernel launches
+(~0.2-0.4 ms per token and layer for forward and backward: ~20-60 ms per step at ~80-120
+tokens), a run that converges early takes 1-3 minutes and one that runs to the cap 5-10
+minutes; with 16 runs sharing the GPU (``--workers 16``, one per CPU core) the 270 runs
+should take ~1.5-3 hours on one H200. ``--only``, ``--archs``, ``--seeds`` and ``--steps``
+cut it down (e.g. one seed: ~30-60 minutes).
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -61,11 +78,29 @@ SCAN_SPLITS = {
 }
 CHOMSKY = ("parity_check", "even_pairs", "reverse_string", "bucket_sort")
 EXPERIMENTS = (*SCAN_SPLITS, *CHOMSKY)
+DELETANG = (
+    "even_pairs", "modular_arithmetic", "parity_check", "cycle_navigation",
+    "stack_manipulation", "reverse_string", "modular_arithmetic_brackets", "solve_equation",
+    "duplicate_string", "missing_duplicate_string", "odds_first", "binary_addition", "binary_multiplication", "compute_sqrt", "bucket_sort",
+)
+ARCHS = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
 KEEP = ("id", "task", "input", "target", "difficulty", "novelty")
 
 
 def _keep(record: dict) -> dict:
     return {k: record[k] for k in KEEP if k in record}
+
+
+def build_deletang_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """The Deletang et al. length split of each task: train 1..40, test 41..500 (smoke: 1..8, 9..16)."""
+    from splits import sample_length_split
+
+    train, test = ((1, 8), (9, 16)) if smoke else ((1, 40), (41, 500))
+    out = {}
+    for name in names:
+        result = sample_length_split(name, train, test, sizes, seed=0)
+        out[f"{name}-deletang"] = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
+    return out
 
 
 def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
@@ -99,8 +134,9 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     results = train_and_evaluate(job["parts"], job["name"], out=job["out"], resume=True, progress=False, **job["settings"])
     seed = results["per_seed"][0]
     return {
-        "name": job["name"], "pos": job["settings"]["pos"], "seed": seed["seed"], "seconds": time.perf_counter() - started,
-        "id": seed["id_exact_match"], "ood": seed["ood_exact_match"], "tokens_per_s": seed["tokens_per_s"], "device": results["device"],
+        "name": job["name"], "arch": results["arch"], "pos": results["pos"], "seed": seed["seed"], "seconds": time.perf_counter() - started,
+        "id": seed["id_exact_match"], "ood": seed["ood_exact_match"], "length_score": seed.get("ood_length_score"),
+        "stopped_at": seed.get("stopped_at"), "converged": seed.get("converged"), "tokens_per_s": seed["tokens_per_s"], "device": results["device"],
     }
 
 
@@ -108,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
-    parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS))
+    parser.add_argument("--protocol", choices=("gaps", "deletang"), default="gaps",
+                        help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 architectures")
+    parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six): " + ", ".join(ARCHS))
+    parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS) + "; deletang: " + ", ".join(DELETANG))
     parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
     parser.add_argument("--seeds", help="comma-separated seeds (default 0,1,2; --smoke: 0)")
     parser.add_argument("--preset", help="model preset (default small; --smoke: tiny)")
@@ -123,13 +162,18 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     cuda = args.device != "cpu" and torch.cuda.is_available()
-    names = args.only.split(",") if args.only else list(EXPERIMENTS)
-    unknown = sorted(set(names) - set(EXPERIMENTS))
+    deletang = args.protocol == "deletang"
+    known = DELETANG if deletang else EXPERIMENTS
+    names = args.only.split(",") if args.only else list(known)
+    unknown = sorted(set(names) - set(known))
     if unknown:
         parser.error(f"unknown experiment(s) {', '.join(unknown)}")
+    archs = args.archs.split(",") if args.archs else list(ARCHS)
+    if sorted(set(archs) - set(ARCHS)):
+        parser.error(f"unknown architecture(s) {', '.join(sorted(set(archs) - set(ARCHS)))}")
     smoke = args.smoke
     seeds = [int(s) for s in (args.seeds or ("0" if smoke else "0,1,2")).split(",")]
-    steps = args.steps or (30 if smoke else 2000)
+    steps = args.steps or (30 if smoke else 10000 if deletang else 2000)
     settings = {
         "preset": args.preset or ("tiny" if smoke else "small"),
         "steps": steps,
@@ -139,22 +183,29 @@ def main(argv: list[str] | None = None) -> int:
         "eval_every": max(1, steps // 4),
         "eval_examples": 16 if smoke else 256,
         "eval_limit": args.eval_limit or (24 if smoke else 2000),
+        **({"until_id": 0.99, "eval_every": max(1, steps // 20)} if deletang else {}),
         "eval_batch_size": 512 if cuda else 64,
         "device": "cuda" if cuda else "cpu",
         "compile": args.compile,
     }
     sizes = {"train": 300, "validation": 24, "test": 24} if smoke else {"train": 20000, "validation": 1000, "test": 2000}
+    if deletang and not smoke:
+        sizes = {"train": 10000, "validation": 1000, "test": 2000}  # gengap/suites/deletang.yaml
     workers = args.workers or (8 if cuda else 1)
     out = Path(args.out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
 
     clock = time.perf_counter()
-    parts = build_splits(names, smoke, sizes)
+    parts = build_deletang_splits(names, smoke, sizes) if deletang else build_splits(names, smoke, sizes)
     print(f"splits built in {time.perf_counter() - clock:.1f}s: " + ", ".join(f"{n} {len(p['train'])}/{len(p['validation'])}/{len(p['test'])}" for n, p in parts.items()), flush=True)
+    from baselines.report import model_label
+
+    models = [(arch, "rope" if arch in ("transformer", "looped") else None) for arch in archs] if deletang else \
+        [("transformer", pos) for pos in args.encodings.split(",")]
     jobs = [
-        {"name": name, "parts": parts[name], "out": str(out / "runs" / f"{name}-{pos}-seed{seed}"),
-         "settings": {**settings, "pos": pos, "seeds": (seed,)}}
-        for name in names for pos in args.encodings.split(",") for seed in seeds
+        {"name": name, "parts": parts[name], "out": str(out / "runs" / f"{name}-{model_label(arch, pos or 'none')}-seed{seed}"),
+         "settings": {**settings, "arch": arch, "pos": pos, "seeds": (seed,)}}
+        for name in parts for arch, pos in models for seed in seeds
     ]
     jobs.sort(key=lambda j: -len(j["parts"]["test"]))  # the longest evaluations first
     done: list[dict[str, Any]] = []

@@ -316,3 +316,23 @@ def test_length_score_averages_token_accuracy_over_lengths_then_takes_the_best_s
     results = {"config": "c", "pos": "none", "arch": "lstm", "preset": "tiny", "steps": 5, "per_seed": seeds, "data": {"input_length": {}}}
     rows = group_runs([results])
     assert rows[0]["model"] == "lstm" and "| c | lstm | tiny | 5 | 3 |" in markdown(rows) and "| 0.900 | 0/3 | – |" in markdown(rows)
+
+
+def test_a_windowed_looped_model_sees_one_window_further_per_iteration() -> None:
+    """window 2 (itself and the token before): after k iterations position p depends on p - k .. p only."""
+    from baselines.looped import allowed_keys
+
+    allowed = allowed_keys(torch.tensor([[0, 1, 1, 1, 1]]), 5, window=2)[0].int().tolist()
+    assert allowed == [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 0], [0, 0, 0, 1, 1]]  # pad: itself
+    torch.manual_seed(0)
+    model = LoopedTransformer("nope", 1, 16, 2, iterations=3, vocab_size=6, window=2)
+    ids = torch.randint(3, 6, (1, 10))
+    changed = ids.clone()
+    changed[0, 0] = 3 if ids[0, 0] != 3 else 4
+    difference = (model(ids) - model(changed)).abs().amax(dim=-1)[0]
+    assert (difference[4:] == 0).all() and (difference[:4] > 0).all()  # positions 0..3 are within 3 iterations of position 0
+    model.eval_iterations = 6
+    mask = torch.ones_like(ids)
+    positions = torch.arange(10)[None]
+    further = (model.step(ids, mask, positions)[0] - model.step(changed, mask, positions)[0]).abs().amax(dim=-1)[0]
+    assert (further[7:] == 0).all() and (further[:7] > 0).all()  # 6 iterations reach 6 positions further

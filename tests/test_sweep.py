@@ -104,6 +104,29 @@ def test_the_run_matrix_is_the_full_product_with_distinct_directories(configs, e
     assert all(r.settings["steps"] == 5 and r.settings["lr"] == 0.01 and len(r.settings["seeds"]) == 1 for r in runs)
 
 
+def test_architectures_multiply_the_matrix_with_the_encodings_each_takes() -> None:
+    runs = plan_runs("/rel", ["c"], ["rope", "alibi"], ["tiny"], [0], {"steps": 5}, "/out",
+                     ["transformer", "lstm", "stack_rnn", "looped"])
+    assert [(r.name, r.settings["arch"], r.settings["pos"]) for r in runs] == [
+        ("c-rope-tiny-seed0", "transformer", "rope"), ("c-alibi-tiny-seed0", "transformer", "alibi"),  # names as before architectures
+        ("c-lstm-tiny-seed0", "lstm", "none"), ("c-stack_rnn-tiny-seed0", "stack_rnn", "none"),  # no encoding: one run each
+        ("c-looped-rope-tiny-seed0", "looped", "rope"),  # alibi is not a looped encoding
+    ]
+    nope = plan_runs("/rel", ["c"], ["alibi"], ["tiny"], [0], {}, "/out", ["looped"])
+    assert [r.settings["pos"] for r in nope] == ["rope"]  # none of the sweep's encodings applies: rope
+
+
+def test_the_shipped_deletang_sweep_plans_fifteen_tasks_by_six_architectures_by_three_seeds() -> None:
+    from gengap.suite import load_suite
+
+    sweep = load_sweep(find_sweep("deletang"))
+    names = [entry["name"] for entry in load_suite(sweep.suite)["entries"]]
+    runs = plan_runs("/rel", sweep.select_configs(names), sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, "/out", sweep.architectures)
+    assert len(runs) == 15 * 6 * 3 and len({r.name for r in runs}) == len(runs)
+    assert {r.settings["arch"] for r in runs} == {"transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped"}
+    assert all(r.settings["until_id"] == 0.99 and r.settings["steps"] == 10000 for r in runs)
+
+
 def test_cli_refuses_bad_sweeps_with_exit_2_and_writes_nothing(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "bad.yaml").write_text(sweep_text("suite: suite.yaml", fail_once={"run": "no-such-run", "step": 2}))
     assert main(["sweep", str(folder / "bad.yaml"), "--out", str(folder / "out")]) == 2

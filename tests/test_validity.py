@@ -73,6 +73,9 @@ def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
     document = (tmp_path / "validity.md").read_text()
     data = json.loads((tmp_path / "validity.json").read_text())
     expected = {"divergence", "novelty", "positions", "easy_to_hard", "traces"} | {f"length:{t}" for t in ("reverse_string", "parity_check", "bucket_sort", "addition")}
+    expected |= {f"regular:{t}" for t in ("parity_check", "even_pairs", "cycle_navigation")}
+    expected |= {"context_free:reverse_string", "context_free:stack_manipulation", "context_sensitive:duplicate_string"}
+    expected |= {"looped:prefix_sums", "looped:parity_check"}
     assert set(data["claims"]) == expected
     assert document.count("**holds**") + document.count("**does not hold**") == len(expected)
     assert data["claims"]["divergence"]["points"] == 3  # scan-simple, one graded target, the maximum
@@ -81,6 +84,11 @@ def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
     traces = data["claims"]["traces"]
     assert set(traces["fine"]) == {"id", "ood", "trace_id", "trace_ood"} and set(traces["answer_only"]) == {"id", "ood"}
     assert "## Traces: answer-only vs fine (claim 6)" in document and "| 6. Fine traces" in document
+    assert "## Architectures (claims 7-10)" in document and "CPU minutes by group of claims: scan" in document
+    looped = data["claims"]["looped:parity_check"]
+    assert looped["window"] == 2 and set(looped["scores"]) == {"6", "12", "24"}  # k, 2k and 4k
+    assert set(data["claims"]["context_sensitive:duplicate_string"]["runs"]) == {"tape_rnn", "stack_rnn", "lstm", "transformer"}
+    assert all(f["stopped_at"] == [10] and f["converged"] is False for f in data["claims"]["regular:even_pairs"]["runs"].values())
 
 
 def test_trace_verdict(validity) -> None:
@@ -131,3 +139,44 @@ def test_notes_flag_reversals_unlearned_runs_and_vacuous_verdicts(validity) -> N
     claims["positions"]["learned"]["rope"] = True
     claims["divergence"]["series"] = [(0.0, 0.9), (0.7, 0.1)]
     assert [n.split(":")[0] for n in validity.notes(claims)] == ["easy_to_hard"]
+
+
+def test_architecture_verdict(validity) -> None:
+    figures = lambda score, converged=True: {"score": score, "id": 1.0, "converged": converged, "stopped_at": [500]}  # noqa: E731
+    claim = validity.architecture_claim({"stack_rnn": figures(0.9), "lstm": figures(0.62), "transformer": figures(0.6)}, "stack_rnn")
+    assert claim["holds"] and claim["winner"] == "stack_rnn"  # the bound is inclusive for the winner
+    assert not validity.architecture_claim({"stack_rnn": figures(0.99), "lstm": figures(0.9)}, "stack_rnn")["holds"]  # ... and for the others
+    assert not validity.architecture_claim({"stack_rnn": figures(0.89), "lstm": figures(0.5)}, "stack_rnn")["holds"]
+    assert not validity.architecture_claim({"stack_rnn": figures(None), "lstm": figures(0.5)}, "stack_rnn")["holds"]
+    notes = validity.notes({"context_free:reverse_string": validity.architecture_claim(
+        {"stack_rnn": figures(0.3, converged=False), "lstm": figures(0.5, converged=False)}, "stack_rnn")})
+    assert len(notes) == 2 and "stack_rnn never met the stopping rule" in notes[0] and "vacuous" in notes[1]
+
+
+def test_looped_verdict(validity) -> None:
+    run = lambda score: {"score": score, "id": 1.0, "converged": True, "stopped_at": [100]}  # noqa: E731
+    assert validity.looped_claim({8: 0.6, 16: 0.95, 32: 0.7}, 8, run(0.6), run(0.55))["holds"]  # 2k is enough
+    assert not validity.looped_claim({8: 0.95, 16: 0.97, 32: 0.97}, 8, run(0.95), run(0.55))["holds"]  # already solved with k
+    assert not validity.looped_claim({8: 0.6, 16: 0.8, 32: 0.85}, 8, run(0.6), run(0.55))["holds"]  # more iterations do not reach 0.9
+    assert not validity.looped_claim({8: 0.6, 16: 0.95}, 8, run(0.6), run(0.92))["holds"]  # the transformer generalizes too
+
+
+def test_run_figures_take_the_best_seed_and_all_seeds_convergence(validity) -> None:
+    results = [{"per_seed": [{"ood_length_score": 0.5, "id_exact_match": 1.0, "converged": True, "stopped_at": 300}]},
+               {"per_seed": [{"ood_length_score": 0.8, "id_exact_match": 0.5, "converged": False, "stopped_at": 900}]}]
+    assert validity.run_figures(results) == {"score": 0.8, "id": 0.75, "converged": False, "stopped_at": [300, 900]}
+
+
+def test_the_plan_trains_each_model_of_each_claim_once(validity) -> None:
+    specs = validity.plan(validity.FULL, smoke=False, groups=("architectures",))
+    keys = [(s.config, s.model) for s in specs]
+    assert len(keys) == len(set(keys)) == 3 * 2 + 2 * 3 + 4 + 2 * 2
+    looped = {s.config: s for s in specs if s.arch == "looped"}
+    assert looped["prefix_sums-lengths-1-20"].train["test_iterations"] == (8, 16, 32) and looped["prefix_sums-lengths-1-20"].train["window"] == 0
+    assert looped["parity_check-lengths-1-20"].train["test_iterations"] == (24, 48, 96) and looped["parity_check-lengths-1-20"].train["window"] == 2
+    assert all(s.train["until_id"] == validity.UNTIL_ID and s.train["steps"] == validity.FULL.arch_steps for s in specs)
+    regular = [s for s in specs if s.config == "parity_check-lengths-1-40"]
+    assert {s.model for s in regular} == {"lstm", "rope"} and regular[0].args["test"] == (41, 500)
+    convergence = validity.plan(validity.FULL, smoke=False, groups=("convergence",))
+    assert all(s.train["until_id"] == validity.UNTIL_ID and s.train["steps"] == validity.FULL.converge_steps for s in convergence)
+    assert all(not s.train for s in validity.plan(validity.FULL, smoke=False, groups=("scan",)))  # claims 1-2: fixed steps
