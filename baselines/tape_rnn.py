@@ -41,23 +41,24 @@ def ring_sizes(lengths: torch.Tensor) -> torch.Tensor:
 
 
 def action_indices(lengths: torch.Tensor, width: int) -> torch.Tensor:
-    """(5, B, width) long: for each action, the old cell that new cell m reads (cells at or past
-    a row's ring size read themselves, and stay zero)."""
+    """(5 * B * width,) long: for each action, row and new cell m, the index of the old cell it
+    reads in the tape flattened to (B * width) cells (cells at or past a row's ring size read
+    themselves, and stay zero)."""
     sizes = ring_sizes(lengths)[:, None]
     cells = torch.arange(width, device=lengths.device)[None, :]
     offsets = torch.stack([torch.zeros_like(lengths), torch.ones_like(lengths), -torch.ones_like(lengths), lengths, -lengths])
     moved = torch.remainder(cells[None] + offsets[:, :, None], sizes[None])
-    return torch.where(cells[None] < sizes[None], moved, cells[None].expand_as(moved))
+    moved = torch.where(cells[None] < sizes[None], moved, cells[None].expand_as(moved))
+    rows = (torch.arange(len(lengths), device=lengths.device) * width)[None, :, None]
+    return (moved + rows).reshape(-1)
 
 
 def update_tape(tape: torch.Tensor, actions: torch.Tensor, value: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
     """The tape (B, M, C) after writing value (B, C) under the head and moving by the action
-    mixture (B, 5) with the rows' action indices (5, B, M)."""
+    mixture (B, 5) with the rows' action indices (of :func:`action_indices`)."""
     written = torch.cat([value[:, None], tape[:, 1:]], dim=1)
     batch, width, cell = written.shape
-    flat = written.reshape(batch * width, cell)
-    rows = (torch.arange(batch, device=tape.device) * width)[None, :, None]
-    moved = flat[(indices + rows).reshape(-1)].reshape(len(ACTIONS), batch, width, cell)
+    moved = written.reshape(batch * width, cell)[indices].reshape(len(ACTIONS), batch, width, cell)
     return torch.einsum("abmc,ba->bmc", moved, actions)
 
 
