@@ -115,6 +115,11 @@ class LoopedTransformer(SequenceModel):
         self.head = nn.Linear(d_model, vocab_size, bias=False)
         self.head.weight = self.embed.weight
 
+    def set_eval_iterations(self, iterations: int) -> None:
+        if iterations < 1:
+            raise BaselineError(f"iterations must be positive, got {iterations}")
+        self.eval_iterations = iterations
+
     def describe(self) -> dict[str, Any]:
         return {"arch": self.arch, "pos": self.pos, "layers": self.layers, "d_model": self.d_model, "heads": self.heads,
                 "iterations": self.iterations, "window": self.window, "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}

@@ -14,7 +14,8 @@ architecture runs:
   leaves a state unchanged, so a left-padded row decodes as it would alone;
 - ``max_positions``: the longest sequence the model can read (None: unbounded);
 - ``describe()``: a JSON-able description (architecture, sizes, parameter count), written to
-  results.json.
+  results.json;
+- ``set_eval_iterations(k)``: the iterations decoding runs (the looped model; a no-op elsewhere).
 
 Recurrent models share :class:`RecurrentModel`: an embedding, a per-token cell over a state and
 a linear read-out; ``step`` runs the same cell one token at a time with padding masked, so the
@@ -42,6 +43,9 @@ class SequenceModel(nn.Module):
     @property
     def max_positions(self) -> int | None:
         return None
+
+    def set_eval_iterations(self, iterations: int) -> None:
+        """The iterations ``step`` runs (the looped model); other architectures have none to set."""
 
     def n_parameters(self, trainable: bool = True) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable)

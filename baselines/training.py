@@ -506,8 +506,7 @@ class Run:
 
     def evaluate(self, model: SequenceModel, side: EvalSet, mistakes: int, iterations: int | None = None) -> dict[str, Any]:
         """Scores of greedy decoding on one side (a looped model with ``iterations``, default its training count)."""
-        if hasattr(model, "eval_iterations"):
-            model.eval_iterations = iterations if iterations is not None else self.settings.iterations
+        model.set_eval_iterations(iterations if iterations is not None else self.settings.iterations)
         outputs = greedy_decode(
             model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
             batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
@@ -718,7 +717,7 @@ def prepare_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: T
                 raise BaselineError(f"cannot read {run_file}") from None
             if old.get("data_fingerprint") != record["data_fingerprint"]:
                 raise BaselineError(f"{out} was trained on other data (config {old.get('config')!r}); cannot resume")
-            defaults = TrainSettings().to_json()  # for settings added after the run was made
+            defaults = TrainSettings().resolve().to_json()  # for settings added after the run was made
             before = {k: old.get("settings", {}).get(k, defaults[k]) for k in TRAJECTORY}
             changed = [k for k in TRAJECTORY if before[k] != record["settings"][k]]
             if changed:

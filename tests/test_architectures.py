@@ -336,3 +336,54 @@ def test_a_windowed_looped_model_sees_one_window_further_per_iteration() -> None
     positions = torch.arange(10)[None]
     further = (model.step(ids, mask, positions)[0] - model.step(changed, mask, positions)[0]).abs().amax(dim=-1)[0]
     assert (further[7:] == 0).all() and (further[:7] > 0).all()  # 6 iterations reach 6 positions further
+
+
+def test_the_cli_trains_any_architecture_to_convergence(small_split, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from baselines.cli import add_commands
+
+    folder = tmp_path / "rel" / "data" / "rev"
+    folder.mkdir(parents=True)
+    for part in ("train", "validation", "test"):
+        (folder / f"{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in getattr(small_split, part)))
+    parser = argparse.ArgumentParser(prog="gengap")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args([
+        "train", str(tmp_path / "rel"), "--config", "rev", "--arch", "looped", "--pos", "nope", "--preset", "tiny", "--steps", "6",
+        "--eval-every", "2", "--eval-examples", "4", "--d-model", "16", "--heads", "2", "--iterations", "2", "--test-iterations", "2,3",
+        "--window", "3", "--until-id", "0.9", "--out", str(tmp_path / "looped"),
+    ])
+    assert args.func(args) == 0
+    results = json.loads((tmp_path / "looped" / "results.json").read_text())
+    assert (results["arch"], results["pos"], results["until_id"], results["model"]["window"]) == ("looped", "nope", 0.9, 3)
+    assert results["settings"]["test_iterations"] == [2, 3] and set(results["per_seed"][0]["by_iterations"]) == {"2", "3"}
+    out = capsys.readouterr().out
+    assert "rev  arch=looped  pos=nope  preset=tiny" in out and "3 iterations: ID" in out and "--until-id 0.9 (step 6)" in out
+    args = parser.parse_args(["train", str(tmp_path / "rel"), "--config", "rev", "--arch", "tape_rnn", "--preset", "tiny", "--steps", "2",
+                              "--memory-cell", "3", "--d-model", "8", "--out", str(tmp_path / "tape")])
+    assert args.func(args) == 0
+    assert json.loads((tmp_path / "tape" / "results.json").read_text())["model"]["memory_cell"] == 3
+    with pytest.raises(SystemExit):
+        parser.parse_args(["train", "x", "--arch", "gru", "--out", "o"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["train", "x", "--test-iterations", "2,2", "--out", "o"])
+
+
+def test_a_run_made_before_architectures_existed_resumes(small_split, tmp_path: Path) -> None:
+    """run.json of an earlier version lacks arch, memory_cell, iterations, window and until_id."""
+    settings = dict(preset="tiny", steps=8, eval_every=4, eval_examples=4, seeds=(0,), layers=1, d_model=16, heads=2)
+
+    def kill(event: dict) -> None:
+        if event["step"] == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_and_evaluate(small_split, out=tmp_path / "run", callback=kill, **settings)
+    run_file = tmp_path / "run" / "run.json"
+    record = json.loads(run_file.read_text())
+    for name in ("arch", "memory_cell", "iterations", "test_iterations", "window", "until_id"):
+        del record["settings"][name]
+    run_file.write_text(json.dumps(record))
+    resumed = train_and_evaluate(small_split, out=tmp_path / "run", resume=True, **settings)
+    assert resumed["per_seed"][0]["stopped_at"] == 8
