@@ -20,24 +20,21 @@ from gengap.checking import check_lines
 from gengap.errors import UsageError
 from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
+from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
+from gengap.release import RELEASE, ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
-from harnesses.export import EXPORT_MARKER, FORMATS, export_release
+from harnesses.export import FORMATS, export_release
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
-
-
-SPLIT_MARKER = "report.json"  # what --force requires in a directory it replaces
-RELEASE_MARKER = "manifest.json"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -222,7 +219,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     inputs = [args.file] if args.file != "-" else []
-    check_output_directory(args.out, args.force, inputs, marker=SPLIT_MARKER)
+    check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file)
     try:
         if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
@@ -233,7 +230,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
     warnings = add_warnings(result.report, shortfall_warnings(result.report))
-    with atomic_directory(args.out, args.force, inputs, marker=SPLIT_MARKER) as staging:
+    with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
@@ -285,7 +282,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
-    check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
+    check_output_directory(args.out, args.force, inputs, RELEASE)
     renderer = _ray_renderer(args.ray) if args.ray is not None else render_in_processes
     started = time.perf_counter()
     total = len(suite["entries"])
@@ -373,8 +370,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not (release / "data").is_dir():
         raise UsageError(f"{args.release} is not a release (no data/ directory)")
     inputs = [args.release]
-    check_output_directory(args.out, args.force, inputs, marker=EXPORT_MARKER)
-    with atomic_directory(args.out, args.force, inputs, marker=EXPORT_MARKER) as staging:
+    check_output_directory(args.out, args.force, inputs, EXPORT)
+    with atomic_directory(args.out, args.force, inputs, EXPORT) as staging:
         manifest = export_release(
             release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, configs=args.config or None
         )
