@@ -18,8 +18,8 @@ from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, 
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
-from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
-from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
+from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit, record_bytes
+from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
 from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
@@ -35,6 +35,9 @@ from splits.base import divergence_report
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
+
+
+SIZE_CHECKED_FROM = 10_000  # generate --n above this is checked against the free disk space (from a sample)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,8 +122,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         params = task.make_params(typed, level=args.level)
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
-    if args.out:
-        check_writable_file(args.out, args.force)
+    _check_generate_size(task.name, params, args)
     target = atomic_output(args.out, args.force) if args.out else _stdout()
     if args.all:
         try:
@@ -136,6 +138,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar:
         _write_blocks(plan, args.workers, handle, bar)
     return 0
+
+
+def _check_generate_size(task: str, params: Any, args: argparse.Namespace) -> None:
+    """UsageError, before anything is generated, when --n is over the record limit or (with
+    --out) would not fit on the output's file system; and when --out cannot be written."""
+    try:
+        limit = RecordLimit.from_environment(args.max_records)
+    except LimitError as err:
+        raise UsageError(str(err)) from None
+    if args.n is not None and args.n > limit.max_records:
+        raise UsageError(
+            f"--n {args.n:,} is more than the limit of {limit.max_records:,} records "
+            f"(raise it with --max-records N or {ENVIRONMENT_VARIABLE}=N)"
+        )
+    if args.out:
+        target = check_writable_file(args.out, args.force)
+        if args.n is not None and args.n > SIZE_CHECKED_FROM:
+            check_space(target, args.n * record_bytes(task, params))
 
 
 @contextmanager
@@ -414,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (output is identical for any count)")
     p.add_argument("--out", help="output file (written atomically); default stdout")
     p.add_argument("--force", action="store_true", help="replace an existing regular file at --out")
+    p.add_argument("--max-records", type=int, metavar="N", help=f"most records --n may ask for (default {DEFAULT_MAX_RECORDS:,}; env {ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_generate)
 
     p = commands.add_parser("check", help="validate records and re-check every target")
@@ -463,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
+    commands.choices["report"].set_defaults(report_outputs=atomic_outputs)
 
     p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")
     p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file, or the name of a shipped sweep (gpu-protocol)")

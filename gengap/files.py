@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from typing import BinaryIO, Callable, ContextManager, Iterable, Iterator
 
 from generators.safe_files import create_new, open_directory, remove_at
 from gengap.errors import UsageError
+from gengap.limits import human_bytes
 from gengap.locking import destination_lock
 from gengap.ownership import Product
 from gengap.signals import signals_deferred
@@ -456,3 +458,15 @@ def atomic_directory(
     finally:
         os.close(place.fd)
 
+
+def check_space(target: Path, need: int) -> None:
+    """UsageError when target's directory is on a file system with fewer than need bytes free."""
+    try:
+        free = shutil.disk_usage(_directory_of(target)).free
+    except OSError:
+        return
+    if need > free:
+        raise UsageError(
+            f"{str(target)!r} would take about {human_bytes(need)} and its file system has {human_bytes(free)} free; "
+            "nothing was written"
+        )
