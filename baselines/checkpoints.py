@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from baselines.errors import BaselineError
+from generators.safe_files import atomic_file
 
 RUN_FORMAT = "gengap-baseline-run/1"  # of run.json and checkpoints
 
@@ -69,10 +70,10 @@ def set_rng_states(states: Mapping[str, Any]) -> None:
 
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    """torch.save state to path atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    """torch.save state to path atomically, through path.tmp (created exclusively, never
+    through a link, removed when the write fails, e.g. on a full disk)."""
+    with atomic_file(path) as handle:
+        torch.save(state, handle)
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:

@@ -122,7 +122,8 @@ def add_commands(subparsers: Any) -> None:
     p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs (with divergence and novelty sections)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
     p.add_argument("--out", metavar="FILE.md", help="write the report here and its plots next to it (FILE.png, FILE-divergence.png, FILE-novelty.png); default stdout")
-    p.set_defaults(func=cmd_report)
+    p.add_argument("--force", action="store_true", help="replace existing regular files at --out and its plots' paths")
+    p.set_defaults(func=cmd_report, report_outputs=None)  # the gengap CLI supplies its output discipline
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -217,9 +218,13 @@ def summary(results: dict[str, Any]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from baselines.report import make_report
+    from contextlib import nullcontext
 
-    report = make_report(args.runs, args.out)
+    from baselines.report import make_report, report_paths
+
+    checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
+    with args.report_outputs(report_paths(args.out), args.force) if checked else nullcontext(None) as opener:
+        report = make_report(args.runs, args.out, opener=opener)
     if args.out:
         plots = [str(path) for path in report["plots"].values()]
         print(f"wrote {args.out}" + (f" and {', '.join(plots)}" if plots else ""))

@@ -3,12 +3,18 @@
 Exact match against input length (one run, or a report's rows), OOD exact match against
 compound divergence, and OOD exact match by novelty bucket. Every function returns the path
 written, or None when matplotlib is not installed (the other outputs do not depend on it).
+A plot is written through a temporary file that replaces it (generators.safe_files), or
+through the ``opener`` given (the gengap CLI's output discipline for ``gengap report``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, ContextManager, Mapping, Sequence
+
+from generators.safe_files import atomic_file
+
+Opener = Callable[[Path], ContextManager[BinaryIO]]  # a binary handle whose content becomes the file at a path
 
 
 def _pyplot() -> Any:
@@ -34,22 +40,32 @@ def _shade(axis: Any, train_range: Sequence[int] | None) -> None:
 
 
 def _canvas(path: str | Path, size: tuple[float, float]) -> tuple[Any, Any, Any, Path] | None:
-    """(pyplot, figure, axis, path) of a one-axis plot whose folder exists; None without matplotlib."""
+    """(pyplot, figure, axis, path) of a one-axis plot; None without matplotlib."""
     plt = _pyplot()
     if plt is None:
         return None
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure, axis = plt.subplots(figsize=size)
     return plt, figure, axis, path
+
+
+def _write(plt: Any, figure: Any, path: Path, opener: Opener | None = None) -> Path:
+    """Save figure as a PNG at path through opener (default: a temporary file that replaces
+    path, created exclusively, never through a link) and close it."""
+    try:
+        if opener is None:
+            path.parent.mkdir(exist_ok=True)  # e.g. a run's plots/ folder; never its parents
+        with (opener or atomic_file)(path) as handle:
+            figure.savefig(handle, format="png", dpi=100)
+    finally:
+        plt.close(figure)
+    return path
 
 
 def _save(plt: Any, figure: Any, axis: Any, path: Path, legend: str = "small") -> Path:
     axis.legend(loc="best", fontsize=legend)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _write(plt, figure, path)
 
 
 def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
@@ -105,7 +121,7 @@ def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None
     return _save(plt, figure, axis, path)
 
 
-def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | None:
+def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
     """One panel per config: mean exact match vs input length per positional encoding.
 
     rows are report groups (see baselines.report.group_runs): config, pos, by_length
@@ -115,7 +131,6 @@ def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | N
     if plt is None:
         return None
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     configs = list(dict.fromkeys(row["config"] for row in rows))
     columns = min(3, len(configs))
     lines = -(-len(configs) // columns)
@@ -139,16 +154,16 @@ def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path) -> Path | N
     for index in range(len(configs), lines * columns):
         axes[index // columns][index % columns].axis("off")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _write(plt, figure, path, opener)
 
 
 def _series_label(point: Mapping[str, Any], presets: int) -> str:
     return f"{point['model']} {point['preset']}" if presets > 1 else str(point["model"])
 
 
-def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match vs compound divergence") -> Path | None:
+def plot_divergence(
+    points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match vs compound divergence", opener: Opener | None = None
+) -> Path | None:
     """Scatter of mean OOD exact match (± std over seeds) against compound divergence, one colour per encoding.
 
     points as baselines.report.divergence_points gives them (config, model, preset,
@@ -161,7 +176,6 @@ def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title
     from baselines.report import divergence_correlations
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure, axis = plt.subplots(figsize=(7, 4.5))
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     presets = len({p["preset"] for p in points})
@@ -185,12 +199,12 @@ def plot_divergence(points: Sequence[Mapping[str, Any]], path: str | Path, title
     axis.set_title(title, fontsize="medium")
     axis.legend(loc="best", fontsize="small")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _write(plt, figure, path, opener)
 
 
-def plot_novelty(points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match by novelty") -> Path | None:
+def plot_novelty(
+    points: Sequence[Mapping[str, Any]], path: str | Path, title: str = "OOD exact match by novelty", opener: Opener | None = None
+) -> Path | None:
     """OOD exact match (mean ± std over seeds) per novelty bucket (0, 1, 2, 3+ unseen compounds), one line per config x encoding.
 
     points as baselines.report.novelty_points gives them (config, model, preset, buckets
@@ -202,7 +216,6 @@ def plot_novelty(points: Sequence[Mapping[str, Any]], path: str | Path, title: s
     from baselines.metrics import NOVELTY_BUCKETS
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     figure, axis = plt.subplots(figsize=(7, 4.5))
     presets = len({p["preset"] for p in points})
     xs = list(range(len(NOVELTY_BUCKETS)))
@@ -219,6 +232,4 @@ def plot_novelty(points: Sequence[Mapping[str, Any]], path: str | Path, title: s
     axis.set_title(title, fontsize="medium")
     axis.legend(loc="best", fontsize="x-small")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path
+    return _write(plt, figure, path, opener)

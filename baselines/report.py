@@ -34,6 +34,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from baselines.data import DIVERGENCE_KEYS, divergence_of
 from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
+from baselines.plots import Opener
+from generators.safe_files import atomic_file
 
 POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
 ARCH_ORDER = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
@@ -368,12 +370,24 @@ def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
 # -- the report ----------------------------------------------------------------------------
 
 
-def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> dict[str, Any]:
+def report_paths(out: str | Path) -> list[Path]:
+    """Every file a report written to out may write: out itself, FILE.png, FILE-divergence.png
+    and FILE-novelty.png (FILE: out without its suffix)."""
+    target = Path(out)
+    paths = [target, target.with_suffix(".png"), target.with_name(f"{target.stem}-divergence.png"), target.with_name(f"{target.stem}-novelty.png")]
+    if len(set(paths)) < len(paths):
+        raise BaselineError(f"the report {target} would overwrite its own plots: give --out a name ending in .md")
+    return paths
+
+
+def make_report(paths: Iterable[str | Path], out: str | Path | None = None, opener: Opener | None = None) -> dict[str, Any]:
     """{"text", "rows", "plots"}: with out, writes out (markdown) and its plots next to it.
 
     plots maps "length" (FILE.png), "divergence" (FILE-divergence.png) and "novelty"
     (FILE-novelty.png) to the paths written; a plot is absent when its section is, or when
-    matplotlib is not installed.
+    matplotlib is not installed. Every file is written through opener (default: a temporary
+    file that replaces it, created exclusively, never through a link); the gengap CLI gives
+    its output discipline (existing files refused without --force).
     """
     runs = [load_results(p) for p in find_runs(paths)]
     rows = group_runs(runs)
@@ -381,15 +395,15 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> d
     sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
     plots: dict[str, Path] = {}
     if out is not None:
-        target = Path(out)
+        target, length_png, divergence_png, novelty_png = report_paths(out)
         if target.parent and not target.parent.exists():
             raise BaselineError(f"the folder of {target} does not exist")
         from baselines.plots import plot_divergence, plot_novelty, plot_report
 
         made = {
-            "length": plot_report(rows, target.with_suffix(".png")),
-            "divergence": plot_divergence(divergence_points(rows), target.with_name(f"{target.stem}-divergence.png")) if sections["divergence"] else None,
-            "novelty": plot_novelty(novelty_points(rows), target.with_name(f"{target.stem}-novelty.png")) if sections["novelty"] else None,
+            "length": plot_report(rows, length_png, opener=opener),
+            "divergence": plot_divergence(divergence_points(rows), divergence_png, opener=opener) if sections["divergence"] else None,
+            "novelty": plot_novelty(novelty_points(rows), novelty_png, opener=opener) if sections["novelty"] else None,
         }
         plots = {name: path for name, path in made.items() if path is not None}
     captions = {"length": "exact match by input length", "divergence": "OOD exact match vs compound divergence", "novelty": "OOD exact match by novelty"}
@@ -402,7 +416,8 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None) -> d
             if name in plots:
                 text += f"\n![{captions[name]}]({plots[name].name})\n"
     if out is not None:
-        Path(out).write_text(text, encoding="utf-8")
+        with (opener or atomic_file)(Path(out)) as handle:
+            handle.write(text.encode("utf-8"))
     return {"text": text, "rows": rows, "plots": plots}
 
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from baselines.errors import BaselineError
 from baselines.report import model_label
+from generators.safe_files import atomic_write_text
 
 SWEEP_FORMAT = "gengap-sweep/1"
 STATE_FILE = "sweep.json"
@@ -170,9 +171,7 @@ def write_state(out: Path, sweep: Mapping[str, Any], runs: Sequence[RunSpec], ou
         "sweep": dict(sweep),
         "runs": [{**spec.to_json(), **({k: v for k, v in asdict(outcomes[spec.name]).items() if k != "run"} if spec.name in outcomes else {"status": "pending"})} for spec in runs],
     }
-    tmp = out / f".{STATE_FILE}.tmp"
-    tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, out / STATE_FILE)
+    atomic_write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n", tmp_name=f".{STATE_FILE}.tmp")
 
 
 def run_sweep(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from baselines.errors import BaselineError
+from generators.safe_files import atomic_write_text
 
 PAD, SEP, END = "<pad>", "<sep>", "<end>"
 SPECIALS = (PAD, SEP, END)
@@ -75,7 +76,7 @@ class Tokenizer:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(self.to_json(), indent=1) + "\n")
 
     @classmethod
     def from_json(cls, data: dict) -> "Tokenizer":

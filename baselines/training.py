@@ -62,6 +62,7 @@ from baselines.sequence_model import SequenceModel
 from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
 from generators.exclusion import Exclusion
+from generators.safe_files import atomic_write_text
 from generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
@@ -423,9 +424,8 @@ class Trainer:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Replace path with text through path.tmp (created exclusively, never through a link, removed if the write fails)."""
+    atomic_write_text(path, text)
 
 
 # -- one run ---------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def _draw(path: Path, config: Mapping[str, Any], feature: str, values: dict[str,
         axes.set_title(f"{config['name']}: {feature}, train vs test")
         axes.spines[["top", "right"]].set_visible(False)
         figure.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)  # plots/ in the release directory, never above it
         figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
 
 

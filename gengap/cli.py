@@ -18,17 +18,18 @@ from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, 
 from gengap import __version__
 from gengap.checking import check_lines
 from gengap.errors import UsageError
-from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
-from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
+from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit, record_bytes
+from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
+from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
+from gengap.release import RELEASE, ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
-from harnesses.export import EXPORT_MARKER, FORMATS, export_release
+from harnesses.export import FORMATS, export_release
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from splits.mcd import reporting_steps
@@ -36,8 +37,7 @@ from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 
 
-SPLIT_MARKER = "report.json"  # what --force requires in a directory it replaces
-RELEASE_MARKER = "manifest.json"
+SIZE_CHECKED_FROM = 10_000  # generate --n above this is checked against the free disk space (from a sample)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,8 +122,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         params = task.make_params(typed, level=args.level)
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
-    if args.out:
-        check_writable_file(args.out, args.force)
+    _check_generate_size(task.name, params, args)
     target = atomic_output(args.out, args.force) if args.out else _stdout()
     if args.all:
         try:
@@ -139,6 +138,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar:
         _write_blocks(plan, args.workers, handle, bar)
     return 0
+
+
+def _check_generate_size(task: str, params: Any, args: argparse.Namespace) -> None:
+    """UsageError, before anything is generated, when --n is over the record limit or (with
+    --out) would not fit on the output's file system; and when --out cannot be written."""
+    try:
+        limit = RecordLimit.from_environment(args.max_records)
+    except LimitError as err:
+        raise UsageError(str(err)) from None
+    if args.n is not None and args.n > limit.max_records:
+        raise UsageError(
+            f"--n {args.n:,} is more than the limit of {limit.max_records:,} records "
+            f"(raise it with --max-records N or {ENVIRONMENT_VARIABLE}=N)"
+        )
+    if args.out:
+        target = check_writable_file(args.out, args.force)
+        if args.n is not None and args.n > SIZE_CHECKED_FROM:
+            check_space(target, args.n * record_bytes(task, params))
 
 
 @contextmanager
@@ -222,7 +239,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     inputs = [args.file] if args.file != "-" else []
-    check_output_directory(args.out, args.force, inputs, marker=SPLIT_MARKER)
+    check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file)
     try:
         if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
@@ -233,7 +250,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
     warnings = add_warnings(result.report, shortfall_warnings(result.report))
-    with atomic_directory(args.out, args.force, inputs, marker=SPLIT_MARKER) as staging:
+    with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
@@ -285,7 +302,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
-    check_output_directory(args.out, args.force, inputs, marker=RELEASE_MARKER)
+    check_output_directory(args.out, args.force, inputs, RELEASE)
     renderer = _ray_renderer(args.ray) if args.ray is not None else render_in_processes
     started = time.perf_counter()
     total = len(suite["entries"])
@@ -373,8 +390,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not (release / "data").is_dir():
         raise UsageError(f"{args.release} is not a release (no data/ directory)")
     inputs = [args.release]
-    check_output_directory(args.out, args.force, inputs, marker=EXPORT_MARKER)
-    with atomic_directory(args.out, args.force, inputs, marker=EXPORT_MARKER) as staging:
+    check_output_directory(args.out, args.force, inputs, EXPORT)
+    with atomic_directory(args.out, args.force, inputs, EXPORT) as staging:
         manifest = export_release(
             release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, configs=args.config or None
         )
@@ -417,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (output is identical for any count)")
     p.add_argument("--out", help="output file (written atomically); default stdout")
     p.add_argument("--force", action="store_true", help="replace an existing regular file at --out")
+    p.add_argument("--max-records", type=int, metavar="N", help=f"most records --n may ask for (default {DEFAULT_MAX_RECORDS:,}; env {ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_generate)
 
     p = commands.add_parser("check", help="validate records and re-check every target")
@@ -466,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline_commands(commands)
     commands.choices["train"].set_defaults(build_suite_split=suite_split)
+    commands.choices["report"].set_defaults(report_outputs=atomic_outputs)
 
     p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")
     p.add_argument("sweep", metavar="SWEEP.yaml", help="sweep file, or the name of a shipped sweep (gpu-protocol)")

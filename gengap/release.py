@@ -26,10 +26,13 @@ import numpy as np
 
 from generators import BlockPlan, dumps_record, get_task
 from generators.batch import Record
+from data_cards.common import plot_paths
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
 from gengap.checking import record_problem
 from gengap.files import atomic_directory
+from gengap.fingerprints import CARD_FILES
+from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
@@ -54,6 +57,23 @@ def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
     """sha256 over the sorted '<sha256>  <path>' lines of the data files."""
     lines = "".join(f"{info['sha256']}  {path}\n" for path, info in sorted(data_files.items()))
     return sha256_bytes(lines.encode())
+
+
+def release_files(manifest: Any) -> list[str] | None:
+    """Every file a release holds, as its manifest tells them: the data files it lists, the
+    manifest, SHA256SUMS, the card files and the plots of its configs; None when manifest is
+    not a gengap release manifest (its fingerprint must be that of the data files it lists).
+    --force replaces only a directory this list accounts for (gengap.ownership)."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("gengap_version"), str):
+        return None
+    data_files = manifest["data_files"]
+    if not isinstance(data_files, dict) or manifest.get("fingerprint") != fingerprint(data_files):
+        return None
+    plots = [path for config in manifest["configs"] for _, path in plot_paths(config)]
+    return [*data_files, "manifest.json", "SHA256SUMS", *CARD_FILES, *plots]
+
+
+RELEASE = Product("release", "manifest.json", release_files)
 
 
 def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitResult:
@@ -227,10 +247,10 @@ def write_release(
     tasks); the bytes do not depend on it.
 
     The output discipline of gengap.files applies: out must be absent or empty, or with
-    force a release (it holds manifest.json) that contains none of `inputs`; concurrent
+    force a release (gengap.ownership: its manifest accounts for every file) that contains none of `inputs`; concurrent
     writers of out fail; out appears complete or not at all.
     """
-    with atomic_directory(out, force, inputs, marker="manifest.json") as staging, contextlib.closing(
+    with atomic_directory(out, force, inputs, RELEASE) as staging, contextlib.closing(
         _render_all(suite, workers, on_done, renderer)
     ) as rendered:
         configs = []
@@ -240,7 +260,8 @@ def write_release(
             for part in PARTS:
                 info = manifest_entry["files"][part]
                 path = staging / info["path"]
-                path.parent.mkdir(parents=True, exist_ok=True)
+                for folder in reversed(path.relative_to(staging).parents[:-1]):  # never staging itself or above
+                    (staging / folder).mkdir(exist_ok=True)
                 path.write_bytes(data[part])
                 data_files[info["path"]] = {k: info[k] for k in ("sha256", "bytes", "rows")}
             configs.append(manifest_entry)

@@ -1,15 +1,20 @@
-"""Recognizable staging names beside an output, and removal of those left by dead processes.
+"""Recognizable staging names beside an output, and removal of those no live writer holds.
 
 Everything gengap writes is first written under a staging name in the destination's
-directory and renamed into place when complete. A staging name says which process owns it:
+directory and renamed into place when complete. A staging name says what it belongs to:
 
     .<destination name>.gengap-<role>-<host>-<pid>-<token>
 
 role is ``staging`` (the output being written) or ``trash`` (a destination being replaced
-with --force, between the two renames). A process killed before it could clean up (SIGKILL,
-power loss) leaves its staging behind; ``remove_stale`` (run by every later writer in that
-directory) removes staging of processes of this host that no longer run, and puts back a
-trashed destination whose name is free again.
+with --force, between the two renames). A writer creates staging only while it holds its
+destination's lock (gengap.locking) and removes it before releasing the lock, so staging
+whose destination's lock no process holds was left by a killed writer (SIGKILL, power
+loss). ``remove_stale`` (run by every later writer in that directory) takes that lock,
+removes such staging, puts back a trashed destination whose name is free again, and
+releases the lock. The lock is the truth, not the process id in the name: a process id
+means nothing across PID namespaces (containers, ``unshare --pid``), where a live writer's
+pid can look dead. Staging of another host is left alone (on some network file systems a
+lock is not visible from other hosts), and so is staging wherever flock is not supported.
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ import contextlib
 import os
 import re
 import secrets
-import shutil
 import socket
 import tempfile
 from pathlib import Path
 from typing import Iterator
+
+from generators.safe_files import open_directory, remove_at
+from gengap.locking import destination_lock, held_if_free
 
 ROLES = ("staging", "trash")
 _NAME = re.compile(r"^\.(?P<target>.+)\.gengap-(?P<role>staging|trash)-(?P<host>[A-Za-z0-9]+)-(?P<pid>[0-9]+)-[0-9a-f]{8}$", re.DOTALL)
@@ -34,12 +41,16 @@ def host_tag() -> str:
     return tag or "host"
 
 
-def staging_path(target: Path, role: str = "staging") -> Path:
-    """A fresh staging path for target, in target's directory (nothing is created)."""
+def staging_name(target_name: str, role: str = "staging") -> str:
+    """A fresh staging name for the destination called target_name (nothing is created)."""
     if role not in ROLES:
         raise ValueError(f"unknown staging role {role!r}")
-    name = f".{target.name}.gengap-{role}-{host_tag()}-{os.getpid()}-{secrets.token_hex(4)}"
-    return target.parent / name
+    return f".{target_name}.gengap-{role}-{host_tag()}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def staging_path(target: Path, role: str = "staging") -> Path:
+    """A fresh staging path for target, in target's directory (nothing is created)."""
+    return target.parent / staging_name(target.name, role)
 
 
 def parse_staging_name(name: str) -> tuple[str, str, str, int] | None:
@@ -51,7 +62,7 @@ def parse_staging_name(name: str) -> tuple[str, str, str, int] | None:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether a process with this pid exists on this host (zombies count as ended)."""
+    """Whether a process with this pid exists in this PID namespace (zombies count as ended)."""
     if pid <= 0:
         return False
     try:
@@ -67,54 +78,81 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def remove(path: Path) -> None:
-    """Remove a file or a directory tree; a missing path is fine."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-
-
-def remove_stale(directory: Path) -> list[str]:
-    """Remove staging of dead processes of this host in directory; return the names handled.
-
-    A trashed destination (a --force replacement interrupted between its two renames) is
-    renamed back to its name when that name is free; otherwise it is removed.
-    """
-    handled: list[str] = []
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return handled
-    host = host_tag()
-    for name in sorted(names):
-        parsed = parse_staging_name(name)
-        if parsed is None:
-            continue
-        target, role, owner_host, pid = parsed
-        if owner_host != host or process_alive(pid):
-            continue
-        path = directory / name
-        if role == "trash" and not os.path.lexists(directory / target):
-            with contextlib.suppress(OSError):
-                os.rename(path, directory / target)
-                handled.append(name)
+def _clean(dir_fd: int, target: str, names: list[tuple[str, str]]) -> list[str]:
+    """Remove the staging names of target (the caller holds target's lock); put a trash back
+    under target's name when that name is free."""
+    handled = []
+    for name, role in names:
+        if role == "trash":
+            try:
+                os.stat(target, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                with contextlib.suppress(OSError):
+                    os.rename(name, target, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                    handled.append(name)
+                    continue
+            except OSError:
                 continue
-        remove(path)
+        try:
+            remove_at(dir_fd, name)
+        except OSError:
+            continue
         handled.append(name)
     return handled
 
 
+def remove_stale(directory: Path, own: str | None = None, dir_fd: int | None = None) -> list[str]:
+    """Remove the staging in directory that no live writer holds; return the names handled.
+
+    own: the name of a destination whose lock the caller holds (its staging is stale);
+    dir_fd: a descriptor of directory (default: opened here). A trashed destination (a
+    --force replacement interrupted between its two renames) is renamed back to its name
+    when that name is free; otherwise it is removed.
+    """
+    try:
+        fd = open_directory(directory) if dir_fd is None else dir_fd
+    except OSError:
+        return []
+    try:
+        try:
+            names = os.listdir(fd)
+        except OSError:
+            return []
+        host = host_tag()
+        by_target: dict[str, list[tuple[str, str]]] = {}
+        for name in sorted(names):
+            parsed = parse_staging_name(name)
+            if parsed is not None and parsed[2] == host:
+                by_target.setdefault(parsed[0], []).append((name, parsed[1]))
+        handled: list[str] = []
+        for target, staged in sorted(by_target.items()):
+            if target == own:
+                handled += _clean(fd, target, staged)
+                continue
+            with held_if_free(fd, target) as free:
+                if free:
+                    handled += _clean(fd, target, staged)
+        return handled
+    finally:
+        if dir_fd is None:
+            os.close(fd)
+
+
 @contextlib.contextmanager
 def scratch_directory(label: str) -> Iterator[Path]:
-    """A fresh private directory in the system temp directory, under a staging name: removed
-    when the block ends, or by a later gengap if this process is killed."""
+    """A fresh private directory in the system temp directory, under a staging name and its own
+    lock: removed when the block ends, or by a later gengap if this process is killed."""
     base = Path(tempfile.gettempdir())
-    remove_stale(base)
-    path = staging_path(base / label)
-    os.mkdir(path, 0o700)
+    target = f"{label}-{secrets.token_hex(4)}"
+    dir_fd = open_directory(base)
     try:
-        yield path
+        with destination_lock(base / target, dir_fd):
+            remove_stale(base, own=target, dir_fd=dir_fd)
+            name = staging_name(target)
+            os.mkdir(name, 0o700, dir_fd=dir_fd)
+            try:
+                yield base / name
+            finally:
+                remove_at(dir_fd, name)
     finally:
-        remove(path)
+        os.close(dir_fd)

@@ -233,6 +233,28 @@ WRITERS: dict[str, Callable[[ReleaseConfig, Prompter, Path], dict[str, int]]] = 
 }
 
 
+def export_files(manifest: Any) -> list[str] | None:
+    """Every file and config folder an export holds, relative to it, as its gengap-export.json
+    (manifest) tells them; None when manifest is not that of an export (--force replaces only
+    a directory this list accounts for: gengap.ownership)."""
+    if not isinstance(manifest, Mapping) or manifest.get("format") != EXPORT_FORMAT or manifest.get("to") not in FORMATS:
+        return None
+    to = manifest["to"]
+    names = [EXPORT_MARKER]
+    for entry in manifest["configs"]:
+        config = str(entry["name"])
+        names += [config, *map(str, entry["files"])]
+        if to == "lm-eval":
+            tasks = [str(task) for task in entry["tasks"]]
+            names += [f"{config}/utils.py", *(f"{config}/{task}.yaml" for task in tasks)]
+            names += [f"{config}/{config}.yaml"] if tasks else []
+    if to == "verl":
+        names.append("reward.py")
+    if to == "lm-eval":
+        names.append(f"{manifest['release']['name']}.yaml")
+    return names
+
+
 def _check_out(out: Path) -> None:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise HarnessError(f"{out} exists and is not an empty directory")
@@ -265,7 +287,7 @@ def export_release(
         raise HarnessError(f"{source.root} has no config {unknown[0]!r}; configs: {', '.join(source.configs)}")
     out_path = Path(out)
     _check_out(out_path)
-    out_path.mkdir(parents=True, exist_ok=True)
+    out_path.mkdir(exist_ok=True)  # never its parents: gengap export writes into a staging directory that exists
     entries: list[dict[str, Any]] = []
     skipped: list[str] = []
     for name in chosen:

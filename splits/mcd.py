@@ -70,6 +70,7 @@ CANDIDATES = 64  # guided candidates per side and move kind
 GUIDED_SHARE = 0.6  # share of proposals drawn from the guided candidates (the rest: uniform)
 ATOM_PENALTY = 20.0  # objective weight of atom divergence above its bound
 DEFAULT_STEPS = 8_000_000
+MAX_STEPS = 1_000_000_000  # 125x the default (about 1.5 hours on SCAN on one core): a bound, not a budget
 CHAINS = 4  # independent chains of a maximizing search
 SCREEN_SHARE = 0.75  # share of the steps spent running every chain before the best one continues
 TEMPERATURE = 0.01  # a maximizing chain's temperature times the test size
@@ -97,7 +98,7 @@ class McdOptions(SplitOptions):
     train_size: int = knob(0, lo=0, doc="examples on the train side (train + validation); 0 = 80% of the pool")
     test_size: int = knob(0, lo=0, doc="test examples; 0 = 10% of the pool")
     atom_divergence_max: float = knob(0.02, lo=0.0, hi=1.0, doc="bound on atom divergence")
-    steps: int = knob(DEFAULT_STEPS, lo=1, doc="local-search moves proposed, over all chains (the search is deterministic given the seed)")
+    steps: int = knob(DEFAULT_STEPS, lo=1, hi=MAX_STEPS, doc="local-search moves proposed, over all chains (the search is deterministic given the seed)")
     compound_divergence: float = knob(
         0.0, lo=0.0, hi=1.0, doc="target compound divergence, met within +-0.01 (0 = maximize)"
     )

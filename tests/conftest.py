@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import settings
 
 from generators import ParamError, Params, Task
@@ -66,3 +68,24 @@ def corruptions(target: str) -> list[str]:
     if len(tokens) > 1:
         wrong.append(" ".join(tokens[:-1]))
     return wrong
+
+
+@pytest.fixture(scope="session")
+def built_outputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What gengap writes, built once for the output-discipline tests: release/ (of
+    test_output_discipline.TINY, from tiny.yaml), pool.jsonl, split/ (iid of the pool),
+    harness/release/ (tests.harness_fixture) and its exports export-chat/ and export-lm-eval/."""
+    from gengap.cli import main
+    from tests.harness_fixture import build_release as build_harness_release
+    from tests.test_output_discipline import TINY
+
+    root = tmp_path_factory.mktemp("built")
+    (root / "tiny.yaml").write_text(TINY)
+    assert main(["release", str(root / "tiny.yaml"), "--out", str(root / "release"), "--workers", "1"]) == 0
+    assert main(["generate", "parity_check", "--n", "60", "--out", str(root / "pool.jsonl")]) == 0
+    assert main(["split", str(root / "pool.jsonl"), "--strategy", "iid", "--out", str(root / "split")]) == 0
+    (root / "harness").mkdir()
+    build_harness_release(root / "harness")
+    for to in ("chat", "lm-eval"):
+        assert main(["export", str(root / "harness" / "release"), "--to", to, "--out", str(root / f"export-{to}")]) == 0
+    return root

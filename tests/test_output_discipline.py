@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -19,9 +18,11 @@ from gengap.cli import main
 from gengap.errors import UsageError
 from gengap.files import atomic_directory, atomic_output
 from gengap.locking import destination_lock, lock_path
+from gengap.ownership import SPLIT
 from gengap.release import write_release
 from gengap.staging import parse_staging_name, remove_stale, staging_path
 from gengap.suite import parse_suite
+from tests.output_helpers import gengap, start_gengap_with
 
 TINY = """\
 name: tiny
@@ -34,45 +35,21 @@ entries:
   - {task: even_pairs, split: length, train_range: [1, 6], test_range: [7, 9], sizes: {train: 30, validation: 5, test: 10}}
 """
 
-# gengap with every config (release) or block (generate) slowed down by SLOW seconds, so that
-# a test can act while it runs; workers are forked, so they are slowed down too.
-SLOW_GENGAP = """\
+# holds the lock of the destination argv[1] until killed
+HOLD_LOCK = """\
 import sys, time
-import gengap.parallel, gengap.release
-SLOW = float(sys.argv[1])
-_entry, _block = gengap.release.render_entry, gengap.parallel.render_block
-def slow_entry(entry, seed):
-    time.sleep(SLOW)
-    return _entry(entry, seed)
-def slow_block(plan, block):
-    time.sleep(SLOW)
-    return _block(plan, block)
-gengap.release.render_entry = slow_entry
-gengap.parallel.render_block = slow_block
-from gengap.cli import main
-raise SystemExit(main(sys.argv[2:]))
+from pathlib import Path
+from gengap.locking import destination_lock
+with destination_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    time.sleep(600)
 """
 
 
-def gengap(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gengap.cli", *args], capture_output=True, text=True, timeout=timeout)
-
-
-def _default_sigint() -> None:
-    """In the child: Ctrl-C handled as by a foreground command, even when the tests run with
-    SIGINT ignored (a background job of a non-interactive shell inherits SIG_IGN, and Python
-    then never raises KeyboardInterrupt)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def slow_gengap(seconds: float, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", SLOW_GENGAP, str(seconds), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
+    """gengap with every config (release) or block (generate) slowed down by seconds, so that a
+    test can act while it runs; workers are forked, so they are slowed down too."""
+    return start_gengap_with({"slow": seconds}, *args)
 
 
 def wait_for(condition, timeout: float = 60.0, step: float = 0.05) -> bool:
@@ -142,14 +119,13 @@ def test_file_output_appearing_meanwhile_is_not_replaced(tmp_path: Path) -> None
 
 def test_forced_directory_replacement_succeeds_when_nothing_changed(tmp_path: Path) -> None:
     out = tmp_path / "split"
-    out.mkdir()
-    (out / "report.json").write_text("{}")
-    (out / "train.jsonl").write_text("old")
-    with atomic_directory(out, force=True, marker="report.json") as staging:
+    assert main(["generate", "parity_check", "--n", "40", "--out", str(tmp_path / "pool.jsonl")]) == 0
+    assert main(["split", str(tmp_path / "pool.jsonl"), "--strategy", "iid", "--out", str(out)]) == 0
+    with atomic_directory(out, force=True, product=SPLIT) as staging:
         (staging / "report.json").write_text('{"new": 1}')
     assert sorted(os.listdir(out)) == ["report.json"]
     assert json.loads((out / "report.json").read_text()) == {"new": 1}
-    assert sorted(os.listdir(tmp_path)) == ["split"]
+    assert sorted(os.listdir(tmp_path)) == ["pool.jsonl", "split"]
 
 
 # -- problem 1: concurrent writers ----------------------------------------------------------------
@@ -291,21 +267,34 @@ def dead_pid() -> int:
     return process.pid
 
 
-def test_remove_stale_removes_staging_of_dead_processes_only(tmp_path: Path) -> None:
-    mine = staging_path(tmp_path / "out")
-    mine.mkdir()
+def test_remove_stale_removes_staging_no_live_lock_holds(tmp_path: Path) -> None:
+    """The lock is the truth: staging whose destination's lock is held stays, whatever pid its
+    name carries (a live writer in another PID namespace looks dead to kill(pid, 0))."""
     dead = dead_pid()
-    stale_dir = tmp_path / mine.name.replace(f"-{os.getpid()}-", f"-{dead}-")
+    held = tmp_path / staging_path(tmp_path / "out").name.replace(f"-{os.getpid()}-", f"-{dead}-")
+    held.mkdir()
+    (held / "big.jsonl").write_text("x" * 1000)
+    stale_dir = tmp_path / staging_path(tmp_path / "old").name.replace(f"-{os.getpid()}-", f"-{dead}-")
     stale_dir.mkdir()
     (stale_dir / "big.jsonl").write_text("x" * 1000)
-    stale_file = tmp_path / staging_path(tmp_path / "x.jsonl").name.replace(f"-{os.getpid()}-", f"-{dead}-")
+    stale_file = tmp_path / staging_path(tmp_path / "x.jsonl").name  # this (live) process's pid, but no lock held
     stale_file.write_text("partial")
     bystander = tmp_path / ".out.gengap-staging-not-a-pid"
     bystander.write_text("not ours")
-    removed = remove_stale(tmp_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "out")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        removed = remove_stale(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
     assert sorted(removed) == sorted([stale_dir.name, stale_file.name])
-    assert mine.is_dir() and bystander.is_file()
+    assert held.is_dir() and bystander.is_file()
     assert not stale_dir.exists() and not stale_file.exists()
+    assert not (tmp_path / ".old.gengap-lock").exists() and not (tmp_path / ".x.jsonl.gengap-lock").exists()
+    assert remove_stale(tmp_path) == [held.name]  # its holder died: now it is stale
 
 
 def test_remove_stale_puts_back_a_trashed_destination(tmp_path: Path) -> None:

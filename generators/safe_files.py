@@ -1,0 +1,119 @@
+"""Files created beside something gengap writes: exclusively, never through a link, never left behind.
+
+Every layer writes its temporary and auxiliary files through these helpers (generators/ is
+the base package, so splits/, baselines/ and gengap/ can all use them):
+
+- :func:`create_new` opens a new regular file with ``O_CREAT | O_EXCL | O_NOFOLLOW``: a file,
+  a symbolic link (even a dangling one) or anything else already at the name makes it fail,
+  so gengap never writes into, truncates or creates the target of something it did not create.
+- :func:`atomic_file` yields a binary handle on a temporary sibling of a path (``NAME.tmp``
+  unless told otherwise) that replaces the path when the block completes. A failed write (a
+  full disk, an exception, an interrupt) removes the temporary file. Whatever a killed writer
+  or anyone else left at the temporary name (a file, a link) is unlinked first, never opened
+  or followed; a directory there is an error. It assumes one writer per path at a time (every
+  caller is the only writer of its run directory or holds gengap's lock on its destination).
+- :func:`remove_at` removes a file or a directory tree by name inside an open directory,
+  without following links, so that cleanup stays in that directory even when it was renamed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def create_new(path: str | os.PathLike[str], mode: int = 0o666, *, dir_fd: int | None = None) -> int:
+    """A write-only descriptor on a new regular file at path (relative to dir_fd if given);
+    FileExistsError if anything, a dangling symbolic link included, is already there."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, mode, dir_fd=dir_fd)
+
+
+def open_directory(path: str | os.PathLike[str], *, dir_fd: int | None = None, follow: bool = True) -> int:
+    """A read-only descriptor on a directory (not following a final symbolic link unless follow)."""
+    return os.open(path, os.O_RDONLY | DIRECTORY | CLOEXEC | (0 if follow else NOFOLLOW), dir_fd=dir_fd)
+
+
+def _create_replacing(path: Path) -> int:
+    """create_new(path), after unlinking (never following) anything but a directory found there."""
+    for _ in range(3):
+        try:
+            return create_new(path)
+        except FileExistsError:
+            pass
+        try:
+            found = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "a directory is in the way of the temporary file", str(path))
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+    raise FileExistsError(errno.EEXIST, "the temporary file keeps reappearing", str(path))
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str], tmp_name: str | None = None) -> Iterator[BinaryIO]:
+    """A binary file that replaces path when the block completes (see the module doc)."""
+    target = Path(path)
+    tmp = target.with_name(tmp_name or target.name + ".tmp")
+    fd = _create_replacing(tmp)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, tmp_name: str | None = None) -> None:
+    with atomic_file(path, tmp_name) as handle:
+        handle.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, tmp_name: str | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), tmp_name)
+
+
+def remove_at(dir_fd: int, name: str) -> None:
+    """Remove the file, link or directory tree called name in the directory dir_fd; a missing
+    name is fine. Links are removed, never followed; the walk keeps one descriptor per level."""
+    try:
+        found = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(found.st_mode):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+        return
+    stack = [(dir_fd, name, open_directory(name, dir_fd=dir_fd, follow=False))]
+    try:
+        while stack:
+            _parent, _name, fd = stack[-1]
+            subdirectory = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        subdirectory = entry.name
+                        break
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.name, dir_fd=fd)
+            if subdirectory is not None:
+                stack.append((fd, subdirectory, open_directory(subdirectory, dir_fd=fd, follow=False)))
+                continue
+            parent, done, fd = stack.pop()
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.rmdir(done, dir_fd=parent)
+    finally:
+        for _parent, _name, fd in stack:
+            os.close(fd)
