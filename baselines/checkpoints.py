@@ -11,7 +11,6 @@ ends with exactly the numbers of an uninterrupted one.
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
