@@ -91,6 +91,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--heads", type=int, help="override the preset's number of attention heads")
     p.add_argument("--warmup", type=int, help="warmup steps (default min(steps/10, 1000))")
     p.add_argument("--weight-decay", type=float, default=0.1, help="AdamW weight decay on matrices (default 0.1)")
+    p.add_argument("--schedule", choices=("cosine", "constant"), help="learning rate after warmup: cosine decay to 0.1 x lr (default) or constant")
+    p.add_argument("--full-batch", action="store_true", default=None, help="every step trains on the whole train part (--batch-size is ignored)")
+    p.add_argument("--label-noise", type=float, metavar="XI", help="replace this share of training targets by wrong answers, in training only (default 0)")
+    p.add_argument("--noise-seed", type=int, help="seed of which targets --label-noise corrupts (default 0; the same for every --seeds)")
+    p.add_argument("--reach", type=float, metavar="EM", help="results record the first step at which train and validation exact match reach EM (default 0.99)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only; --compile forces it on the CPU too)")
     p.add_argument("--fused", action=argparse.BooleanOptionalAction, default=None, help="fused AdamW (default: on CUDA only; --fused forces it on the CPU too)")
@@ -129,7 +134,8 @@ def add_commands(subparsers: Any) -> None:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
         "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "iterations": "iterations",
-        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "seeds": "seeds", "batch_size": "batch_size",
+        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "schedule": "schedule",
+        "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",

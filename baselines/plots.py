@@ -62,10 +62,10 @@ def _write(plt: Any, figure: Any, path: Path, opener: Opener | None = None) -> P
     return path
 
 
-def _save(plt: Any, figure: Any, axis: Any, path: Path, legend: str = "small") -> Path:
+def _save(plt: Any, figure: Any, axis: Any, path: Path, legend: str = "small", opener: Opener | None = None) -> Path:
     axis.legend(loc="best", fontsize=legend)
     figure.tight_layout()
-    return _write(plt, figure, path)
+    return _write(plt, figure, path, opener)
 
 
 def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
@@ -232,4 +232,106 @@ def plot_novelty(
     axis.set_title(title, fontsize="medium")
     axis.legend(loc="best", fontsize="x-small")
     figure.tight_layout()
+    return _write(plt, figure, path, opener)
+
+
+# -- training dynamics (rows of baselines.dynamics.dynamics_rows) ------------------------------
+
+OUTCOME_COLOURS = {"generalized": "tab:green", "memorized": "tab:orange", "neither": "tab:grey"}
+
+
+def plot_grokking(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
+    """Train (solid) and validation (dashed) exact match against step on a log axis, one panel per
+    config x model (at most 9), one colour per seed or setting: the grokking curve."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    path = Path(path)
+    panels = list(dict.fromkeys(f"{row['config']} / {row['model']}" for row in rows))[:9]
+    columns = min(3, len(panels))
+    lines = -(-len(panels) // columns)
+    figure, axes = plt.subplots(lines, columns, figsize=(5 * columns, 3.4 * lines), squeeze=False)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for index, panel in enumerate(panels):
+        axis = axes[index // columns][index % columns]
+        group = [row for row in rows if f"{row['config']} / {row['model']}" == panel]
+        for number, row in enumerate(group):
+            colour = cycle[number % len(cycle)]
+            label = f"seed {row['seed']}" + (f", lr {row['lr']:g}, wd {row['weight_decay']:g}" if len(group) > 1 else "")
+            steps = [point[0] for point in row["curve"]]
+            for column, style, side in ((1, "-", "train"), (2, "--", "validation")):
+                values = [point[column] for point in row["curve"]]
+                if any(v is not None for v in values):
+                    axis.plot(steps, values, style, color=colour, label=f"{label} {side}" if len(group) <= 3 else None)
+        axis.set_xscale("log")
+        axis.set_ylim(-0.02, 1.02)
+        axis.set_xlabel("step")
+        axis.set_ylabel("exact match")
+        axis.set_title(panel, fontsize="medium")
+        if len(group) <= 3:
+            axis.legend(fontsize="x-small", loc="best")
+    for index in range(len(panels), lines * columns):
+        axes[index // columns][index % columns].axis("off")
+    figure.tight_layout()
+    return _write(plt, figure, path, opener)
+
+
+def plot_delay(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
+    """The first step at which validation reaches the threshold against the training fraction, one
+    series per model (a run that never reached it is drawn at its last step, hollow)."""
+    canvas = _canvas(path, (7, 4.5))
+    if canvas is None:
+        return None
+    plt, figure, axis, path = canvas
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for index, model in enumerate(dict.fromkeys(row["model"] for row in rows)):
+        group = [row for row in rows if row["model"] == model and row["fraction"] is not None]
+        reached = [(row["fraction"], row["id_step"]) for row in group if row["id_step"] is not None]
+        never = [(row["fraction"], row["steps"]) for row in group if row["id_step"] is None]
+        colour = cycle[index % len(cycle)]
+        if reached:
+            axis.scatter(*zip(*sorted(reached)), color=colour, label=f"{model}: validation reaches the threshold")
+        if never:
+            axis.scatter(*zip(*sorted(never)), facecolors="none", edgecolors=colour, label=f"{model}: never (last step)")
+    axis.set_yscale("log")
+    axis.set_xlabel("training fraction")
+    axis.set_ylabel("first step validation reaches the threshold")
+    axis.set_title("steps to generalize vs training fraction", fontsize="medium")
+    return _save(plt, figure, axis, path, opener=opener)
+
+
+def plot_grid(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
+    """Learning rate x weight decay, one panel per config x model with a grid, each point coloured
+    by its seeds' most common outcome (generalized, memorized, neither)."""
+    from baselines.dynamics import grid_cells
+
+    plt = _pyplot()
+    if plt is None:
+        return None
+    path = Path(path)
+    panels = {name: points for name, points in grid_cells(rows).items() if len(points) > 1}
+    names = list(panels)[:9]
+    columns = min(3, len(names))
+    lines = -(-len(names) // columns)
+    figure, axes = plt.subplots(lines, columns, figsize=(4.5 * columns, 3.6 * lines), squeeze=False)
+    for index, name in enumerate(names):
+        axis = axes[index // columns][index % columns]
+        points = panels[name]
+        rates = sorted({lr for lr, _ in points})
+        decays = sorted({wd for _, wd in points})
+        for (lr, wd), outcomes in points.items():
+            common = max(sorted(set(outcomes)), key=outcomes.count)
+            axis.scatter(rates.index(lr), decays.index(wd), s=400, marker="s", color=OUTCOME_COLOURS[common])
+            axis.annotate(f"{outcomes.count('generalized')}/{len(outcomes)}", (rates.index(lr), decays.index(wd)), ha="center", va="center", fontsize="x-small")
+        axis.set_xticks(range(len(rates)), [f"{lr:g}" for lr in rates])
+        axis.set_yticks(range(len(decays)), [f"{wd:g}" for wd in decays])
+        axis.set_xlabel("learning rate")
+        axis.set_ylabel("weight decay")
+        axis.set_title(name, fontsize="small")
+        axis.margins(0.3)
+    for index in range(len(names), lines * columns):
+        axes[index // columns][index % columns].axis("off")
+    handles = [plt.Line2D([], [], marker="s", linestyle="", color=c, label=k) for k, c in OUTCOME_COLOURS.items()]
+    figure.legend(handles=handles, loc="lower center", ncol=3, fontsize="small")
+    figure.tight_layout(rect=(0, 0.06, 1, 1))
     return _write(plt, figure, path, opener)

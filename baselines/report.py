@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from baselines.data import DIVERGENCE_KEYS, divergence_of
+from baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history
 from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
 from baselines.plots import Opener
@@ -370,11 +371,15 @@ def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
 # -- the report ----------------------------------------------------------------------------
 
 
+PLOT_SUFFIXES = ("divergence", "novelty", "dynamics", "delay", "grid")  # FILE-<suffix>.png beside FILE.png
+
+
 def report_paths(out: str | Path) -> list[Path]:
-    """Every file a report written to out may write: out itself, FILE.png, FILE-divergence.png
-    and FILE-novelty.png (FILE: out without its suffix)."""
+    """Every file a report written to out may write: out itself, FILE.png and FILE-<plot>.png for
+    the divergence, novelty, dynamics (grokking curves), delay and grid plots (FILE: out without
+    its suffix)."""
     target = Path(out)
-    paths = [target, target.with_suffix(".png"), target.with_name(f"{target.stem}-divergence.png"), target.with_name(f"{target.stem}-novelty.png")]
+    paths = [target, target.with_suffix(".png"), *(target.with_name(f"{target.stem}-{name}.png") for name in PLOT_SUFFIXES)]
     if len(set(paths)) < len(paths):
         raise BaselineError(f"the report {target} would overwrite its own plots: give --out a name ending in .md")
     return paths
@@ -389,32 +394,41 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     file that replaces it, created exclusively, never through a link); the gengap CLI gives
     its output discipline (existing files refused without --force).
     """
-    runs = [load_results(p) for p in find_runs(paths)]
+    found = find_runs(paths)
+    runs = [load_results(p) for p in found]
     rows = group_runs(runs)
+    dynamics = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)])
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
-    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
+    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
+                "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
     plots: dict[str, Path] = {}
     if out is not None:
-        target, length_png, divergence_png, novelty_png = report_paths(out)
+        target, length_png, divergence_png, novelty_png, dynamics_png, delay_png, grid_png = report_paths(out)
         if target.parent and not target.parent.exists():
             raise BaselineError(f"the folder of {target} does not exist")
-        from baselines.plots import plot_divergence, plot_novelty, plot_report
+        from baselines.plots import plot_delay, plot_divergence, plot_grid, plot_grokking, plot_novelty, plot_report
 
         made = {
             "length": plot_report(rows, length_png, opener=opener),
             "divergence": plot_divergence(divergence_points(rows), divergence_png, opener=opener) if sections["divergence"] else None,
             "novelty": plot_novelty(novelty_points(rows), novelty_png, opener=opener) if sections["novelty"] else None,
+            "dynamics": plot_grokking(dynamics, dynamics_png, opener=opener) if sections["dynamics"] else None,
+            "delay": plot_delay(dynamics, delay_png, opener=opener) if sections["dynamics"] and has_fractions(dynamics) else None,
+            "grid": plot_grid(dynamics, grid_png, opener=opener) if sections["dynamics"] and has_grid(dynamics) else None,
         }
         plots = {name: path for name, path in made.items() if path is not None}
-    captions = {"length": "exact match by input length", "divergence": "OOD exact match vs compound divergence", "novelty": "OOD exact match by novelty"}
+    captions = {"length": "exact match by input length", "divergence": "OOD exact match vs compound divergence", "novelty": "OOD exact match by novelty",
+                "dynamics": "train and validation exact match against step (log axis)", "delay": "steps to generalize vs training fraction",
+                "grid": "outcome over learning rate x weight decay"}
     text = head
     if "length" in plots:
         text += f"\n![{captions['length']}]({plots['length'].name})\n"
     for name, section in sections.items():
         if section is not None:
             text += "\n" + section
-            if name in plots:
-                text += f"\n![{captions[name]}]({plots[name].name})\n"
+            for plot in (name, "delay", "grid") if name == "dynamics" else (name,):
+                if plot in plots:
+                    text += f"\n![{captions[plot]}]({plots[plot].name})\n"
     if out is not None:
         with (opener or atomic_file)(Path(out)) as handle:
             handle.write(text.encode("utf-8"))

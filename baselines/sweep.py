@@ -76,8 +76,26 @@ class Outcome:
 LOOPED_ENCODINGS = ("rope", "nope")
 
 
-def run_name(config: str, pos: str, preset: str, seed: int, arch: str = "transformer") -> str:
-    return f"{config}-{model_label(arch, pos)}-{preset}-seed{seed}"
+GRID = {"lr": "lr", "weight_decay": "wd"}  # training settings a sweep may list: one run per combination (name part)
+
+
+def grid_points(overrides: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every combination of the listed lr and weight_decay values (one point when neither is a list)."""
+    points: list[dict[str, Any]] = [{}]
+    for key in GRID:
+        values = overrides.get(key)
+        if isinstance(values, (list, tuple)):
+            points = [{**point, key: value} for point in points for value in values]
+    return points
+
+
+def grid_label(point: Mapping[str, Any]) -> str:
+    """The run-name part of a grid point: ``-lr0.001-wd1`` (empty without a grid)."""
+    return "".join(f"-{GRID[key]}{point[key]:g}" for key in GRID if key in point)
+
+
+def run_name(config: str, pos: str, preset: str, seed: int, arch: str = "transformer", point: Mapping[str, Any] | None = None) -> str:
+    return f"{config}-{model_label(arch, pos)}-{preset}{grid_label(point or {})}-seed{seed}"
 
 
 def encodings_of(arch: str, encodings: Sequence[str]) -> list[str]:
@@ -100,16 +118,18 @@ def plan_runs(
     out: str | Path,
     architectures: Sequence[str] = ("transformer",),
 ) -> list[RunSpec]:
-    """Every (config, architecture, encoding, preset, seed) of the matrix, in that nesting order."""
+    """Every (config, architecture, encoding, preset, lr x weight decay grid point, seed) of the
+    matrix, in that nesting order (overrides may list lr and weight_decay values: the grid)."""
     runs = []
     for config in configs:
         for arch in architectures:
             for pos in encodings_of(arch, encodings):
                 for preset in presets:
-                    for seed in seeds:
-                        name = run_name(config, pos, preset, seed, arch)
-                        settings = {**overrides, "arch": arch, "pos": pos, "preset": preset, "seeds": [seed]}
-                        runs.append(RunSpec(name, str(release), config, settings, str(Path(out) / "runs" / name)))
+                    for point in grid_points(overrides):
+                        for seed in seeds:
+                            name = run_name(config, pos, preset, seed, arch, point)
+                            settings = {**overrides, **point, "arch": arch, "pos": pos, "preset": preset, "seeds": [seed]}
+                            runs.append(RunSpec(name, str(release), config, settings, str(Path(out) / "runs" / name)))
     return runs
 
 

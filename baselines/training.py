@@ -54,6 +54,7 @@ from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_sta
 from baselines.data import SplitData, load_split, subset
 from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
 from baselines.errors import BaselineError
+from baselines.label_noise import corrupt
 from baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
 from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
 from baselines.models import ModelShape
@@ -111,8 +112,9 @@ def preset_of(arch: str, name: str) -> Preset:
 TRAJECTORY = (
     "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
     "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
-    "curriculum", "sizes",
+    "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
 )
+SCHEDULES = ("cosine", "constant")
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,11 @@ class TrainSettings:
     test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
     window: int = 0  # the looped model's attention window (0: the whole causal prefix)
     until_id: float | None = None  # stop once periodic ID exact match reaches this at two consecutive evaluations (steps: the cap)
+    reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
+    schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
+    full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
+    label_noise: float = 0.0  # share of training targets replaced by wrong answers, in training only (baselines.label_noise)
+    noise_seed: int = 0  # the seed of which targets label noise corrupts (the same for every seed of the run)
     steps: int | None = None
     batch_size: int | None = None
     lr: float | None = None
@@ -211,6 +218,16 @@ class TrainSettings:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
         if self.until_id is not None and not 0 < self.until_id <= 1:
             raise BaselineError(f"until_id must be in (0, 1], got {self.until_id}")
+        if not 0 < self.reach <= 1:
+            raise BaselineError(f"reach must be in (0, 1], got {self.reach}")
+        if self.schedule not in SCHEDULES:
+            raise BaselineError(f"unknown schedule {self.schedule!r}; choose one of {', '.join(SCHEDULES)}")
+        if not 0 <= self.label_noise < 1:
+            raise BaselineError(f"label_noise must be in [0, 1), got {self.label_noise}")
+        if self.noise_seed < 0:
+            raise BaselineError(f"noise_seed must be non-negative, got {self.noise_seed}")
+        if self.stream is not None and (self.full_batch or self.label_noise):
+            raise BaselineError("full_batch and label_noise apply to a config's train part, not to a stream")
         if any(k < 1 for k in self.test_iterations) or len(set(self.test_iterations)) != len(self.test_iterations):
             raise BaselineError(f"test_iterations must be distinct positive integers, got {list(self.test_iterations)}")
         if self.arch != "looped" and (self.test_iterations not in ((), (self.iterations,)) or self.iterations not in (None, 1)):
@@ -366,10 +383,13 @@ class FixedSource:
 # -- the optimisation step -------------------------------------------------------------
 
 
-def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
-    """Multiplier of the base learning rate at 0-based step index: linear warmup, cosine decay."""
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float, schedule: str = "cosine") -> float:
+    """Multiplier of the base learning rate at 0-based step index: linear warmup, then cosine
+    decay to min_ratio (schedule cosine) or 1 (schedule constant)."""
     if step < warmup:
         return (step + 1) / warmup
+    if schedule == "constant":
+        return 1.0
     progress = min(1.0, (step - warmup) / max(1, total - warmup))
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
 
@@ -391,8 +411,8 @@ class Trainer:
         fused = settings.fused if settings.fused is not None else device.type == "cuda"
         extra = {"fused": True} if fused else {}
         self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, 0.95), **extra)
-        warmup, total, ratio = settings.warmup, settings.steps, settings.min_lr_ratio
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio))
+        warmup, total, ratio, schedule = settings.warmup, settings.steps, settings.min_lr_ratio, settings.schedule
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio, schedule))
         self.forward = torch.compile(model) if compile_model else model
         self.autocast = lambda: autocast_context(device, settings.precision)
 
@@ -464,7 +484,10 @@ class Run:
         self.max_len = max(sequence_length(r) for r in seen)
         # compiling unrolls a recurrent model's time loop: by default only the transformer is compiled (on CUDA)
         self.compile = settings.compile if settings.compile is not None else (device.type == "cuda" and settings.arch == "transformer")
-        self.train = EncodedTrain(data.train, self.tokenizer, device) if self.stream is None else None
+        # the train part as trained on: with label noise, a seeded share of its targets is wrong
+        self.corruption = corrupt(data.train, settings.label_noise, settings.noise_seed) if self.stream is None else None
+        trained = self.corruption.records if self.corruption is not None else []
+        self.train = EncodedTrain(trained, self.tokenizer, device) if self.stream is None else None
         self.exclusion = Exclusion.from_split(data, data.name) if self.stream is not None else None
         self.buckets = make_buckets([data.validation, data.test])
         self.periodic = {
@@ -475,6 +498,22 @@ class Run:
             "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer),
             "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer),
         }
+        self.train_sets: dict[str, EvalSet] = {}  # train exact match, on a fixed subset of the targets trained on
+        if trained:
+            self.periodic["train"] = self.train_sets["train"] = EvalSet(subset(trained, settings.eval_examples), self.tokenizer)
+        if self.corruption is not None and self.corruption.corrupted:
+            corrupted = set(self.corruption.corrupted)
+            wrong = [trained[i] for i in self.corruption.corrupted]
+            self.train_sets["clean"] = EvalSet(subset([r for i, r in enumerate(trained) if i not in corrupted], settings.eval_examples), self.tokenizer)
+            self.train_sets["corrupted"] = EvalSet(subset(wrong, settings.eval_examples), self.tokenizer)
+            self.train_sets["corrupted_true"] = EvalSet(subset([{**r, "target": r["true_target"]} for r in wrong], settings.eval_examples), self.tokenizer)
+
+    @property
+    def batch_size(self) -> int:
+        """Records per training step: the whole train part with full_batch."""
+        if self.settings.full_batch and self.train is not None:
+            return self.train.size
+        return int(self.settings.batch_size)
 
     def seeds(self, seed: int) -> tuple[int, int]:
         """(init seed, data seed) of a run seed: derived (streams init and data) unless fixed by the settings."""
@@ -485,7 +524,7 @@ class Run:
         """The training batches of one seed: the train part, or the stream seeded by the data seed."""
         if self.stream is None:
             assert self.train is not None
-            return FixedSource(self.train, self.settings.batch_size, data_seed)
+            return FixedSource(self.train, self.batch_size, data_seed)
         assert self.exclusion is not None
         return StreamSource(self.stream, data_seed, self.exclusion, self.encode, self.settings.batch_size)
 
@@ -621,7 +660,18 @@ class Run:
             "steps": s.steps,
             "stopped_at": progress.step,
             "converged": until_met(history, s.until_id) if s.until_id is not None else None,
+            **reach_steps(history, s.reach),
         }
+        if self.train_sets:
+            train = {name: self.evaluate(model, evals, 0) for name, evals in self.train_sets.items()}
+            result["train_exact_match"] = train["train"]["exact_match"]
+            result["train_token_accuracy"] = train["train"]["token_accuracy"]
+            if self.corruption is not None and self.corruption.corrupted:
+                result["label_noise"] = {
+                    **self.corruption.describe(s.label_noise, s.noise_seed),
+                    "train_exact_match": {"clean": train["clean"]["exact_match"], "corrupted_as_trained": train["corrupted"]["exact_match"],
+                                          "corrupted_true_answer": train["corrupted_true"]["exact_match"]},
+                }
         if s.arch == "looped":
             result["by_iterations"] = {str(k): iteration_summary(v["id"], v["ood"]) for k, v in by_iterations.items()}
         summary = source.summary()
@@ -645,6 +695,8 @@ class Run:
             "ood_exact_match": scores["ood"]["exact_match"],
             "id_token_accuracy": scores["id"]["token_accuracy"],
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
+            **({"train_exact_match": scores["train"]["exact_match"], "train_token_accuracy": scores["train"]["token_accuracy"]}
+               if "train" in scores else {}),
             "tokens_per_s": rate,
             "train_seconds": progress.train_seconds,
             **extra,
@@ -658,6 +710,17 @@ class Run:
         progress.history.append(row)
         self.append_metrics(row)
         return row
+
+
+def reach_steps(history: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, Any]:
+    """The first evaluated steps at which train and validation (ID) exact match reach threshold
+    (None when never), and the grokking delay: validation's step over train's (None unless both)."""
+    def first(key: str) -> int | None:
+        return next((int(row["step"]) for row in history if row.get(key) is not None and row[key] >= threshold), None)
+
+    train, validation = first("train_exact_match"), first("id_exact_match")
+    delay = validation / train if train and validation is not None else None
+    return {"first_step": {"threshold": threshold, "train": train, "id": validation}, "grokking_delay": delay}
 
 
 def until_met(history: Sequence[Mapping[str, Any]], threshold: float | None) -> bool:
@@ -794,6 +857,7 @@ def train_and_evaluate(
             "preset": chosen.preset,
             "until_id": chosen.until_id,
             "steps": chosen.steps,
+            "batch_size": run.batch_size,
             "seeds": list(chosen.seeds),
             "device": device_name(device),
             "compiled": run.compile,

@@ -29,6 +29,7 @@ def knob(
     choices: tuple[str, ...] | None = None,
     doc: str = "",
     rendering: bool = False,
+    added: bool = False,
 ) -> Any:
     """A parameter field with a default, an inclusive range or a set of choices, and a doc.
 
@@ -36,9 +37,11 @@ def knob(
     (e.g. ``trace``): it is left out of :meth:`Params.canonical` (the seed), so settings that
     differ only in it draw the same inputs, and out of :meth:`Params.to_dict` at its default,
     so settings made before it existed keep their dict (manifests, reports) byte for byte.
+    An ``added`` knob (one added after releases were made with its owner) is only left out of
+    :meth:`Params.to_dict` at its default, for the same reason.
     """
     return dataclasses.field(
-        default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc, "rendering": rendering}
+        default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc, "rendering": rendering, "added": added}
     )
 
 
@@ -89,10 +92,11 @@ class Params:
     # -- conversions -------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Every parameter, except a rendering knob (see :func:`knob`) at its default."""
+        """Every parameter, except a rendering or an added knob (see :func:`knob`) at its default."""
         values = dataclasses.asdict(self)
         for field in dataclasses.fields(self):
-            if field.metadata.get("rendering") and values[field.name] == field.default:
+            quiet = field.metadata.get("rendering") or field.metadata.get("added")
+            if quiet and values[field.name] == field.default:
                 del values[field.name]
         return values
 

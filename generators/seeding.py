@@ -26,6 +26,8 @@ stream         seeds                                         derivation
                task's params (boolean_function's support)
 ``curriculum`` the level of each position in block b of a    SeedSequence(seed, spawn_key=(*key("curriculum"), b))
                record stream that mixes levels
+``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
+               label noise corrupts, and their wrong answers
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -34,7 +36,8 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
-boolean_function and ``curriculum`` with record streams (generators.streams). Tests pin one
+boolean_function, ``curriculum`` with record streams (generators.streams) and ``noise`` with
+label noise (baselines.label_noise). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -158,3 +161,8 @@ def epoch_rng(data_seed: int, epoch: int) -> np.random.Generator:
 def evaluation_rng() -> np.random.Generator:
     """Stream ``evaluation``: the fixed subset of records a baseline evaluates (same for every seed)."""
     return stream(0, labels_key("evaluation"))
+
+
+def noise_rng(noise_seed: int) -> np.random.Generator:
+    """Stream ``noise``: which training targets label noise corrupts, and the wrong answers they get."""
+    return stream(noise_seed, labels_key("label-noise"))

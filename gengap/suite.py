@@ -11,7 +11,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   ``pool: all`` (every example of a finite task, e.g. SCAN); ``options`` are the
   strategy's options; ``sizes`` (optional) cap each part by a seeded subsample. An
   ``mcd`` entry whose ``options.compound_divergence`` is a list of targets is a sweep:
-  one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``.
+  one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``; an ``iid``
+  entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
+  config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
 
 Errors name the config file, the line and the offending key (SuiteError).
 """
@@ -214,26 +216,38 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
     return suite
 
 
-def target_split_name(split_name: str, target: float) -> str:
-    """The split name of one target of a graded-MCD sweep: <split>_dc<4 digits of 1/1000>, so
-    configs sort by target (0.3 -> mcd_dc0300)."""
-    return f"{split_name}_dc{round(target * 1000):04d}"
+SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of 1/1000>
+    "compound_divergence": ("_dc", "targets", (0.0, 1.0)),  # graded MCD (Keysers et al.)
+    "train_fraction": ("_f", "training fractions", (0.0, 0.99)),  # grokking's training fraction (Power et al.)
+}
+
+
+def target_split_name(split_name: str, target: float, option: str = "compound_divergence") -> str:
+    """The split name of one value of a swept option: <split>_dc<4 digits of 1/1000> for an MCD
+    target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, so configs sort by value."""
+    return f"{split_name}{SWEPT_OPTIONS[option][0]}{round(target * 1000):04d}"
 
 
 def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) -> list[dict[str, Any]]:
-    """An entry whose options.compound_divergence is a list becomes one entry per target."""
-    targets = (entry.get("options") or {}).get("compound_divergence")
-    if not isinstance(targets, list):
+    """An entry whose options.compound_divergence or options.train_fraction is a list becomes one entry per value."""
+    options = entry.get("options") or {}
+    swept = [name for name in SWEPT_OPTIONS if isinstance(options.get(name), list)]
+    if not swept:
         return [entry]
-    where = path + ["options", "compound_divergence"]
-    if not targets or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t <= 1 for t in targets):
-        raise source.error(where, "a sweep of targets is a non-empty list of numbers in (0, 1]")
-    names = [target_split_name(entry["split"], float(t)) for t in targets]
+    if len(swept) > 1:
+        raise source.error(path + ["options"], f"sweep one option at a time, not {' and '.join(swept)}")
+    option = swept[0]
+    _, what, (lo, hi) = SWEPT_OPTIONS[option]
+    values = options[option]
+    where = path + ["options", option]
+    if not values or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and lo < t <= hi for t in values):
+        raise source.error(where, f"a sweep of {what} is a non-empty list of numbers in ({lo:g}, {hi:g}]")
+    names = [target_split_name(entry["split"], float(t), option) for t in values]
     if len(set(names)) != len(names):
-        raise source.error(where, "targets must differ by at least 0.001")
+        raise source.error(where, f"{what} must differ by at least 0.001")
     return [
-        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**entry["options"], "compound_divergence": float(t)}}
-        for name, t in zip(names, targets)
+        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**options, option: float(t)}}
+        for name, t in zip(names, values)
     ]
 
 
@@ -347,6 +361,6 @@ def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
     for index, entry in enumerate(raw):
         if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
             split = str(entry.get("split"))
-            if resolved["split"] == split or resolved["split"].startswith(split + "_dc"):
+            if resolved["split"] == split or any(resolved["split"].startswith(split + suffix) for suffix, _, _ in SWEPT_OPTIONS.values()):
                 return index
     return None

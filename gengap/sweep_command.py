@@ -68,8 +68,8 @@ def plan(sweep: Sweep, release: Path, names: Sequence[str], out: Path) -> list[R
     configs = sweep.select_configs(names)
     runs = plan_runs(release, configs, sweep.encodings, sweep.presets, sweep.seeds, sweep.overrides, out, sweep.architectures)
     checked = set()
-    for spec in runs:  # settings differ only by architecture, encoding, preset and seed: one check per the first three
-        key = (spec.settings["arch"], spec.settings["pos"], spec.settings["preset"])
+    for spec in runs:  # settings differ only by architecture, encoding, preset, grid point and seed: one check each but seeds
+        key = (spec.settings["arch"], spec.settings["pos"], spec.settings["preset"], spec.settings.get("lr"), spec.settings.get("weight_decay"))
         if key not in checked:
             checked.add(key)
             try:

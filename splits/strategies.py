@@ -26,6 +26,23 @@ INFINITE = 10**9
 @dataclass(frozen=True)
 class IidOptions(SplitOptions):
     test_fraction: float = knob(0.2, lo=0.0, hi=0.99, doc="share of the pool (by input group) sent to test")
+    train_fraction: float = knob(
+        0.0, lo=0.0, hi=0.99, added=True,
+        doc="share of the pool that ends in train after validation is carved (as grokking studies' training fraction); "
+            "0: test_fraction decides; otherwise test gets the rest of what train and validation leave",
+    )
+
+    def check_consistency(self) -> None:
+        if self.train_fraction:
+            self.require(self.train_fraction / (1 - self.validation_fraction) <= 1,
+                         f"train_fraction {self.train_fraction} with validation_fraction {self.validation_fraction} "
+                         f"needs more than the whole pool on the train side")
+
+    def test_share(self) -> float:
+        """The share of the pool sent to test."""
+        if not self.train_fraction:
+            return self.test_fraction
+        return 1 - self.train_fraction / (1 - self.validation_fraction)
 
 
 class Iid(Strategy):
@@ -37,7 +54,7 @@ class Iid(Strategy):
         groups = input_groups(records)
         keys = list(groups)
         order = rng.permutation(len(keys))
-        wanted = int(round(options.test_fraction * len(records)))
+        wanted = int(round(options.test_share() * len(records)))
         test_index: set[int] = set()
         for position in order:
             if len(test_index) >= wanted:

@@ -1,0 +1,140 @@
+"""Training dynamics over baseline runs: grokking curves, delays against the training fraction,
+and outcomes over a learning-rate x weight-decay grid (no torch; read from run directories).
+
+A run's periodic rows (metrics.jsonl) hold train exact match (on a fixed subset of the
+targets trained on) beside validation (ID) and test (OOD); its results.json holds, per seed,
+``first_step`` (the first evaluated step at which train and validation reach the run's
+``reach`` threshold, None when never) and ``grokking_delay`` (validation's step over
+train's). Per seed, the outcome is:
+
+- ``generalized``: validation reached the threshold;
+- ``memorized``: train reached it, validation did not;
+- ``neither``: train did not reach it either.
+
+The training fraction of a config is its train part's share of all its records (train,
+validation and test): for a split of a whole finite task (``pool: all``), Power et al.'s
+training fraction.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+OUTCOMES = ("generalized", "memorized", "neither")
+
+
+def read_history(run_dir: Path) -> list[dict[str, Any]]:
+    """The periodic rows of a run directory's metrics.jsonl (none when it is missing; a torn
+    or foreign line is skipped)."""
+    path = Path(run_dir) / "metrics.jsonl"
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeError):
+        return []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("step"), int):
+            rows.append(row)
+    return rows
+
+
+def outcome(seed: Mapping[str, Any]) -> str | None:
+    """generalized, memorized or neither (None for a seed without first steps: an older run)."""
+    first = seed.get("first_step")
+    if not isinstance(first, Mapping):
+        return None
+    if first.get("id") is not None:
+        return "generalized"
+    return "memorized" if first.get("train") is not None else "neither"
+
+
+def training_fraction(results: Mapping[str, Any]) -> float | None:
+    """The train part's share of all the config's records (None without sizes)."""
+    sizes = (results.get("data") or {}).get("sizes") or {}
+    total = sum(int(sizes.get(part) or 0) for part in ("train", "validation", "test"))
+    return int(sizes.get("train") or 0) / total if total else None
+
+
+def dynamics_rows(runs: Sequence[tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:
+    """One row per (run, seed) that recorded first steps: config, model, preset, lr, weight
+    decay, label noise, training fraction, first steps, delay, outcome, and the seed's
+    periodic (step, train, validation) exact matches for the curve."""
+    from baselines.report import model_label
+
+    out = []
+    for results, history in runs:
+        settings = results.get("settings") or {}
+        for seed in results.get("per_seed", []):
+            kind = outcome(seed)
+            if kind is None:
+                continue
+            curve = [(row["step"], row.get("train_exact_match"), row.get("id_exact_match")) for row in history if row.get("seed") == seed["seed"]]
+            first = seed["first_step"]
+            out.append({
+                "config": results["config"], "model": model_label(results.get("arch", "transformer"), results["pos"]),
+                "preset": results.get("preset", ""), "seed": seed["seed"], "lr": settings.get("lr"), "weight_decay": settings.get("weight_decay"),
+                "label_noise": settings.get("label_noise", 0.0), "fraction": training_fraction(results),
+                "threshold": first.get("threshold"), "train_step": first.get("train"), "id_step": first.get("id"),
+                "delay": seed.get("grokking_delay"), "outcome": kind, "steps": seed.get("stopped_at", results.get("steps")),
+                "train_exact_match": seed.get("train_exact_match"), "id_exact_match": seed.get("id_exact_match"), "curve": curve,
+            })
+    return out
+
+
+def _step(value: int | None) -> str:
+    return "never" if value is None else str(value)
+
+
+def dynamics_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The markdown of "Training dynamics" (None when no run recorded a train curve)."""
+    rows = [row for row in rows if any(point[1] is not None for point in row["curve"])]
+    if not rows:
+        return None
+    lines = [
+        "## Training dynamics",
+        "",
+        "Per seed: the first evaluated step at which train exact match (a fixed subset of the targets trained on) and "
+        "validation (ID) exact match reach the threshold, the delay between them (validation's step over train's: "
+        "grokking when large), and the outcome (generalized: validation reached it; memorized: only train did; "
+        "neither). The training fraction is the train part's share of the config's records.",
+        "",
+        "| config | model | preset | seed | lr | weight decay | label noise | training fraction | train reaches at | validation reaches at | delay | outcome |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        fraction = "n/a" if row["fraction"] is None else f"{row['fraction']:.3f}"
+        delay = "n/a" if row["delay"] is None else f"{row['delay']:.1f}"
+        lines.append(
+            f"| {row['config']} | {row['model']} | {row['preset']} | {row['seed']} | {row['lr']:g} | {row['weight_decay']:g} | "
+            f"{row['label_noise']:g} | {fraction} | {_step(row['train_step'])} | {_step(row['id_step'])} | {delay} | {row['outcome']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def grid_cells(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[tuple[float, float], list[str]]]:
+    """Per config x model: the outcomes of the seeds at each (lr, weight decay) point."""
+    cells: dict[str, dict[tuple[float, float], list[str]]] = {}
+    for row in rows:
+        key = f"{row['config']} / {row['model']}"
+        cells.setdefault(key, {}).setdefault((float(row["lr"]), float(row["weight_decay"])), []).append(row["outcome"])
+    return cells
+
+
+def has_grid(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether some config x model was trained at two or more (lr, weight decay) points."""
+    return any(len(points) > 1 for points in grid_cells(rows).values())
+
+
+def has_fractions(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether some model was trained at two or more training fractions."""
+    fractions: dict[str, set[float]] = {}
+    for row in rows:
+        if row["fraction"] is not None:
+            fractions.setdefault(row["model"], set()).add(round(row["fraction"], 3))
+    return any(len(values) > 1 for values in fractions.values())
