@@ -5,6 +5,7 @@ tasks; and the Deletang et al. (2023) protocol over the six architectures.
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
+    python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking          # Power et al.: x / y mod 97, fractions 0.3-0.5
 
 Experiments (all splits built in memory, no release needed):
 
@@ -46,6 +47,13 @@ tokens), a run that converges early takes 1-3 minutes and one that runs to the c
 minutes; with 16 runs sharing the GPU (``--workers 16``, one per CPU core) the 270 runs
 should take ~1.5-3 hours on one H200. ``--only``, ``--archs``, ``--seeds`` and ``--steps``
 cut it down (e.g. one seed: ~30-60 minutes).
+
+``--protocol grokking``: Power et al. (2022)'s setting from gengap/suites/grokking.yaml, x / y
+mod 97 at training fractions 0.3, 0.4 and 0.5, a 2-layer transformer (d 128, 4 heads), AdamW
+lr 1e-3, weight decay 1, constant schedule, full batch, 20,000 steps, 3 seeds = 9 runs; the
+report draws the grokking curves and the delay against the fraction. Estimated, never run on
+a GPU: ~3-5 ms a full-batch step, ~1-2 minutes a run, ~5 minutes for the 9 runs sharing the
+GPU (``--smoke``: mod 7, a few steps, on a CPU).
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -140,12 +148,52 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def run_grokking(args: argparse.Namespace, cuda: bool) -> int:
+    """Power et al.'s setting (gengap/suites/grokking.yaml; --smoke: mod 7, few steps), 3 seeds, then the report."""
+    from baselines.report import build_report
+    from gengap.release import build_entry
+    from gengap.suite import load_suite
+
+    suite = load_suite(Path(__file__).resolve().parent.parent / "gengap" / "suites" / "grokking.yaml")
+    seeds = [int(s) for s in (args.seeds or ("0" if args.smoke else "0,1,2")).split(",")]
+    steps = args.steps or (20 if args.smoke else 20000)
+    settings = {
+        "preset": "tiny", "layers": 2, "d_model": 32 if args.smoke else 128, "heads": 4, "lr": 1e-3, "weight_decay": 1.0,
+        "schedule": "constant", "warmup": 10, "full_batch": True, "steps": steps, "eval_every": max(1, steps // 100),
+        "eval_examples": 512, "device": "cuda" if cuda else "cpu", "compile": False,
+    }
+    out = Path(args.out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    clock = time.perf_counter()
+    jobs = []
+    for entry in suite["entries"]:
+        if args.smoke:
+            entry = {**entry, "params": {**entry["params"], "p": 7}}
+        result = build_entry(entry, suite["seed"])
+        parts = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
+        jobs += [{"name": entry["name"], "parts": parts, "out": str(out / "runs" / f"{entry['name']}-rope-seed{seed}"),
+                  "settings": {**settings, "pos": "rope", "seeds": (seed,)}} for seed in seeds]
+    workers = args.workers or (8 if cuda else 1)
+    done = []
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            done = list(pool.imap_unordered(run_job, jobs))
+    else:
+        done = [run_job(job) for job in jobs]
+    text, _rows, _plot = build_report([out / "runs"], out / "report.md")
+    (out / "protocol.json").write_text(json.dumps({"settings": settings, "seeds": seeds, "runs": done, "wall_seconds": time.perf_counter() - clock}, indent=1) + "\n")
+    print(text)
+    print(f"{len(done)} runs in {time.perf_counter() - clock:.0f}s; wrote {out / 'report.md'}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
-    parser.add_argument("--protocol", choices=("gaps", "deletang"), default="gaps",
-                        help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 architectures")
+    parser.add_argument("--protocol", choices=("gaps", "deletang", "grokking"), default="gaps",
+                        help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 "
+                             "architectures; grokking: Power et al.'s x / y mod 97 at fractions 0.3-0.5")
     parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six): " + ", ".join(ARCHS))
     parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS) + "; deletang: " + ", ".join(DELETANG))
     parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
@@ -162,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     cuda = args.device != "cpu" and torch.cuda.is_available()
+    if args.protocol == "grokking":
+        return run_grokking(args, cuda)
     deletang = args.protocol == "deletang"
     known = DELETANG if deletang else EXPERIMENTS
     names = args.only.split(",") if args.only else list(known)

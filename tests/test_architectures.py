@@ -387,3 +387,19 @@ def test_a_run_made_before_architectures_existed_resumes(small_split, tmp_path: 
     run_file.write_text(json.dumps(record))
     resumed = train_and_evaluate(small_split, out=tmp_path / "run", resume=True, **settings)
     assert resumed["per_seed"][0]["stopped_at"] == 8
+
+
+def test_the_gpu_protocols_deletang_part_smoke_on_cpu(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, str(root / "benchmarks" / "gpu_protocol.py"), "--protocol", "deletang", "--smoke", "--device", "cpu",
+               "--only", "reverse_string", "--archs", "stack_rnn,looped", "--out", str(tmp_path / "d")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = (tmp_path / "d" / "report.md").read_text()
+    assert "| reverse_string-deletang | stack_rnn | tiny |" in report and "| reverse_string-deletang | looped-rope | tiny |" in report
+    runs = json.loads((tmp_path / "d" / "protocol.json").read_text())["runs"]
+    assert {(r["arch"], r["converged"] is not None) for r in runs} == {("stack_rnn", True), ("looped", True)}  # trained with until_id
+    assert all(r["length_score"] is not None for r in runs)

@@ -253,3 +253,29 @@ def test_the_grokking_protocol_runs_end_to_end(grokking, tmp_path: Path) -> None
     assert document.count("**holds**") + document.count("**does not hold**") == 3
     assert data["claims"]["noise"]["corrupted"] == round(0.1 * 34)  # 49 pairs, 0.7 of them in train
     assert (tmp_path / "grokking-report-dynamics.png").is_file() and (tmp_path / "grokking-report-delay.png").is_file()
+
+
+def test_the_gpu_protocols_grokking_part_smoke_on_cpu(tmp_path: Path) -> None:
+    import subprocess
+
+    command = [sys.executable, str(ROOT / "benchmarks" / "gpu_protocol.py"), "--protocol", "grokking", "--smoke", "--device", "cpu",
+               "--out", str(tmp_path / "g")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = (tmp_path / "g" / "report.md").read_text()
+    for fraction in ("0300", "0400", "0500"):
+        assert f"| modular_operation-grok_f{fraction} | rope | tiny |" in report
+    assert "## Training dynamics" in report and (tmp_path / "g" / "report-delay.png").is_file()  # three training fractions
+
+
+def test_the_shipped_grokking_suite_and_sweep() -> None:
+    from gengap.suite import load_suite
+    from gengap.sweep_config import find_sweep, load_sweep
+
+    suite = load_suite(ROOT / "gengap" / "suites" / "grokking.yaml")
+    assert [e["name"] for e in suite["entries"]] == [f"modular_operation-grok_f{f}" for f in ("0300", "0400", "0500")]
+    assert all(e["params"] == {"p": 97, "op": "/"} for e in suite["entries"])
+    sweep = load_sweep(find_sweep("grokking"))
+    assert sweep.suite == (ROOT / "gengap" / "suites" / "grokking.yaml").resolve()
+    assert {k: sweep.overrides[k] for k in ("weight_decay", "schedule", "full_batch", "d_model", "layers")} == {
+        "weight_decay": 1.0, "schedule": "constant", "full_batch": True, "d_model": 128, "layers": 2}
