@@ -279,3 +279,25 @@ def test_the_shipped_grokking_suite_and_sweep() -> None:
     assert sweep.suite == (ROOT / "gengap" / "suites" / "grokking.yaml").resolve()
     assert {k: sweep.overrides[k] for k in ("weight_decay", "schedule", "full_batch", "d_model", "layers")} == {
         "weight_decay": 1.0, "schedule": "constant", "full_batch": True, "d_model": 128, "layers": 2}
+
+
+def test_a_noisy_full_batch_run_resumes_exactly(modular, tmp_path: Path) -> None:
+    settings_ = dict(preset="tiny", steps=9, eval_every=3, eval_examples=32, seeds=(0,), layers=1, d_model=16, heads=2,
+                     label_noise=0.3, noise_seed=2, full_batch=True, schedule="constant")
+    whole = train_and_evaluate(modular, "m", out=tmp_path / "whole", **settings_)
+
+    def kill(event: dict) -> None:
+        if event["step"] == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_and_evaluate(modular, "m", out=tmp_path / "cut", callback=kill, **settings_)
+    with pytest.raises(BaselineError, match="label_noise"):
+        train_and_evaluate(modular, "m", out=tmp_path / "cut", resume=True, **{**settings_, "label_noise": 0.2})
+    resumed = train_and_evaluate(modular, "m", out=tmp_path / "cut", resume=True, **settings_)
+    timing = {"tokens_per_s", "train_seconds"}
+    assert [{k: v for k, v in s.items() if k not in timing} for s in resumed["per_seed"]] == \
+        [{k: v for k, v in s.items() if k not in timing} for s in whole["per_seed"]]
+    rows = lambda name: [{k: v for k, v in json.loads(line).items() if k not in ("tokens_per_s", "train_seconds")}  # noqa: E731
+                         for line in (tmp_path / name / "metrics.jsonl").read_text().splitlines()]
+    assert rows("cut") == rows("whole")
