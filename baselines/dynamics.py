@@ -91,9 +91,14 @@ def _step(value: int | None) -> str:
     return "never" if value is None else str(value)
 
 
+def with_curves(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rows whose periodic history has train exact match (runs made before it have none)."""
+    return [row for row in rows if any(point[1] is not None for point in row["curve"])]
+
+
 def dynamics_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """The markdown of "Training dynamics" (None when no run recorded a train curve)."""
-    rows = [row for row in rows if any(point[1] is not None for point in row["curve"])]
+    rows = with_curves(rows)
     if not rows:
         return None
     lines = [

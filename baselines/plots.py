@@ -278,14 +278,15 @@ def plot_grokking(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: O
 
 def plot_delay(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
     """The first step at which validation reaches the threshold against the training fraction, one
-    series per model (a run that never reached it is drawn at its last step, hollow)."""
+    series per model and label noise (a run that never reached it is drawn at its last step, hollow)."""
     canvas = _canvas(path, (7, 4.5))
     if canvas is None:
         return None
     plt, figure, axis, path = canvas
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for index, model in enumerate(dict.fromkeys(row["model"] for row in rows)):
-        group = [row for row in rows if row["model"] == model and row["fraction"] is not None]
+    for index, (name, noise) in enumerate(dict.fromkeys((row["model"], row["label_noise"]) for row in rows)):
+        group = [row for row in rows if (row["model"], row["label_noise"]) == (name, noise) and row["fraction"] is not None]
+        model = f"{name}, label noise {noise:g}" if noise else name
         reached = [(row["fraction"], row["id_step"]) for row in group if row["id_step"] is not None]
         never = [(row["fraction"], row["steps"]) for row in group if row["id_step"] is None]
         colour = cycle[index % len(cycle)]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from baselines.data import DIVERGENCE_KEYS, divergence_of
-from baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history
+from baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history, with_curves
 from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
 from baselines.plots import Opener
@@ -397,7 +397,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     found = find_runs(paths)
     runs = [load_results(p) for p in found]
     rows = group_runs(runs)
-    dynamics = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)])
+    dynamics = with_curves(dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)]))
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
     sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
                 "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
