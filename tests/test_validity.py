@@ -63,6 +63,7 @@ def test_gap_and_positions_verdicts(validity) -> None:
     assert not validity.positions_claim({"rope": 0.1, "nope": 0.5})["holds"]
 
 
+@pytest.mark.slow  # ~70 s: every group of claims (the SCAN MCD searches included)
 def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
     argv = sys.argv
     sys.argv = ["validity.py", "--smoke", "--out", str(tmp_path), "--workers", "1"]
@@ -180,3 +181,18 @@ def test_the_plan_trains_each_model_of_each_claim_once(validity) -> None:
     convergence = validity.plan(validity.FULL, smoke=False, groups=("convergence",))
     assert all(s.train["until_id"] == validity.UNTIL_ID and s.train["steps"] == validity.FULL.converge_steps for s in convergence)
     assert all(not s.train for s in validity.plan(validity.FULL, smoke=False, groups=("scan",)))  # claims 1-2: fixed steps
+
+
+def test_one_group_of_claims_runs_alone_and_writes_its_own_file(validity, tmp_path: Path) -> None:
+    argv = sys.argv
+    sys.argv = ["validity.py", "--smoke", "--only", "architectures", "--out", str(tmp_path), "--workers", "1"]
+    try:
+        validity.main()
+    finally:
+        sys.argv = argv
+    data = json.loads((tmp_path / "validity-architectures.json").read_text())
+    assert set(data["claims"]) == {"regular:parity_check", "regular:even_pairs", "regular:cycle_navigation", "context_free:reverse_string",
+                                   "context_free:stack_manipulation", "context_sensitive:duplicate_string", "looped:prefix_sums", "looped:parity_check"}
+    assert data["context"]["command"] == "python benchmarks/validity.py --only architectures --smoke"
+    assert set(data["context"]["cpu_minutes"]) == {"architectures"}
+    assert not (tmp_path / "validity.md").exists()  # a group alone leaves the document alone
