@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from baselines.errors import BaselineError
+from harnesses.extraction import ANSWER_FORMATS
 
 POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as baselines.models.POSITIONAL
 PRESETS = ("tiny", "small", "base")  # same as baselines.training.PRESETS
@@ -114,10 +115,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--release", required=True, metavar="DIR", help="release directory (data/<config>/*.jsonl) or split directory")
     p.add_argument("--config", help="release config (needed when the release has several)")
     p.add_argument("--shots", type=int, default=0, metavar="K", help="examples from the train part in every prompt (default 0)")
-    p.add_argument("--limit", type=int, metavar="N", help="records per side, validation (ID) and test (OOD) (default: all)")
+    p.add_argument("--limit", type=int, metavar="N", help="records per side, validation (ID) and test (OOD): the first N in gengap's evaluation order, the records `lm_eval --limit N` takes on the lm-eval export (default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the k-shot draws (default 0)")
     p.add_argument("--chat", action="store_true", help="prompt through the tokenizer's chat template (default: text prompts ending in 'Answer:')")
     p.add_argument("--system", action="store_true", help="with --chat: the instruction as a system message")
+    p.add_argument("--answer-format", choices=ANSWER_FORMATS, default="line", help="with --chat: the answer format the prompt asks for and its examples use (default line: a last line 'Answer: ...')")
     p.add_argument("--batch-size", type=int, default=16, help="prompts generated together (default 16)")
     p.add_argument("--max-new-tokens", type=int, help="new tokens per answer (default: the target's length + 8; 512 with --chat)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
@@ -182,7 +184,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out = str(Path("runs") / f"eval-{model_name(args.model)}-{config}")
     settings = {
         "shots": args.shots, "seed": args.seed, "limit": args.limit, "chat": args.chat, "system": args.system,
-        "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens, "device": args.device,
+        "answer_format": args.answer_format, "batch_size": args.batch_size, "max_new_tokens": args.max_new_tokens, "device": args.device,
     }
     results = evaluate_pretrained(args.model, args.release, args.config, out=out, **settings)
     print(summary(results))

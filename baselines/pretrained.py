@@ -4,12 +4,14 @@
 job (``gengap eval`` calls it):
 
 - records come from a release (or split directory) as for ``gengap train``; validation is the
-  in-distribution side (ID), test the out-of-distribution side (OOD), each capped by ``limit``
-  (the same fixed spread of records as ``gengap train --eval-limit``);
+  in-distribution side (ID), test the out-of-distribution side (OOD), each capped by ``limit``:
+  the first ``limit`` records of gengap's evaluation order
+  (:func:`harnesses.releases.evaluation_order`), the records ``lm_eval --limit N`` evaluates on
+  the lm-eval export (not the spread ``gengap train --eval-limit`` takes);
 - prompts are the harnesses' (:class:`harnesses.prompts.Prompter`): the task's instruction,
   ``shots`` examples from the train part (seeded per record with ``seed``) and the query, as a
   text prompt ending ``Answer:`` or, with ``chat``, as messages through the tokenizer's chat
-  template;
+  template (asking for ``answer_format``, see :mod:`harnesses.prompts`);
 - generation is greedy and batched (left padding); a text prompt's answer is its first line
   (generation stops at a newline) and gets as many new tokens as the target has in the
   model's tokenizer, plus ``slack``; a chat reply gets ``max_new_tokens`` (default 512);
@@ -34,12 +36,13 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
-from baselines.data import SplitData, load_split, subset
+from baselines.data import SplitData, load_split
 from baselines.errors import BaselineError
 from baselines.metrics import aggregate, make_buckets, score, seed_summary
 from baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
+from harnesses.extraction import ANSWER_FORMATS
 from harnesses.prompts import Prompter
-from harnesses.releases import open_release
+from harnesses.releases import first_in_evaluation_order, open_release
 from harnesses.scoring import score_output
 
 POS = "pretrained"
@@ -55,6 +58,7 @@ class EvalSettings:
     limit: int | None = None  # records per side (None: all)
     chat: bool = False  # prompts through the tokenizer's chat template
     system: bool = False  # chat: the instruction as a system message
+    answer_format: str = "line"  # chat: the answer format asked for (harnesses.prompts)
     batch_size: int = 16
     max_new_tokens: int | None = None  # default: target tokens + slack (text), 512 (chat)
     slack: int = 8
@@ -70,6 +74,8 @@ class EvalSettings:
                 raise BaselineError(f"{name} must be at least 1, got {value}")
         if self.batch_size < 1 or self.slack < 0 or self.mistakes < 0:
             raise BaselineError("batch_size must be at least 1, slack and mistakes non-negative")
+        if self.answer_format not in ANSWER_FORMATS:
+            raise BaselineError(f"unknown answer format {self.answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
 
 
 def make_eval_settings(overrides: Mapping[str, Any]) -> EvalSettings:
@@ -172,14 +178,17 @@ def evaluate_pretrained(
     tasks = sorted({str(r.get("task")) for part in data.parts().values() for r in part})
     if len(tasks) != 1:
         raise BaselineError(f"{data.name}: records of {len(tasks)} tasks ({', '.join(tasks)}); gengap eval needs one task per config")
-    prompter = Prompter(tasks[0], _config_params(source, data), data.train, k=settings.shots, seed=settings.seed, system=settings.system)
+    prompter = Prompter(
+        tasks[0], _config_params(source, data), data.train, k=settings.shots, seed=settings.seed, system=settings.system,
+        answer_format=settings.answer_format,
+    )
     device = pick_device(settings.device)
     if progress is None:
         progress = sys.stderr.isatty()
     model, tokenizer = load_model(model_dir, device)
     if settings.chat and not getattr(tokenizer, "chat_template", None):
         raise BaselineError(f"{model_dir}: the tokenizer has no chat template; leave out --chat to use text prompts")
-    sides = {"id": subset(data.validation, settings.limit), "ood": subset(data.test, settings.limit)}
+    sides = {"id": first_in_evaluation_order(data.validation, settings.limit), "ood": first_in_evaluation_order(data.test, settings.limit)}
     buckets = make_buckets(list(sides.values()))
     scores: dict[str, Any] = {}
     generations: list[dict[str, Any]] = []
@@ -228,7 +237,7 @@ def evaluate_pretrained(
         "source": data.source,
         "task": tasks[0],
         "pos": POS,
-        "preset": f"{name} {settings.shots}-shot" + (" chat" if settings.chat else ""),
+        "preset": f"{name} {settings.shots}-shot" + (" chat" if settings.chat else "") + (f" {settings.answer_format}" if settings.chat and settings.answer_format != "line" else ""),
         "steps": 0,
         "seeds": [settings.seed],
         "device": device_name(device),

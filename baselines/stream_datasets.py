@@ -19,6 +19,10 @@ step, the step index is ``position // records_per_step``); an adaptive curriculu
 only when the training loop calls ``observe`` on the same object, so it works in the main
 process only (``num_workers=0``) and is refused inside a worker. Every record is a copy
 the consumer may change.
+
+:func:`grpo_records_per_step` reads, from a TRL ``GRPOConfig``, how many distinct stream rows
+one optimizer step of ``GRPOTrainer`` consumes, so that a curriculum's step is the trainer's
+step (and refuses a config that shuffles the stream).
 """
 
 from __future__ import annotations
@@ -93,6 +97,35 @@ def _rows(view: StreamView) -> Iterator[dict[str, Any]]:
             "input": record["input"], "target": record["target"],
             "difficulty": json.dumps(record["difficulty"]), "meta": json.dumps(record.get("meta") or {}),
         }
+
+
+def grpo_records_per_step(args: Any) -> int:
+    """The distinct rows of an iterable train dataset that one optimizer step of TRL's
+    GRPOTrainer consumes, from its ``GRPOConfig`` (checked with trl 1.16).
+
+    GRPOTrainer reads ``generation_batch_size / num_generations`` distinct rows per generation
+    (each repeated ``num_generations`` times), and generates once every ``steps_per_generation
+    * num_iterations`` micro-steps, ``gradient_accumulation_steps`` micro-steps making an
+    optimizer step: ``generation_batch_size * gradient_accumulation_steps / (num_generations *
+    steps_per_generation * num_iterations)`` rows per step (``generation_batch_size`` counts
+    every process). With the defaults (``steps_per_generation = gradient_accumulation_steps``,
+    ``num_iterations = 1``) that is ``per_device_train_batch_size * processes *
+    gradient_accumulation_steps / num_generations``. A ValueError when ``shuffle_dataset`` is on
+    (TRL then passes an iterable dataset through a shuffle buffer, so rows arrive out of stream
+    order) or when a generation does not split into whole optimizer steps.
+    """
+    if getattr(args, "shuffle_dataset", False):
+        raise ValueError("GRPOConfig(shuffle_dataset=True) shuffles the stream (a buffer of 1,000 rows): set shuffle_dataset=False")
+    generation = int(args.generation_batch_size) // int(args.num_generations)
+    per_generation = int(args.steps_per_generation) * int(getattr(args, "num_iterations", 1) or 1)
+    accumulation = int(args.gradient_accumulation_steps)
+    rows, remainder = divmod(generation * accumulation, per_generation)
+    if remainder or rows < 1:
+        raise ValueError(
+            f"one generation of {generation} rows spans {per_generation} micro-steps, which do not make whole optimizer steps "
+            f"of {accumulation}: choose steps_per_generation * num_iterations dividing {generation} * gradient_accumulation_steps"
+        )
+    return rows
 
 
 def hf_iterable_dataset(stream: RecordStream, **options: Any) -> Any:

@@ -29,7 +29,8 @@ from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
-from harnesses.export import FORMATS, export_release
+from harnesses.export import FORMATS, VERL_VERSION, export_release, verl_reward_overrides
+from harnesses.extraction import ANSWER_FORMATS
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
 from splits.mcd import reporting_steps
@@ -393,7 +394,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     check_output_directory(args.out, args.force, inputs, EXPORT)
     with atomic_directory(args.out, args.force, inputs, EXPORT) as staging:
         manifest = export_release(
-            release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, configs=args.config or None
+            release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, answer_format=args.answer_format,
+            configs=args.config or None,
         )
     rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
     for part in manifest["skipped"]:
@@ -402,7 +404,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.to == "lm-eval":
         print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
     elif args.to == "verl":
-        print(f"reward: custom_reward_function.path={args.out}/reward.py custom_reward_function.name=compute_score")
+        print(f"reward (verl {VERL_VERSION} main_ppo): {verl_reward_overrides(Path(args.out) / 'reward.py')}")
     return 0
 
 
@@ -475,10 +477,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("release", metavar="RELEASE", help="release directory")
     p.add_argument("--to", required=True, choices=FORMATS, help="lm-eval (task directory), verl (Parquet + reward.py) or chat (JSONL of messages)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (written atomically)")
-    p.add_argument("--shots", type=int, default=0, metavar="K", help="examples from the train part in every prompt (default 0)")
+    p.add_argument(
+        "--shots", type=int, default=0, metavar="K",
+        help="examples from the train part in every prompt (default 0); lm-eval: the tasks' default num_fewshot, drawn by lm-eval from the train part",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the k-shot draws (default 0)")
     p.add_argument("--config", action="append", metavar="NAME", help="export only this config (repeatable; default all)")
-    p.add_argument("--system", action="store_true", help="chat prompts: the instruction as a system message (default: in the first user message)")
+    p.add_argument("--system", action="store_true", help="chat prompts (chat, verl): the instruction as a system message (default: in the first user message)")
+    p.add_argument(
+        "--answer-format", choices=ANSWER_FORMATS, default="line",
+        help="chat prompts (chat, verl): the answer format asked for and used in the replies: line ('Answer: ...', default), tags (<answer>...</answer>), think (<think>...</think> then tags), boxed",
+    )
     p.add_argument("--force", action="store_true", help="replace an existing export (a directory holding gengap-export.json)")
     p.set_defaults(func=cmd_export)
 

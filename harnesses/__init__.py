@@ -5,7 +5,7 @@
 - ``extraction`` and ``scoring``: the answer of free-form model output, read against the
   task's answer alphabet and checked by the task's own checker (:func:`score_output`);
 - ``rewards``: reward functions with verl's (:func:`compute_score`) and TRL's
-  (:func:`gengap_reward`) signatures;
+  (:func:`gengap_reward`, :func:`gengap_token_reward`, :func:`gengap_format_reward`) signatures;
 - ``export``: lm-evaluation-harness task directories, verl Parquet and chat JSONL
   (:func:`export_release`); ``lmeval``: the hooks the exported lm-eval tasks call;
 - ``releases``: reading a release's configs.
@@ -22,7 +22,7 @@ from harnesses.export import FORMATS, export_release
 from harnesses.extraction import Alphabet, answer_tokens, extract_answer
 from harnesses.prompts import Prompter, choose_shots, explanation, instruction
 from harnesses.releases import Release, ReleaseConfig, open_release
-from harnesses.rewards import compute_score, gengap_reward
+from harnesses.rewards import compute_score, gengap_format_reward, gengap_reward, gengap_token_reward
 from harnesses.scoring import Score, exact_match, read_answer, score_output, score_outputs
 
 __all__ = [
@@ -40,7 +40,9 @@ __all__ = [
     "explanation",
     "export_release",
     "extract_answer",
+    "gengap_format_reward",
     "gengap_reward",
+    "gengap_token_reward",
     "instruction",
     "open_release",
     "read_answer",

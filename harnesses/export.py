@@ -1,27 +1,44 @@
 """Exports of a release for the tools where pretrained models are evaluated and trained.
 
-``export_release(release, out, to=FORMAT, shots=K, seed=S, system=False, configs=None)`` writes
-one of three layouts into ``out`` (a new or empty directory), one folder per config, and an
-``gengap-export.json`` that records the release (name, version, fingerprint), the settings
+``export_release(release, out, to=FORMAT, shots=K, seed=S, system=False, answer_format="line",
+configs=None)`` writes one of three layouts into ``out`` (a new or empty directory), one folder
+per config, and a ``gengap-export.json`` that records the release (name, version, fingerprint), the settings
 and every file with its row count. Records keep their ID vs OOD structure everywhere: the
 validation part is the in-distribution side (``id``), the test part the out-of-distribution
-side (``ood``). Prompts come from :class:`harnesses.prompts.Prompter` (k-shot examples drawn
-from the config's train part, seeded per record).
+side (``ood``). Chat and verl prompts come from :class:`harnesses.prompts.Prompter` (k-shot
+examples drawn from the config's train part, seeded per record, and the answer format asked
+for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only (below).
 
-- ``chat``: ``<config>/{train,validation,test}.jsonl``, one conversation per record in the
-  format of TRL's SFTTrainer: ``{"messages": [... user, assistant "Answer: <target>"]}`` plus
-  the columns ``id task config split side input target meta`` (meta as JSON text).
+- ``chat``: ``<config>/{train,validation,test}.jsonl``, one row per record in TRL's
+  conversational prompt/completion form: ``prompt`` (the messages up to the query) and
+  ``completion`` (``[{"role": "assistant", "content": <reply>}]``, the reply in the answer
+  format), so GRPO reads ``prompt`` and SFT trains on the completion's tokens only; plus the
+  columns ``id task config split side index input target meta answer_format`` (meta as JSON text).
 - ``verl``: ``<config>/{train,validation,test}.parquet`` with the columns verl's RL trainer
   reads: ``data_source`` (``gengap/<config>/<side>``, so verl's validation metrics come per
   config and side), ``prompt`` (chat messages), ``ability`` (the task's family),
   ``reward_model`` ``{style: "rule", ground_truth: target}`` and ``extra_info`` ``{split, side,
-  index, id, config, task, input, meta}``; plus ``reward.py``, the custom reward function
-  (``compute_score``, :mod:`harnesses.rewards`). Needs pyarrow.
-- ``lm-eval``: an lm-evaluation-harness task directory: per config ``<config>_id`` and
-  ``<config>_ood`` (generate_until on the text prompt, stop at a newline, exact match by
-  gengap's extraction and the task's checker through ``utils.py``), the group ``<config>``
-  of the two, and a group named after the release holding every config group. Run it with
-  ``lm_eval --include_path OUT --tasks NAME``.
+  index, id, config, task, input, meta, answer_format}``; plus ``reward.py``, the custom reward
+  function (``compute_score``, :mod:`harnesses.rewards`). Needs pyarrow.
+- ``lm-eval``: an lm-evaluation-harness task directory. Per config: ``train.jsonl``,
+  ``validation.jsonl``, ``test.jsonl`` (documents: the record's columns, ``description`` and
+  ``query``), the tasks ``<config>_id`` (test_split validation) and ``<config>_ood`` (test_split
+  test), both generate_until on a text prompt (stop at a newline, exact match by gengap's
+  extraction and the task's checker through ``utils.py``), and the group ``<config>`` of the
+  two (no aggregate: ID and OOD stay apart). The instruction is the task's ``description``,
+  ``doc_to_text`` is the query alone and ``fewshot_split: train``: few-shot examples are
+  lm-eval's own (``--num_fewshot K``, ``--fewshot_as_multiturn``), drawn from the train part
+  only, never from a validation or test record; ``shots=K`` sets the tasks' default
+  ``num_fewshot: K`` (so lm-eval reports K shots), and a config without train records gets
+  ``num_fewshot: 0``, which lm-eval keeps whatever ``--num_fewshot`` says. The validation and
+  test documents are written in gengap's evaluation order
+  (:func:`harnesses.releases.evaluation_order`), so ``lm_eval --limit N`` and ``gengap eval
+  --limit N`` evaluate the same records. Release-wide: every ID task carries the tag
+  ``<release>_id_tasks`` and every OOD task ``<release>_ood_tasks``; the groups
+  ``<release>_id`` and ``<release>_ood`` hold those tags with the mean exact match over their
+  tasks (each config counts once), and the group ``<release>`` holds both. Run it with
+  ``lm_eval --include_path OUT --tasks NAME``. Chat settings (``system``, ``answer_format``)
+  do not apply to it.
 
 Empty parts are left out (and listed under ``skipped`` in ``gengap-export.json``).
 """
@@ -34,8 +51,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from generators import get_task
 from harnesses.errors import HarnessError
-from harnesses.prompts import Prompter
-from harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, open_release
+from harnesses.extraction import ANSWER_FORMATS
+from harnesses.prompts import ANSWER_PREFIX, Prompter, instruction, query
+from harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 FORMATS = ("chat", "verl", "lm-eval")
 EXPORT_MARKER = "gengap-export.json"
@@ -50,9 +68,9 @@ def _meta_text(record: Mapping[str, Any]) -> str:
     return json.dumps(meta, sort_keys=True, separators=(",", ":")) if isinstance(meta, Mapping) and meta else "{}"
 
 
-def row_fields(record: Mapping[str, Any], config: str, part: str, index: int) -> dict[str, Any]:
-    """The columns every exported row carries besides its prompt."""
-    return {
+def row_fields(record: Mapping[str, Any], config: str, part: str, index: int, answer_format: str | None = None) -> dict[str, Any]:
+    """The columns every exported row carries besides its prompt (and the answer format its prompt asks for, if given)."""
+    fields = {
         "id": str(record.get("id", "")),
         "task": str(record["task"]),
         "config": config,
@@ -63,6 +81,9 @@ def row_fields(record: Mapping[str, Any], config: str, part: str, index: int) ->
         "target": record["target"],
         "meta": _meta_text(record),
     }
+    if answer_format is not None:
+        fields["answer_format"] = answer_format
+    return fields
 
 
 def _jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -77,30 +98,47 @@ def _jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
 # -- chat --------------------------------------------------------------------------------------
 
 
-def _chat_config(rc: ReleaseConfig, prompter: Prompter, folder: Path) -> dict[str, int]:
+def chat_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int) -> dict[str, Any]:
+    """One row of the chat export: TRL's conversational prompt/completion form and the record's columns."""
+    return {
+        "prompt": prompter.chat(record),
+        "completion": prompter.completion(record),
+        **row_fields(record, config, part, index, prompter.answer_format),
+    }
+
+
+def _chat_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
     rows: dict[str, int] = {}
     for part in PARTS:
         records = rc.parts[part]
         if records:
-            rows[f"{part}.jsonl"] = _jsonl(
-                folder / f"{part}.jsonl",
-                ({"messages": prompter.sft(r), **row_fields(r, rc.name, part, i)} for i, r in enumerate(records)),
-            )
+            rows[f"{part}.jsonl"] = _jsonl(folder / f"{part}.jsonl", (chat_row(r, prompter, rc.name, part, i) for i, r in enumerate(records)))
     return rows
 
 
 # -- verl --------------------------------------------------------------------------------------
 
+VERL_VERSION = "0.9.1"  # the verl release whose main_ppo config these keys were checked against
+
 REWARD_MODULE = '''"""verl custom reward function for this gengap export (written by `gengap export --to verl`).
 
-Use it with
-    custom_reward_function.path=<this file> custom_reward_function.name=compute_score
+Use it with verl's main_ppo (checked with verl {version}):
+    reward.custom_reward_function.path=<this file> reward.custom_reward_function.name=compute_score
+(main_ppo ignores the top-level custom_reward_function.* keys.) Optional settings, passed to
+compute_score as keyword arguments:
+    +reward.custom_reward_function.reward_kwargs.partial_credit=true
+    +reward.custom_reward_function.reward_kwargs.format_weight=0.1
 It needs gengap installed where verl runs: the answer is extracted and checked by the task's own
 checker (harnesses.rewards.compute_score).
 """
 
 from harnesses.rewards import compute_score  # noqa: F401
-'''
+'''.format(version=VERL_VERSION)
+
+
+def verl_reward_overrides(reward_path: str | Path) -> str:
+    """The Hydra overrides with which verl's main_ppo (VERL_VERSION) loads the export's reward.py."""
+    return f"reward.custom_reward_function.path={reward_path} reward.custom_reward_function.name=compute_score"
 
 
 def verl_schema() -> Any:
@@ -115,22 +153,26 @@ def verl_schema() -> Any:
         ("extra_info", pa.struct([
             ("split", pa.string()), ("side", pa.string()), ("index", pa.int64()), ("id", pa.string()),
             ("config", pa.string()), ("task", pa.string()), ("input", pa.string()), ("meta", pa.string()),
+            ("answer_format", pa.string()),
         ])),
     ])
 
 
+VERL_INFO = ("split", "side", "index", "id", "config", "task", "input", "meta", "answer_format")
+
+
 def verl_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int, ability: str) -> dict[str, Any]:
-    fields = row_fields(record, config, part, index)
+    fields = row_fields(record, config, part, index, prompter.answer_format)
     return {
         "data_source": f"gengap/{config}/{fields['side']}",
         "prompt": prompter.chat(record),
         "ability": ability,
         "reward_model": {"style": "rule", "ground_truth": record["target"]},
-        "extra_info": {key: fields[key] for key in ("split", "side", "index", "id", "config", "task", "input", "meta")},
+        "extra_info": {key: fields[key] for key in VERL_INFO},
     }
 
 
-def _verl_config(rc: ReleaseConfig, prompter: Prompter, folder: Path) -> dict[str, int]:
+def _verl_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -165,11 +207,16 @@ def load_docs(**kwargs):
 '''
 
 LM_EVAL_TASK = """task: {task}
+tag: [{tag}]
 custom_dataset: !function utils.load_docs
 test_split: {split}
-output_type: generate_until
-doc_to_text: prompt
+fewshot_split: train
+{num_fewshot}description: description
+doc_to_text: query
 doc_to_target: target
+target_delimiter: " "
+fewshot_delimiter: "\\n\\n"
+output_type: generate_until
 generation_kwargs:
   until: ["\\n"]
   do_sample: false
@@ -180,7 +227,7 @@ metric_list:
     aggregation: mean
     higher_is_better: true
 metadata:
-  version: 1.0
+  version: 2.0
 """
 
 
@@ -189,9 +236,12 @@ def _yaml_list(names: Sequence[str]) -> str:
 
 
 def lm_eval_doc(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int) -> dict[str, Any]:
+    """One lm-eval document: the record's columns, the instruction (``description``, ending in a
+    blank line) and the query (``Input: ...`` then ``Answer:``)."""
     return {
         **row_fields(record, config, part, index),
-        "prompt": prompter.text(record),
+        "description": instruction(prompter.task, prompter.params, record) + "\n\n",
+        "query": f"{query(record)}\n{ANSWER_PREFIX}",
         "difficulty": json.dumps(record.get("difficulty") or {}, sort_keys=True, separators=(",", ":")),
         "novelty": json.dumps(record["novelty"], sort_keys=True, separators=(",", ":")) if isinstance(record.get("novelty"), Mapping) else "",
     }
@@ -202,16 +252,39 @@ def lm_eval_task_names(config: str) -> dict[str, str]:
     return {"validation": f"{config}_id", "test": f"{config}_ood"}
 
 
-def _lm_eval_config(rc: ReleaseConfig, prompter: Prompter, folder: Path) -> dict[str, int]:
+def lm_eval_group_names(release: str) -> dict[str, str]:
+    """The release-wide names: the tags and aggregate groups of every ID (validation) and OOD (test) task."""
+    return {"id_tag": f"{release}_id_tasks", "ood_tag": f"{release}_ood_tasks", "id": f"{release}_id", "ood": f"{release}_ood"}
+
+
+def shot_pool(rc: ReleaseConfig) -> list[tuple[int, Record]]:
+    """(index, record) of the train records lm-eval may draw shots from: every train record whose
+    input occurs in neither the validation nor the test part (splits guarantee that is all of
+    them; this holds it even for a release written by hand)."""
+    held_out = {r["input"] for part in ("validation", "test") for r in rc.parts[part]}
+    return [(i, r) for i, r in enumerate(rc.train) if r["input"] not in held_out]
+
+
+def _lm_eval_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
     rows: dict[str, int] = {}
     tasks: list[str] = []
+    names = lm_eval_group_names(release)
+    pool = shot_pool(rc)
+    if pool:
+        rows["train.jsonl"] = _jsonl(folder / "train.jsonl", (lm_eval_doc(r, prompter, rc.name, "train", i) for i, r in pool))
+    # without a train part lm-eval would draw shots from the evaluated split: num_fewshot 0 makes it ignore --num_fewshot
+    shots = f"num_fewshot: {prompter.k}\n" if pool and prompter.k else ("num_fewshot: 0\n" if not pool else "")
     for part, name in lm_eval_task_names(rc.name).items():
         records = rc.parts[part]
         if not records:
             continue
-        rows[f"{part}.jsonl"] = _jsonl(folder / f"{part}.jsonl", (lm_eval_doc(r, prompter, rc.name, part, i) for i, r in enumerate(records)))
+        order = evaluation_order(records)
+        rows[f"{part}.jsonl"] = _jsonl(folder / f"{part}.jsonl", (lm_eval_doc(records[i], prompter, rc.name, part, i) for i in order))
         longest = max(len(r["target"]) for r in records)
-        (folder / f"{name}.yaml").write_text(LM_EVAL_TASK.format(task=name, split=part, max_gen_toks=longest + GEN_SLACK), encoding="utf-8")
+        tag = names["id_tag" if part == "validation" else "ood_tag"]
+        (folder / f"{name}.yaml").write_text(
+            LM_EVAL_TASK.format(task=name, tag=json.dumps(tag), split=part, num_fewshot=shots, max_gen_toks=longest + GEN_SLACK), encoding="utf-8"
+        )
         tasks.append(name)
     (folder / "utils.py").write_text(LM_EVAL_UTILS, encoding="utf-8")
     if tasks:
@@ -219,14 +292,36 @@ def _lm_eval_config(rc: ReleaseConfig, prompter: Prompter, folder: Path) -> dict
     return rows
 
 
-def _group_yaml(name: str, members: Sequence[str]) -> str:
-    """An lm-eval group of members, without an aggregate (ID and OOD stay apart)."""
-    return f"group: {json.dumps(name)}\ntask: {_yaml_list(members)}\nmetadata:\n  version: 1.0\n"
+def _group_yaml(name: str, members: Sequence[str], aggregate: bool = False) -> str:
+    """An lm-eval group of members; with aggregate, the mean exact match over its members (each counts once)."""
+    text = f"group: {json.dumps(name)}\ntask: {_yaml_list(members)}\n"
+    if aggregate:
+        text += "aggregate_metric_list:\n  - metric: exact_match\n    aggregation: mean\n    weight_by_size: false\n"
+    return text + "metadata:\n  version: 2.0\n"
+
+
+def lm_eval_release_groups(release: str, entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The release-wide groups an export writes: <release>_id and <release>_ood when some config
+    has such a task, and <release>."""
+    names = lm_eval_group_names(release)
+    sides = [side for side in ("id", "ood") if any(str(task).endswith(f"_{side}") for entry in entries for task in entry["tasks"])]
+    return [names[side] for side in sides] + [release]
+
+
+def _lm_eval_release(out: Path, release: str, entries: Sequence[Mapping[str, Any]]) -> None:
+    """The release-wide groups: <release>_id and <release>_ood (tags of every ID / OOD task, with
+    the mean exact match over configs), and <release> holding both."""
+    names = lm_eval_group_names(release)
+    *sides, _ = lm_eval_release_groups(release, entries)
+    for group in sides:
+        tag = names["id_tag"] if group == names["id"] else names["ood_tag"]
+        (out / f"{group}.yaml").write_text(_group_yaml(group, [tag], aggregate=True), encoding="utf-8")
+    (out / f"{release}.yaml").write_text(_group_yaml(release, sides), encoding="utf-8")
 
 
 # -- the whole export --------------------------------------------------------------------------
 
-WRITERS: dict[str, Callable[[ReleaseConfig, Prompter, Path], dict[str, int]]] = {
+WRITERS: dict[str, Callable[[ReleaseConfig, Prompter, Path, str], dict[str, int]]] = {
     "chat": _chat_config,
     "verl": _verl_config,
     "lm-eval": _lm_eval_config,
@@ -251,7 +346,8 @@ def export_files(manifest: Any) -> list[str] | None:
     if to == "verl":
         names.append("reward.py")
     if to == "lm-eval":
-        names.append(f"{manifest['release']['name']}.yaml")
+        release = str(manifest["release"]["name"])
+        names += [f"{group}.yaml" for group in lm_eval_release_groups(release, manifest["configs"])]
     return names
 
 
@@ -268,6 +364,7 @@ def export_release(
     shots: int = 0,
     seed: int = 0,
     system: bool = False,
+    answer_format: str = "line",
     configs: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Write the export of a release (see the module doc) into out; returns what gengap-export.json holds."""
@@ -275,6 +372,10 @@ def export_release(
         raise HarnessError(f"unknown export format {to!r}; choose one of {', '.join(FORMATS)}")
     if shots < 0:
         raise HarnessError(f"shots must be non-negative, got {shots}")
+    if answer_format not in ANSWER_FORMATS:
+        raise HarnessError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
+    if to == "lm-eval" and (answer_format != "line" or system):
+        raise HarnessError("lm-eval tasks use text prompts ending in 'Answer:': --answer-format and --system apply to chat and verl exports")
     if to == "verl":
         try:
             import pyarrow  # noqa: F401
@@ -292,11 +393,11 @@ def export_release(
     skipped: list[str] = []
     for name in chosen:
         rc = source.load(name)
-        prompter = Prompter(rc.task, rc.params, rc.train, k=shots, seed=seed, system=system)
+        prompter = Prompter(rc.task, rc.params, rc.train, k=shots, seed=seed, system=system, answer_format=answer_format)
         folder = out_path / name
         folder.mkdir()
-        rows = WRITERS[to](rc, prompter, folder)
-        skipped += [f"{name}/{part}" for part in PARTS if not rc.parts[part] and (to != "lm-eval" or part != "train")]
+        rows = WRITERS[to](rc, prompter, folder, source.name)
+        skipped += [f"{name}/{part}" for part in PARTS if not rc.parts[part]]
         entries.append({
             "name": name,
             "task": rc.task,
@@ -306,8 +407,7 @@ def export_release(
     if to == "verl":
         (out_path / "reward.py").write_text(REWARD_MODULE, encoding="utf-8")
     if to == "lm-eval":
-        groups = [entry["name"] for entry in entries if entry["tasks"]]
-        (out_path / f"{source.name}.yaml").write_text(_group_yaml(source.name, groups), encoding="utf-8")
+        _lm_eval_release(out_path, source.name, entries)
     manifest = {
         "format": EXPORT_FORMAT,
         "to": to,
@@ -317,11 +417,12 @@ def export_release(
             "fingerprint": source.fingerprint,
             "path": str(source.root),
         },
-        "settings": {"shots": shots, "seed": seed, "system": system},
+        "settings": {"shots": shots, "seed": seed, "system": system, "answer_format": answer_format},
         "configs": entries,
         "skipped": skipped,
     }
     if to == "lm-eval":
         manifest["group"] = source.name
+        manifest["groups"] = lm_eval_group_names(source.name)
     (out_path / EXPORT_MARKER).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest

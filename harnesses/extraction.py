@@ -3,11 +3,18 @@
 :func:`extract_answer` finds the span (pure text, no task knowledge):
 
 1. reasoning in ``<think> ... </think>`` is dropped (and everything before a lone ``</think>``);
-2. the *last* answer marker wins, among: a line label ``Answer:`` / ``Final answer:`` (any case,
-   markdown such as ``**Answer:**`` allowed), the phrase ``the answer is ...``, and a LaTeX
-   ``\\boxed{...}`` / ``\\fbox{...}`` (braces balanced). A label or phrase takes the rest of its
-   line, or the next non-empty line when the rest is empty;
+2. the *last* answer marker wins, among: answer tags ``<answer> ... </answer>`` (any case; the
+   content, over several lines if need be, up to the closing tag or, when there is none, to the
+   end of the output: reasoning-gym's and most RL recipes' convention), a line label
+   ``Answer:`` / ``Final answer:`` (any case, markdown such as ``**Answer:**`` allowed), the
+   phrase ``the answer is ...``, and a LaTeX ``\\boxed{...}`` / ``\\fbox{...}`` (braces
+   balanced). A label or phrase takes the rest of its line, or the next non-empty line when the
+   rest is empty, in both cases up to a closing ``</answer>``; so a marker inside the tags
+   (``<answer>Answer: 1</answer>``, ``<answer>\\boxed{1}</answer>``) gives what it marks;
 3. without a marker: the last non-empty line.
+
+:func:`format_ok` tells whether an output follows one of the answer formats a prompt can ask
+for (``ANSWER_FORMATS``: ``line``, ``tags``, ``think``, ``boxed``); see its doc for the exact rules.
 
 :func:`answer_tokens` turns the span into tokens, given the task's answer alphabet (the
 tokens its targets are made of, see :class:`Alphabet`); it only undoes decorations that
@@ -47,6 +54,8 @@ _THINK_END = re.compile(r"</think>", re.I)
 _LABEL = re.compile(r"(?i)(?<![A-Za-z])(?:final[^\S\n]+)?answer[^\S\n]*[*_`]*[^\S\n]*[:：](?:\*\*|__)?")
 _PHRASE = re.compile(r"(?i)(?<![A-Za-z])answer(?:\*\*|__)?[^\S\n]+is[^\S\n]*[:：]?(?:\*\*|__)?")
 _BOXED = re.compile(r"\\(?:boxed|fbox)[^\S\n]*\{")
+_TAG_OPEN = re.compile(r"<answer>", re.I)
+_TAG_CLOSE = re.compile(r"</answer>", re.I)
 _BLANK = re.compile(r"[\s*_`#>]*")
 
 
@@ -64,27 +73,39 @@ def _braced(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
+def _until_close(text: str) -> str:
+    """text up to a closing ``</answer>`` (all of it when there is none)."""
+    close = _TAG_CLOSE.search(text)
+    return text[: close.start()] if close else text
+
+
 def _rest_of_line(text: str, start: int) -> str:
-    """The rest of the line from start, or the next non-empty line when that is blank."""
+    """The rest of the line from start, or the next non-empty line when that is blank (up to a ``</answer>``)."""
     end = text.find("\n", start)
-    rest = text[start:] if end < 0 else text[start:end]
-    if not _BLANK.fullmatch(rest) or end < 0:
+    rest = _until_close(text[start:] if end < 0 else text[start:end])
+    if not _BLANK.fullmatch(rest) or end < 0 or _TAG_CLOSE.search(text[start:end]):
         return rest
     for line in text[end + 1 :].split("\n"):
         if line.strip():
-            return line
+            return _until_close(line)
     return ""
+
+
+def drop_reasoning(output: str) -> str:
+    """The output without ``<think> ... </think>`` blocks and without anything before a lone ``</think>``."""
+    text = _THINK.sub("\n", output)
+    ends = list(_THINK_END.finditer(text))
+    return text[ends[-1].end() :] if ends else text
 
 
 def extract_answer(output: str | None) -> str | None:
     """The answer span of a model's output (see the module doc); None when the output is empty."""
     if not isinstance(output, str):
         return None
-    text = _THINK.sub("\n", output)
-    ends = list(_THINK_END.finditer(text))
-    if ends:
-        text = text[ends[-1].end() :]
+    text = drop_reasoning(output)
     candidates: list[tuple[int, str]] = []
+    for match in _TAG_OPEN.finditer(text):
+        candidates.append((match.start(), _until_close(text[match.end() :])))
     for pattern in (_LABEL, _PHRASE):
         for match in pattern.finditer(text):
             candidates.append((match.start(), _rest_of_line(text, match.end())))
@@ -101,6 +122,62 @@ def extract_answer(output: str | None) -> str | None:
         span = lines[-1]
     span = " ".join(span.split())
     return span or None
+
+
+ANSWER_FORMATS = ("line", "tags", "think", "boxed")
+_ANSWER_LINE = re.compile(r"(?i)[^\S\n]*(?:\*\*|__)?(?:final[^\S\n]+)?answer[^\S\n]*(?:\*\*|__)?[^\S\n]*:(?:\*\*|__)?[^\S\n]*\S")
+_THINK_OPEN = re.compile(r"<think>", re.I)
+
+
+def _tags_ok(text: str) -> bool:
+    """One ``<answer>`` with a non-empty content, then ``</answer>`` and only whitespace, or the end."""
+    opens = list(_TAG_OPEN.finditer(text))
+    closes = list(_TAG_CLOSE.finditer(text))
+    if len(opens) != 1 or len(closes) > 1:
+        return False
+    start = opens[0].end()
+    if not closes:
+        return bool(text[start:].strip())
+    close = closes[0]
+    return close.start() > start and bool(text[start : close.start()].strip()) and not text[close.end() :].strip()
+
+
+def format_ok(output: str | None, answer_format: str) -> bool:
+    """Whether an output follows the answer format a prompt asked for (pure text, no task knowledge).
+
+    - ``line``: after dropping reasoning (as :func:`extract_answer` does), the last non-empty
+      line is an answer line, ``Answer:`` or ``Final answer:`` (any case, ``**Answer:**``
+      allowed) followed by a non-empty answer;
+    - ``tags``: after dropping reasoning, exactly one ``<answer>``, a non-empty content, then
+      ``</answer>`` followed by nothing but whitespace, or no closing tag and the end of the
+      output (generation stopped at a ``</answer>`` stop string);
+    - ``think``: the output holds exactly one ``</think>`` and at most one ``<think>``, which
+      comes first (a template may open the block in the prompt); after ``</think>`` only
+      whitespace, then the ``tags`` rule holds for the rest;
+    - ``boxed``: after dropping reasoning, exactly one ``\\boxed{...}`` / ``\\fbox{...}``, braces
+      balanced and content non-empty.
+    """
+    if answer_format not in ANSWER_FORMATS:
+        raise ValueError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
+    if not isinstance(output, str):
+        return False
+    if answer_format == "think":
+        ends = list(_THINK_END.finditer(output))
+        opens = list(_THINK_OPEN.finditer(output))
+        if len(ends) != 1 or len(opens) > 1 or (opens and opens[0].start() > ends[0].start()):
+            return False
+        if opens and output[: opens[0].start()].strip():
+            return False
+        rest = output[ends[0].end() :]
+        return rest.lstrip()[: len("<answer>")].lower() == "<answer>" and _tags_ok(rest)
+    text = drop_reasoning(output)
+    if answer_format == "tags":
+        return _tags_ok(text)
+    if answer_format == "boxed":
+        groups = [_braced(text, match.end()) for match in _BOXED.finditer(text)]
+        return len(groups) == 1 and groups[0] is not None and bool(groups[0][0].strip())
+    lines = [line for line in text.split("\n") if line.strip()]
+    return bool(lines) and _ANSWER_LINE.match(lines[-1]) is not None
 
 
 def unwrap_latex(text: str) -> str:

@@ -1,14 +1,16 @@
 """The hooks an lm-evaluation-harness task of a gengap export calls (through the ``utils.py`` the export writes).
 
 - ``load_docs(folder)``: the config's documents as a ``datasets.DatasetDict`` with the splits
-  ``validation`` (ID) and ``test`` (OOD) read from ``folder/{validation,test}.jsonl`` (the YAML
-  names it as ``custom_dataset``, so the export directory can be moved anywhere);
+  ``train`` (the pool lm-eval draws few-shot examples from: the tasks set ``fewshot_split:
+  train``), ``validation`` (ID) and ``test`` (OOD) read from ``folder/{train,validation,test}.jsonl``
+  (the YAML names it as ``custom_dataset``, so the export directory can be moved anywhere);
 - ``process_results(doc, results)``: ``{"exact_match": 1.0 or 0.0}`` from gengap's answer
   extraction and the task's checker (:func:`harnesses.scoring.score_output`), so a task with
   several correct answers is scored right.
 
-A document holds the record (``id``, ``task``, ``input``, ``target``, ``meta`` as JSON text, ...) and
-its ``prompt``.
+A document holds the record (``id``, ``task``, ``input``, ``target``, ``meta`` as JSON text, ...),
+its ``description`` (the task's instruction, then a blank line) and its ``query`` (``Input:
+<tokens>``, a newline, ``Answer:``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from harnesses.scoring import score_output
 
-SPLITS = ("validation", "test")
+SPLITS = ("train", "validation", "test")
 
 
 def doc_record(doc: Mapping[str, Any]) -> dict[str, Any]:

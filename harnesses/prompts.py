@@ -15,9 +15,23 @@ A prompt has four parts:
 Text prompts (for completion models and lm-evaluation-harness) end with ``Answer:``, so the
 model's continuation is the answer. Chat prompts are lists of ``{"role", "content"}``
 messages: the examples are earlier user / assistant turns, the instruction opens the first
-user message (or is a system message with ``system=True``), the reply expected is
-``Answer: <tokens>`` (what :func:`Prompter.reply` gives, for supervised fine-tuning).
-Everything here is deterministic and pure Python.
+user message (or is a system message with ``system=True``). The instruction of a chat prompt
+ends with the **answer format** asked for (``answer_format``, one of ``ANSWER_FORMATS``), and
+the replies (the examples', and the one :meth:`Prompter.reply` gives for supervised
+fine-tuning) are written in it:
+
+- ``line`` (the default): a last line ``Answer: <tokens>``; reply ``Answer: <tokens>``;
+- ``tags``: the answer between ``<answer>`` and ``</answer>``, reasoning before it allowed
+  (reasoning-gym's convention); reply ``<answer><tokens></answer>``;
+- ``think``: reasoning in ``<think> </think>``, then the answer tags (DeepSeek-R1-Zero style);
+  reply ``<think>``, newline, ``</think>``, newline, ``<answer><tokens></answer>``;
+- ``boxed``: the answer in ``\\boxed{...}``; reply ``\\boxed{<tokens>}``.
+
+gengap has no reasoning to show, so a ``think`` reply holds an empty block: that format is
+meant for RL (verl, GRPO), where the model writes its own. Whatever the format asked for,
+:func:`harnesses.extraction.extract_answer` reads all of them; whether an output kept to the
+format is :func:`harnesses.extraction.format_ok`. Everything here is deterministic and pure
+Python.
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from generators import get_task
+from harnesses.extraction import ANSWER_FORMATS
 
 Record = Mapping[str, Any]
 Message = dict[str, str]
@@ -35,7 +50,22 @@ Message = dict[str, str]
 ANSWER_PREFIX = "Answer:"
 CONVENTIONS = "Tokens are separated by single spaces; write the answer's tokens the same way."
 TEXT_FORMAT = 'Give the answer after "Answer:".'
-CHAT_FORMAT = 'End your reply with a line "Answer: " followed by the answer.'
+FORMAT_INSTRUCTIONS = {
+    "line": 'End your reply with a line "Answer: " followed by the answer.',
+    "tags": "You may reason first; then give the final answer, and nothing else, between <answer> and </answer> tags.",
+    "think": (
+        "First think about the problem inside <think> </think> tags, then give the final answer, and nothing else, "
+        "between <answer> and </answer> tags: <think> reasoning here </think> <answer> answer here </answer>"
+    ),
+    "boxed": "End your reply with the final answer, and nothing else, in \\boxed{}.",
+}
+REPLIES: dict[str, Callable[[str], str]] = {
+    "line": lambda target: f"{ANSWER_PREFIX} {target}",
+    "tags": lambda target: f"<answer>{target}</answer>",
+    "think": lambda target: f"<think>\n</think>\n<answer>{target}</answer>",
+    "boxed": lambda target: f"\\boxed{{{target}}}",
+}
+CHAT_FORMAT = FORMAT_INSTRUCTIONS["line"]
 SIZE_WORDS = ("min_", "max_")  # size-knob parameters: they differ between train and test, so prompts never state them
 
 
@@ -216,18 +246,28 @@ def explanation(task: str, params: Mapping[str, Any] | None = None, record: Reco
     return f"The task {task}: {spec.description}." + (f" Settings: {settings}." if settings else "")
 
 
-def instruction(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None, chat: bool = False) -> str:
-    """The instruction of a prompt: the explanation, the token conventions and the answer format."""
-    return f"{explanation(task, params, record)}\n{CONVENTIONS} {CHAT_FORMAT if chat else TEXT_FORMAT}"
+def check_answer_format(answer_format: str) -> str:
+    if answer_format not in ANSWER_FORMATS:
+        raise ValueError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
+    return answer_format
+
+
+def instruction(
+    task: str, params: Mapping[str, Any] | None = None, record: Record | None = None, chat: bool = False, answer_format: str = "line"
+) -> str:
+    """The instruction of a prompt: the explanation, the token conventions and the answer format
+    (a chat prompt's in ``answer_format``; a text prompt's is always the ``Answer:`` cue)."""
+    form = FORMAT_INSTRUCTIONS[check_answer_format(answer_format)] if chat else TEXT_FORMAT
+    return f"{explanation(task, params, record)}\n{CONVENTIONS} {form}"
 
 
 def query(record: Record) -> str:
     return f"Input: {record['input']}"
 
 
-def reply(record: Record) -> str:
-    """The expected answer line of a record: ``Answer: <target>``."""
-    return f"{ANSWER_PREFIX} {record['target']}"
+def reply(record: Record, answer_format: str = "line") -> str:
+    """The expected reply of a record in an answer format (``Answer: <target>`` for ``line``)."""
+    return REPLIES[check_answer_format(answer_format)](str(record["target"]))
 
 
 def _draw_seed(seed: int, record: Record) -> int:
@@ -252,8 +292,10 @@ def choose_shots(record: Record, pool: Sequence[Record], k: int, seed: int = 0) 
 class Prompter:
     """Prompts of one config: its task, parameters and train pool, the number of shots and the seed.
 
-    ``text(record)`` is the completion prompt, ``chat(record)`` the messages, ``sft(record)`` the
-    messages with the expected reply appended, ``shots(record)`` the examples it uses.
+    ``text(record)`` is the completion prompt, ``chat(record)`` the messages, ``reply(record)``
+    the expected reply in ``answer_format``, ``completion(record)`` that reply as an assistant
+    message list (TRL's prompt/completion form), ``sft(record)`` the messages with the reply
+    appended, ``shots(record)`` the examples it uses.
     """
 
     task: str
@@ -262,11 +304,13 @@ class Prompter:
     k: int = 0
     seed: int = 0
     system: bool = False
+    answer_format: str = "line"
 
     def __post_init__(self) -> None:
         get_task(self.task)  # an unknown task fails here, not at the first record
         if self.k < 0:
             raise ValueError(f"shots must be non-negative, got {self.k}")
+        check_answer_format(self.answer_format)
 
     def shots(self, record: Record) -> list[Record]:
         return choose_shots(record, self.pool, self.k, self.seed)
@@ -278,16 +322,22 @@ class Prompter:
         return "\n\n".join(blocks)
 
     def chat(self, record: Record) -> list[Message]:
-        head = instruction(self.task, self.params, record, chat=True)
+        head = instruction(self.task, self.params, record, chat=True, answer_format=self.answer_format)
         turns: list[Message] = [{"role": "system", "content": head}] if self.system else []
         for shot in self.shots(record):
             turns.append({"role": "user", "content": query(shot)})
-            turns.append({"role": "assistant", "content": reply(shot)})
+            turns.append({"role": "assistant", "content": self.reply(shot)})
         turns.append({"role": "user", "content": query(record)})
         if not self.system:
             first = turns[0]
             turns[0] = {"role": "user", "content": f"{head}\n\n{first['content']}"}
         return turns
 
+    def reply(self, record: Record) -> str:
+        return reply(record, self.answer_format)
+
+    def completion(self, record: Record) -> list[Message]:
+        return [{"role": "assistant", "content": self.reply(record)}]
+
     def sft(self, record: Record) -> list[Message]:
-        return self.chat(record) + [{"role": "assistant", "content": reply(record)}]
+        return self.chat(record) + self.completion(record)

@@ -9,6 +9,7 @@ baselines or gengap.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,28 @@ class Release:
             source=str(folder),
             report=dict(report) if isinstance(report, Mapping) else {},
         )
+
+
+def evaluation_order(records: list[Record]) -> list[int]:
+    """The indices of records in gengap's evaluation order: sorted by sha256 of (id, input), file
+    order among equal keys. A pure function of the records, so any prefix is a fixed, spread-out
+    sample of the part, the same for every model and tool: the lm-eval export writes its
+    documents in this order (``lm_eval --limit N`` takes the first N) and ``gengap eval --limit N``
+    takes the same N records."""
+
+    def key(index: int) -> bytes:
+        record = records[index]
+        return hashlib.sha256(f"{record.get('id', '')}\n{record['input']}".encode()).digest()
+
+    return sorted(range(len(records)), key=key)
+
+
+def first_in_evaluation_order(records: list[Record], limit: int | None) -> list[Record]:
+    """The first limit records of the evaluation order (all when limit is None), kept in file order."""
+    if limit is None or limit >= len(records):
+        return list(records)
+    chosen = sorted(evaluation_order(records)[:limit])
+    return [records[i] for i in chosen]
 
 
 def open_release(root: str | Path) -> Release:

@@ -1,34 +1,53 @@
 """Reward functions for reinforcement learning with verifiers: verl and TRL signatures.
 
-Both score a completion with :func:`harnesses.scoring.score_output` (answer extraction, then
-the task's own checker): 1.0 when the checker accepts the answer, else 0.0. They are routed
-by task: the record's task comes from the row (``extra_info["task"]`` / a ``task`` column), or
-from a ``data_source`` of the form ``gengap/<config>[/<side>]`` (config ``<task>-<split>``).
+Every reward scores a completion with :func:`harnesses.scoring.score_output` (answer
+extraction, then the task's own checker). They are routed by task: the record's task comes
+from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_source`` of the form
+``gengap/<config>[/<side>]`` (config ``<task>-<split>``). Three signals, exactly:
 
-- verl: ``compute_score(data_source, solution_str, ground_truth, extra_info=None)`` as a
-  ``custom_reward_function`` (``gengap export --to verl`` writes a ``reward.py`` that imports
-  it). ``ground_truth`` is the record's target; ``extra_info`` (what the export writes) holds
-  ``task``, ``input`` and ``meta`` so the checker can read the input (needed by tasks with
+- **correct**: 1.0 when the checker accepts the answer read, else 0.0 (an output with no
+  answer read scores 0.0);
+- **per-token** (partial credit): 1.0 when the checker accepts; otherwise the positions where
+  the answer's tokens equal the target's, over the longer of the two lengths
+  (:attr:`harnesses.scoring.Score.per_token`);
+- **format**: 1.0 when the completion follows the row's answer format (``line``, ``tags``,
+  ``think`` or ``boxed``: :func:`harnesses.extraction.format_ok`), else 0.0, whether or not the
+  answer is right. The format is the row's ``answer_format`` (a column of the chat export, a
+  field of the verl export's ``extra_info``), ``line`` when the row has none.
+
+- verl: ``compute_score(data_source, solution_str, ground_truth, extra_info=None, *,
+  partial_credit=False, format_weight=0.0, answer_format=None)`` as verl's custom reward
+  function (``gengap export --to verl`` writes a ``reward.py`` that imports it). By default
+  it returns correct, a float. With ``partial_credit`` or a ``format_weight`` it returns
+  verl's dict form ``{"score": base + format_weight * format, "acc": correct, "per_token": ...,
+  "format": ...}``, ``base`` being the per-token credit when ``partial_credit`` is true, else
+  correct: verl trains on ``score`` and reports every key (``acc`` stays the exact match).
+  The keyword settings come from verl's ``reward.custom_reward_function.reward_kwargs``;
+  ``answer_format`` overrides the row's. ``ground_truth`` is the record's target; ``extra_info`` (what the export writes)
+  holds ``task``, ``input`` and ``meta`` so the checker can read the input (needed by tasks with
   several correct answers). Without them the answer's tokens are compared with the ground
   truth. Rows whose data_source is not gengap's go to verl's ``default_compute_score`` when
   verl is installed.
-- TRL: ``gengap_reward(completions, **kwargs)`` for ``GRPOTrainer(reward_funcs=...)``: the
-  dataset columns arrive as keyword lists, one value per completion. It reads either the
-  columns of ``gengap export --to chat`` (``task``, ``input``, ``target``, ``meta``) or those of
-  the verl Parquet (``reward_model``, ``extra_info``, ``data_source``); completions are strings
-  or conversational message lists (the last message's content is scored). It returns one float
-  per completion (None for a row that carries no gengap record, which TRL reads as "not
-  applicable").
+- TRL: ``gengap_reward`` (correct), ``gengap_token_reward`` (per-token) and
+  ``gengap_format_reward`` (format), each ``f(completions, **kwargs)`` for
+  ``GRPOTrainer(reward_funcs=[...], args=GRPOConfig(reward_weights=[...]))``: the dataset
+  columns arrive as keyword lists, one value per completion. They read either the columns of
+  ``gengap export --to chat`` (``task``, ``input``, ``target``, ``meta``, ``answer_format``) or
+  those of the verl Parquet (``reward_model``, ``extra_info``, ``data_source``); completions are
+  strings or conversational message lists (the last message's content is scored). Each
+  returns one float per completion (None for a row that carries no gengap record, which TRL
+  reads as "not applicable").
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from generators import UnknownTaskError, get_task
 from harnesses.errors import HarnessError
-from harnesses.scoring import read_answer, score_output
+from harnesses.extraction import ANSWER_FORMATS, format_ok
+from harnesses.scoring import Score, read_answer, score_output, token_credit
 
 DATA_SOURCE_PREFIX = "gengap/"
 
@@ -53,17 +72,19 @@ def task_of_source(data_source: Any) -> str | None:
     return name.split("-")[0] or None
 
 
-def make_record(task: str, input_text: str | None, target: str, meta: Any = None) -> dict[str, Any]:
-    """A record the checker can read, from the fields a row carries."""
+def make_record(task: str, input_text: str | None, target: str, meta: Any = None, answer_format: Any = None) -> dict[str, Any]:
+    """A record the checker can read, from the fields a row carries (and the row's answer format, if any)."""
     record: dict[str, Any] = {"task": task, "input": input_text or "", "target": target}
     parsed = _meta(meta)
     if parsed:
         record["meta"] = parsed
+    if isinstance(answer_format, str) and answer_format:
+        record["answer_format"] = answer_format
     return record
 
 
-def score_record(record: Mapping[str, Any], completion: str | None) -> float:
-    """1.0 when the completion's answer is right for the record, else 0.0.
+def score_completion(record: Mapping[str, Any], completion: str | None) -> Score:
+    """The score of a completion for a record.
 
     With the record's input, the task's checker decides; without it (``input`` empty), the
     answer's tokens must equal the target's.
@@ -73,12 +94,47 @@ def score_record(record: Mapping[str, Any], completion: str | None) -> float:
     except UnknownTaskError as err:
         raise HarnessError(str(err)) from None
     if record.get("input"):
-        return 1.0 if score_output(record, completion).correct else 0.0
-    _, tokens = read_answer(record, completion)
-    return 1.0 if tokens and tokens == str(record["target"]).split() else 0.0
+        return score_output(record, completion)
+    span, tokens = read_answer(record, completion)
+    target = str(record["target"]).split()
+    correct = bool(tokens) and tokens == target
+    return Score(correct, " ".join(tokens), span, 1.0 if correct else token_credit(target, tokens))
 
 
-def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None, **kwargs: Any) -> float:
+def score_record(record: Mapping[str, Any], completion: str | None) -> float:
+    """1.0 when the completion's answer is right for the record, else 0.0 (see :func:`score_completion`)."""
+    return 1.0 if score_completion(record, completion).correct else 0.0
+
+
+def token_reward(record: Mapping[str, Any], completion: str | None) -> float:
+    """The per-token partial credit of a completion (1.0 when right)."""
+    return score_completion(record, completion).per_token
+
+
+def answer_format_of(record: Mapping[str, Any], override: str | None = None) -> str:
+    """The answer format a row asked for: override, else the row's ``answer_format``, else ``line``."""
+    chosen = override if override is not None else record.get("answer_format") or "line"
+    if chosen not in ANSWER_FORMATS:
+        raise HarnessError(f"unknown answer format {chosen!r}; choose one of {', '.join(ANSWER_FORMATS)}")
+    return str(chosen)
+
+
+def format_reward(record: Mapping[str, Any], completion: str | None, answer_format: str | None = None) -> float:
+    """1.0 when the completion follows the row's answer format (or answer_format), else 0.0."""
+    return 1.0 if format_ok(completion, answer_format_of(record, answer_format)) else 0.0
+
+
+def compute_score(
+    data_source: Any,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    partial_credit: bool = False,
+    format_weight: float = 0.0,
+    answer_format: str | None = None,
+    **kwargs: Any,
+) -> float | dict[str, float]:
     """verl's custom reward: the score of one response (see the module doc)."""
     info = extra_info if isinstance(extra_info, Mapping) else {}
     if isinstance(ground_truth, Mapping):  # a whole reward_model struct
@@ -92,7 +148,14 @@ def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_
         return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
     if not isinstance(ground_truth, str):
         raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
-    return score_record(make_record(task, info.get("input"), ground_truth, info.get("meta")), solution_str)
+    record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))
+    scored = score_completion(record, solution_str)
+    correct = 1.0 if scored.correct else 0.0
+    if not partial_credit and not format_weight:
+        return correct
+    form = format_reward(record, solution_str, answer_format)
+    base = scored.per_token if partial_credit else correct
+    return {"score": base + float(format_weight) * form, "acc": correct, "per_token": scored.per_token, "format": form}
 
 
 def completion_text(completion: Any) -> str:
@@ -122,22 +185,36 @@ def row_record(kwargs: Mapping[str, Any], index: int) -> dict[str, Any] | None:
     task = _column(kwargs, "task", index)
     target = _column(kwargs, "target", index)
     if isinstance(task, str) and isinstance(target, str):
-        return make_record(task, _column(kwargs, "input", index), target, _column(kwargs, "meta", index))
+        return make_record(task, _column(kwargs, "input", index), target, _column(kwargs, "meta", index), _column(kwargs, "answer_format", index))
     reward_model = _column(kwargs, "reward_model", index)
     info = _column(kwargs, "extra_info", index)
     info = info if isinstance(info, Mapping) else {}
     truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
     task = info.get("task") if isinstance(info.get("task"), str) else task_of_source(_column(kwargs, "data_source", index))
     if isinstance(task, str) and isinstance(truth, str):
-        return make_record(task, info.get("input"), truth, info.get("meta"))
+        return make_record(task, info.get("input"), truth, info.get("meta"), info.get("answer_format"))
     return None
 
 
-def gengap_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
-    """TRL GRPOTrainer reward function: one float per completion (see the module doc)."""
+def _per_row(score: Callable[[Mapping[str, Any], str], float], completions: Sequence[Any], kwargs: Mapping[str, Any]) -> list[float | None]:
     rewards: list[float | None] = []
     for index, completion in enumerate(completions):
         record = row_record(kwargs, index)
-        rewards.append(None if record is None else score_record(record, completion_text(completion)))
+        rewards.append(None if record is None else score(record, completion_text(completion)))
     return rewards
+
+
+def gengap_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """TRL GRPOTrainer reward function: correct (1.0 or 0.0) per completion (see the module doc)."""
+    return _per_row(score_record, completions, kwargs)
+
+
+def gengap_token_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """TRL GRPOTrainer reward function: per-token partial credit per completion (see the module doc)."""
+    return _per_row(token_reward, completions, kwargs)
+
+
+def gengap_format_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """TRL GRPOTrainer reward function: 1.0 when a completion keeps to its row's answer format (see the module doc)."""
+    return _per_row(format_reward, completions, kwargs)
 

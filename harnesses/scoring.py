@@ -7,6 +7,13 @@ alphabet (:func:`harnesses.extraction.answer_tokens`) and asks the task's indepe
 shortest path) are scored right. A record needs ``task``, ``input`` and ``target`` (and
 ``meta`` where the task has one).
 
+Partial credit (:attr:`Score.per_token`): 1.0 when the checker accepts the answer; otherwise
+the number of positions i at which answer token i equals target token i, divided by the
+length of the longer of the two (0.0 when no answer is read). Unlike the baselines' token
+accuracy, tokens beyond the target's length count against the answer, so padding an answer
+never raises its credit; and an answer the checker rejects stays below 1.0 whenever it differs
+from the target.
+
 The answer alphabet of a task is the set of tokens of its targets: those of a fixed sample of
 the task (20 examples at each of its levels 1..10, default parameters, cached per process)
 together with the record's own target tokens.
@@ -48,11 +55,21 @@ def alphabet_of(record: Record) -> Alphabet:
 @dataclass(frozen=True)
 class Score:
     """One scored output: whether the checker accepts it, the answer read (tokens joined by
-    spaces, "" when none) and the span it was read from (None when the output was empty)."""
+    spaces, "" when none), the span it was read from (None when the output was empty) and the
+    partial credit (see the module doc)."""
 
     correct: bool
     answer: str
     span: str | None
+    per_token: float = 0.0
+
+
+def token_credit(target: Sequence[str], answer: Sequence[str]) -> float:
+    """Positions where answer and target agree, over the longer length (0.0 for an empty answer)."""
+    if not answer:
+        return 0.0
+    same = sum(1 for a, b in zip(target, answer) if a == b)
+    return same / max(len(target), len(answer))
 
 
 def read_answer(record: Record, output: str | None) -> tuple[str | None, list[str]]:
@@ -67,7 +84,8 @@ def score_output(record: Record, output: str | None) -> Score:
     answer = " ".join(tokens)
     if not tokens:
         return Score(False, answer, span)
-    return Score(bool(get_task(str(record["task"])).check(record, answer)), answer, span)
+    correct = bool(get_task(str(record["task"])).check(record, answer))
+    return Score(correct, answer, span, 1.0 if correct else token_credit(str(record["target"]).split(), tokens))
 
 
 def score_outputs(records: Sequence[Record], outputs: Sequence[str | None]) -> list[Score]:

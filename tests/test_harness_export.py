@@ -11,8 +11,11 @@ import yaml
 
 from generators import get_task
 from gengap.cli import main
-from harnesses import HarnessError, Prompter, export_release, open_release
+from harnesses import HarnessError, Prompter, export_release, gengap_format_reward, gengap_reward, open_release
 from harnesses.export import EXPORT_MARKER
+from harnesses.extraction import format_ok
+from harnesses.prompts import FORMAT_INSTRUCTIONS
+from harnesses.releases import evaluation_order
 from tests.harness_fixture import CONFIGS, build_release, other_shortest_path
 
 
@@ -35,14 +38,14 @@ def records(release: Path, config: str, part: str) -> list[dict]:
 # -- chat ---------------------------------------------------------------------------------------
 
 
-def test_chat_export_is_sft_ready_and_deterministic(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_chat_export_is_prompt_completion_and_deterministic(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = export(release, tmp_path, "chat", "--shots", "2", "--seed", "3")
     captured = capsys.readouterr()
     assert "3 configs" in captured.out and "shortest_path-length/validation is empty" in captured.err
     manifest = json.loads((out / EXPORT_MARKER).read_text())
     fingerprint = json.loads((release / "manifest.json").read_text())["fingerprint"]
     assert manifest["release"]["fingerprint"] == fingerprint and manifest["to"] == "chat"
-    assert manifest["settings"] == {"shots": 2, "seed": 3, "system": False}
+    assert manifest["settings"] == {"shots": 2, "seed": 3, "system": False, "answer_format": "line"}
     assert manifest["skipped"] == ["shortest_path-length/validation"]
     assert [entry["name"] for entry in manifest["configs"]] == sorted(CONFIGS)
     rc = open_release(release).load("addition-iid")
@@ -52,11 +55,13 @@ def test_chat_export_is_sft_ready_and_deterministic(release: Path, tmp_path: Pat
         source = records(release, "addition-iid", part)
         assert len(rows) == len(source) == manifest["configs"][0]["files"][f"addition-iid/{part}.jsonl"]
         for index, (row, record) in enumerate(zip(rows, source)):
-            assert row["messages"] == prompter.sft(record)
-            assert [m["role"] for m in row["messages"]] == ["user", "assistant"] * 3
-            assert row["messages"][-1] == {"role": "assistant", "content": f"Answer: {record['target']}"}
-            assert "reversed" in row["messages"][0]["content"]  # the instruction states the config's output format
+            assert list(row)[:2] == ["prompt", "completion"] and "messages" not in row  # TRL's conversational prompt/completion form
+            assert row["prompt"] + row["completion"] == prompter.sft(record)
+            assert [m["role"] for m in row["prompt"]] == ["user", "assistant"] * 2 + ["user"]
+            assert row["completion"] == [{"role": "assistant", "content": f"Answer: {record['target']}"}]
+            assert "reversed" in row["prompt"][0]["content"]  # the instruction states the config's output format
             assert (row["id"], row["task"], row["config"], row["split"], row["index"]) == (record["id"], "addition", "addition-iid", part, index)
+            assert row["answer_format"] == "line"
             assert row["side"] == {"train": "train", "validation": "id", "test": "ood"}[part]
             assert json.loads(row["meta"]) == record["meta"] and row["input"] == record["input"] and row["target"] == record["target"]
     assert not (out / "shortest_path-length" / "validation.jsonl").exists()
@@ -67,15 +72,23 @@ def test_chat_export_is_sft_ready_and_deterministic(release: Path, tmp_path: Pat
     import datasets
 
     loaded = datasets.load_dataset("json", data_files=str(out / "parity_check-length" / "test.jsonl"), split="train")
-    assert loaded.column_names[0] == "messages" and loaded[0]["messages"][-1]["role"] == "assistant"
+    assert loaded.column_names[:2] == ["prompt", "completion"] and loaded[0]["completion"][0]["role"] == "assistant"
 
 
-def test_chat_export_with_a_system_message(release: Path, tmp_path: Path) -> None:
-    out = export(release, tmp_path, "chat", "--system", "--config", "parity_check-length", "--config", "parity_check-length")
+@pytest.mark.parametrize("form", ["tags", "think", "boxed"])
+def test_chat_export_with_a_system_message_and_an_answer_format(release: Path, tmp_path: Path, form: str) -> None:
+    out = export(release, tmp_path, "chat", "--system", "--answer-format", form, "--shots", "1",
+                 "--config", "parity_check-length", "--config", "parity_check-length")
     assert [p.name for p in out.iterdir() if p.is_dir()] == ["parity_check-length"]
+    assert json.loads((out / EXPORT_MARKER).read_text())["settings"]["answer_format"] == form
     row = json.loads((out / "parity_check-length" / "test.jsonl").read_text().splitlines()[0])
-    assert [m["role"] for m in row["messages"]] == ["system", "user", "assistant"]
-    assert row["messages"][1]["content"].startswith("Input: ")
+    assert [m["role"] for m in row["prompt"]] == ["system", "user", "assistant", "user"]
+    assert row["prompt"][0]["content"].endswith(FORMAT_INSTRUCTIONS[form]) and row["prompt"][1]["content"].startswith("Input: ")
+    for reply in (row["prompt"][2]["content"], row["completion"][0]["content"]):
+        assert format_ok(reply, form)
+    assert row["answer_format"] == form
+    assert gengap_format_reward([row["completion"]], **{key: [value] for key, value in row.items()}) == [1.0]
+    assert gengap_reward([row["completion"]], **{key: [value] for key, value in row.items()}) == [1.0]
 
 
 # -- verl ---------------------------------------------------------------------------------------
@@ -88,10 +101,14 @@ def load_reward(out: Path):
     return module.compute_score
 
 
-def test_verl_parquet_round_trips_through_datasets_and_the_reward_scores_it(release: Path, tmp_path: Path) -> None:
+def test_verl_parquet_round_trips_through_datasets_and_the_reward_scores_it(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import datasets
 
     out = export(release, tmp_path, "verl", "--shots", "1")
+    printed = capsys.readouterr().out  # the keys verl 0.9.1's main_ppo reads (it ignores top-level custom_reward_function.*)
+    assert f"verl 0.9.1 main_ppo): reward.custom_reward_function.path={out}/reward.py reward.custom_reward_function.name=compute_score" in printed
+    assert " custom_reward_function." not in printed
+    assert "reward.custom_reward_function.path=<this file>" in (out / "reward.py").read_text()
     compute_score = load_reward(out)
     rc = open_release(release).load("shortest_path-length")
     prompter = Prompter(rc.task, rc.params, rc.train, k=1)
@@ -102,7 +119,7 @@ def test_verl_parquet_round_trips_through_datasets_and_the_reward_scores_it(rele
     assert test.column_names == ["data_source", "prompt", "ability", "reward_model", "extra_info"]
     features = test.features
     assert set(features["reward_model"]) == {"style", "ground_truth"}
-    assert set(features["extra_info"]) == {"split", "side", "index", "id", "config", "task", "input", "meta"}
+    assert set(features["extra_info"]) == {"split", "side", "index", "id", "config", "task", "input", "meta", "answer_format"}
     assert features["prompt"].feature["role"].dtype == "string" and features["extra_info"]["index"].dtype == "int64"
     source = records(release, "shortest_path-length", "test")
     alternatives = 0
@@ -111,8 +128,8 @@ def test_verl_parquet_round_trips_through_datasets_and_the_reward_scores_it(rele
         assert row["prompt"] == prompter.chat(record)
         assert row["reward_model"] == {"style": "rule", "ground_truth": record["target"]}
         info = row["extra_info"]
-        assert (info["split"], info["side"], info["index"], info["id"], info["config"], info["task"], info["input"]) == (
-            "test", "ood", index, record["id"], "shortest_path-length", "shortest_path", record["input"])
+        assert (info["split"], info["side"], info["index"], info["id"], info["config"], info["task"], info["input"], info["answer_format"]) == (
+            "test", "ood", index, record["id"], "shortest_path-length", "shortest_path", record["input"], "line")
         truth = row["reward_model"]["ground_truth"]
         assert compute_score(row["data_source"], f"The path:\nAnswer: {truth}", truth, info) == 1.0
         assert compute_score(row["data_source"], f"Answer: {truth} {truth.split()[0]}", truth, info) == 0.0
@@ -142,36 +159,92 @@ class FunctionTag(yaml.SafeLoader):
 FunctionTag.add_constructor("!function", lambda loader, node: ("function", loader.construct_scalar(node)))
 
 
-def test_lm_eval_export_layout(release: Path, tmp_path: Path) -> None:
+def load_yaml(path: Path) -> dict:
+    return yaml.load(path.read_text(), Loader=FunctionTag)
+
+
+def jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_lm_eval_export_layout(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = export(release, tmp_path, "lm-eval", "--shots", "2")
+    assert "--tasks harness-suite " in capsys.readouterr().out
     manifest = json.loads((out / EXPORT_MARKER).read_text())
     assert manifest["group"] == "harness-suite"
-    top = yaml.load((out / "harness-suite.yaml").read_text(), Loader=FunctionTag)
-    assert top["group"] == "harness-suite" and top["task"] == sorted(CONFIGS)
-    group = yaml.load((out / "parity_check-length" / "parity_check-length.yaml").read_text(), Loader=FunctionTag)
+    assert manifest["groups"] == {"id_tag": "harness-suite_id_tasks", "ood_tag": "harness-suite_ood_tasks", "id": "harness-suite_id", "ood": "harness-suite_ood"}
+    # release-wide: <release> holds the ID and OOD groups, each the tag of its tasks with the mean exact match over configs
+    assert load_yaml(out / "harness-suite.yaml") == {"group": "harness-suite", "task": ["harness-suite_id", "harness-suite_ood"], "metadata": {"version": 2.0}}
+    for side in ("id", "ood"):
+        group = load_yaml(out / f"harness-suite_{side}.yaml")
+        assert group["task"] == [f"harness-suite_{side}_tasks"]
+        assert group["aggregate_metric_list"] == [{"metric": "exact_match", "aggregation": "mean", "weight_by_size": False}]
+    group = load_yaml(out / "parity_check-length" / "parity_check-length.yaml")
     assert group["task"] == ["parity_check-length_id", "parity_check-length_ood"] and "aggregate_metric_list" not in group
-    assert yaml.load((out / "shortest_path-length" / "shortest_path-length.yaml").read_text(), Loader=FunctionTag)["task"] == ["shortest_path-length_ood"]
-    task = yaml.load((out / "parity_check-length" / "parity_check-length_ood.yaml").read_text(), Loader=FunctionTag)
+    assert load_yaml(out / "shortest_path-length" / "shortest_path-length.yaml")["task"] == ["shortest_path-length_ood"]
+    tags = {}
+    for path in sorted(out.glob("*/*_id.yaml")) + sorted(out.glob("*/*_ood.yaml")):
+        tags[load_yaml(path)["task"]] = load_yaml(path)["tag"]
+    assert tags == {f"{c}_{side}": [f"harness-suite_{side}_tasks"] for c in CONFIGS for side in ("id", "ood") if (c, side) != ("shortest_path-length", "id")}
+    task = load_yaml(out / "parity_check-length" / "parity_check-length_ood.yaml")
     assert task["task"] == "parity_check-length_ood" and task["test_split"] == "test" and task["output_type"] == "generate_until"
+    # shots are lm-eval's, drawn from the train part only; --shots sets the default number (reported as n-shot)
+    assert task["fewshot_split"] == "train" and task["num_fewshot"] == 2
+    assert (task["description"], task["doc_to_text"], task["doc_to_target"]) == ("description", "query", "target")
+    assert (task["target_delimiter"], task["fewshot_delimiter"]) == (" ", "\n\n")
     assert task["custom_dataset"] == ("function", "utils.load_docs") and task["process_results"] == ("function", "utils.process_results")
-    assert task["doc_to_text"] == "prompt" and task["doc_to_target"] == "target"
     assert task["generation_kwargs"]["until"] == ["\n"] and task["generation_kwargs"]["do_sample"] is False
     assert task["metric_list"] == [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}]
-    docs = [json.loads(line) for line in (out / "parity_check-length" / "test.jsonl").read_text().splitlines()]
     rc = open_release(release).load("parity_check-length")
-    prompter = Prompter(rc.task, rc.params, rc.train, k=2)
-    assert [d["prompt"] for d in docs] == [prompter.text(r) for r in rc.parts["test"]]
-    assert all(d["prompt"].endswith("\nAnswer:") and d["prompt"].count("Input: ") == 3 for d in docs)
-    assert json.loads(docs[0]["novelty"]) == rc.parts["test"][0]["novelty"]
+    prompter = Prompter(rc.task, rc.params, rc.train)
+    for part in ("validation", "test"):
+        docs = jsonl(out / "parity_check-length" / f"{part}.jsonl")
+        records = rc.parts[part]
+        order = evaluation_order(records)
+        assert order != sorted(order)  # written in gengap's evaluation order, not the file's
+        assert [d["index"] for d in docs] == order and [d["id"] for d in docs] == [records[i]["id"] for i in order]
+        for doc in docs:  # description + query is the zero-shot text prompt; the query holds no example
+            record = records[doc["index"]]
+            assert doc["description"] + doc["query"] == prompter.text(record)
+            assert doc["query"] == f"Input: {record['input']}\nAnswer:" and doc["description"].endswith("\n\n")
+    assert json.loads(jsonl(out / "parity_check-length" / "test.jsonl")[0]["novelty"]) == rc.parts["test"][evaluation_order(rc.parts["test"])[0]]["novelty"]
+    train = jsonl(out / "parity_check-length" / "train.jsonl")
+    assert [d["id"] for d in train] == [r["id"] for r in rc.train] and {d["split"] for d in train} == {"train"}
     # the hooks: documents relative to utils.py, exact match by gengap's scoring
     spec = importlib.util.spec_from_file_location("exported_utils", out / "parity_check-length" / "utils.py")
     utils = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(utils)
     loaded = utils.load_docs(version=1.0)
-    assert set(loaded) == {"validation", "test"} and len(loaded["test"]) == len(docs)
+    assert set(loaded) == {"train", "validation", "test"} and len(loaded["test"]) == len(rc.parts["test"]) and len(loaded["train"]) == len(train)
     doc = loaded["test"][0]
     assert utils.process_results(doc, [f" {doc['target']}"]) == {"exact_match": 1.0}
     assert utils.process_results(doc, [" 0 1"]) == {"exact_match": 0.0}
+    # without --shots the tasks name no number of shots (lm-eval's --num_fewshot decides)
+    (tmp_path / "bare").mkdir()
+    bare = export(release, tmp_path / "bare", "lm-eval")
+    assert "num_fewshot" not in load_yaml(bare / "parity_check-length" / "parity_check-length_id.yaml")
+    assert main(["export", str(release), "--to", "lm-eval", "--out", str(tmp_path / "tags"), "--answer-format", "tags"]) == 2
+    assert main(["export", str(release), "--to", "lm-eval", "--out", str(tmp_path / "system"), "--system"]) == 2
+
+
+def test_lm_eval_shot_pool_holds_no_held_out_input(release: Path, tmp_path: Path) -> None:
+    """A release written by hand: a train record with a test input never becomes a shot; no train part -> num_fewshot 0."""
+    import shutil
+
+    copy = tmp_path / "hand-made"
+    shutil.copytree(release / "data", copy / "data")
+    folder = copy / "data" / "parity_check-length"
+    leak = records(release, "parity_check-length", "test")[0]
+    (folder / "train.jsonl").write_text((folder / "train.jsonl").read_text() + json.dumps(leak) + "\n")
+    (copy / "data" / "addition-iid" / "train.jsonl").write_text("")
+    out = export(copy, tmp_path, "lm-eval")
+    train = jsonl(out / "parity_check-length" / "train.jsonl")
+    assert len(train) == len(records(release, "parity_check-length", "train")) and leak["input"] not in {d["input"] for d in train}
+    held_out = {r["input"] for part in ("validation", "test") for r in records(release, "parity_check-length", part)}
+    assert not held_out & {d["input"] for d in train}
+    assert not (out / "addition-iid" / "train.jsonl").exists()
+    assert load_yaml(out / "addition-iid" / "addition-iid_ood.yaml")["num_fewshot"] == 0  # lm-eval then ignores --num_fewshot
+    assert "addition-iid/train" in json.loads((out / EXPORT_MARKER).read_text())["skipped"]
 
 
 # -- the command line ---------------------------------------------------------------------------

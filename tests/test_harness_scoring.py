@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from generators import get_task, task_names
 from harnesses import Alphabet, Prompter, answer_tokens, choose_shots, exact_match, explanation, extract_answer, score_output
-from harnesses.prompts import EXPLANATIONS, instruction
-from harnesses.scoring import alphabet_of, task_alphabet
+from harnesses.extraction import ANSWER_FORMATS, format_ok
+from harnesses.prompts import EXPLANATIONS, FORMAT_INSTRUCTIONS, instruction, reply
+from harnesses.scoring import alphabet_of, task_alphabet, token_credit
 
 TASKS = task_names()
 
@@ -50,6 +51,19 @@ def records_of(task: str, seed: int, n: int = 6) -> list[dict]:
         ("", None),
         ("   \n  ", None),
         (None, None),
+        # answer tags: reasoning-gym's and most RL recipes' convention
+        ("<answer>1</answer>", "1"),
+        ("Reasoning first.\n<answer> 1 0 </answer>", "1 0"),
+        ("<ANSWER>\n1 0\n1\n</ANSWER>", "1 0 1"),  # any case, over several lines
+        ("<think>Answer: 0</think>\n<answer>1</answer>", "1"),
+        ("<answer>0</answer> on second thought <answer>1</answer>", "1"),  # the last one wins
+        ("<answer>1 0", "1 0"),  # cut at a </answer> stop string
+        ("<answer>Answer: 1</answer>", "1"),  # a marker inside the tags gives what it marks
+        ("<answer>\\boxed{1 0}</answer>", "1 0"),
+        ("<answer>The answer is 1.</answer>", "1."),
+        ("<answer>0</answer>\nAnswer: 1", "1"),
+        ("Answer: 1\n<answer>0</answer>", "0"),
+        ("<answer></answer>", None),
     ],
 )
 def test_extract_answer(output: str | None, span: str | None) -> None:
@@ -127,6 +141,14 @@ WRAPPINGS = [
     Wrapping("concatenated", lambda a: "Answer: " + "".join(a), concatenated=True),
     Wrapping("uppercase", lambda a: "Answer: " + " ".join(t.upper() for t in a), cased=True),
     Wrapping("lowercase", lambda a: "Answer: " + " ".join(t.lower() for t in a), cased=True),
+    Wrapping("tags", lambda a: "<answer>" + " ".join(a) + "</answer>"),
+    Wrapping("tags spaced", lambda a: "Let me work it out.\n<answer> " + " ".join(a) + " </answer>\n"),
+    Wrapping("tags on lines", lambda a: "<answer>\n" + "\n".join(a) + "\n</answer>"),
+    Wrapping("think then tags", lambda a: "<think>\nAnswer: wrong\n<answer>no</answer>\n</think>\n<answer>" + " ".join(a) + "</answer>"),
+    Wrapping("tags unclosed", lambda a: "<answer>" + " ".join(a)),
+    Wrapping("tags with label", lambda a: "<answer>Answer: " + " ".join(a) + "</answer>"),
+    Wrapping("tags boxed", lambda a: "<answer>\\boxed{" + " ".join(a) + "}</answer>"),
+    Wrapping("tags list", lambda a: "<answer>[" + ", ".join(a) + "]</answer>", ("[", "]", ",")),
 ]
 
 
@@ -167,7 +189,7 @@ def test_right_answers_score_1_and_wrong_ones_0_in_every_wrapping(task: str, see
         alphabet = alphabet_of(record)
         target = record["target"].split()
         undone = [w for w in WRAPPINGS if applies(w, target, alphabet)]
-        assert {"bare", "label", "boxed", "last line", "phrase"} <= {w.name for w in undone}
+        assert {"bare", "label", "boxed", "last line", "phrase", "tags", "think then tags", "tags unclosed"} <= {w.name for w in undone}
         for wrapping in undone:
             output = wrapping.render(target)
             assert score_output(record, output).correct, (wrapping.name, output, record)
@@ -193,6 +215,77 @@ def test_empty_and_unreadable_outputs_score_0() -> None:
     for output in ("", "   ", None, "Answer:", "\\boxed{}"):
         scored = score_output(record, output)
         assert not scored.correct and scored.answer == ""
+
+
+# -- partial credit and the format reward --------------------------------------------------------
+
+TOKENS = st.lists(st.sampled_from(["0", "1", "2", "I_JUMP", "x", "(", ")", "yes"]), min_size=1, max_size=8)
+
+
+@given(target=TOKENS, answer=st.lists(st.sampled_from(["0", "1", "2", "I_JUMP", "x", "(", ")", "yes"]), max_size=10), extra=TOKENS)
+def test_token_credit_is_a_share_of_agreeing_positions_and_padding_never_pays(target: list[str], answer: list[str], extra: list[str]) -> None:
+    credit = token_credit(target, answer)
+    assert 0.0 <= credit <= 1.0
+    assert (credit == 1.0) == (answer == target)
+    same = sum(a == b for a, b in zip(target, answer))
+    assert credit == (same / max(len(target), len(answer)) if answer else 0.0)
+    if len(answer) >= len(target):
+        assert token_credit(target, answer + extra) < credit or credit == 0.0  # tokens beyond the target cost credit
+
+
+@pytest.mark.parametrize("task", ["parity_check", "addition", "shortest_path", "scan", "cogs_like", "reverse_string"])
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_per_token_credit_is_1_for_right_answers_and_below_1_for_wrong_ones(task: str, seed: int) -> None:
+    rng = random.Random(seed)
+    for record in records_of(task, seed, 4):
+        target = record["target"].split()
+        for form in ANSWER_FORMATS:
+            scored = score_output(record, reply(record, form))
+            assert scored.correct and scored.per_token == 1.0, (form, record)
+        for wrong in wrong_answers(record, rng):
+            scored = score_output(record, "<answer>" + " ".join(wrong) + "</answer>")
+            assert not scored.correct and scored.per_token == token_credit(target, scored.answer.split()) < 1.0
+        assert score_output(record, "no answer here at all <answer></answer>").per_token == 0.0
+
+
+REASONING = st.text(alphabet=st.characters(blacklist_characters="<>\\{}", blacklist_categories=("Cs",)), max_size=40)
+
+
+@given(target=TOKENS, reasoning=REASONING)
+def test_each_format_accepts_its_own_replies_and_refuses_broken_ones(target: list[str], reasoning: str) -> None:
+    answer = " ".join(target)
+    record = {"task": "parity_check", "input": "1", "target": answer}
+    for form in ANSWER_FORMATS:
+        own = reply(record, form)
+        assert format_ok(own, form), (form, own)
+        assert extract_answer(own) == answer
+    thought = f"<think>{reasoning}</think>\n"
+    assert format_ok(f"{reasoning}\n<answer>{answer}</answer>\n", "tags")
+    assert format_ok(f"{reasoning}\n<answer>{answer}", "tags")  # stopped at a </answer> stop string
+    assert format_ok(f"{thought}<answer>{answer}</answer>", "think")
+    assert format_ok(f"{reasoning}</think>\n<answer>{answer}</answer>", "think")  # the template opened the block
+    assert format_ok(f"{reasoning}\nAnswer: {answer}", "line") and format_ok(f"{thought}**Answer:** {answer}", "line")
+    assert format_ok(f"{reasoning} so \\boxed{{{answer}}}.", "boxed")
+    # broken: a second answer, text after it, an empty answer, a missing part
+    assert not format_ok(f"<answer>{answer}</answer><answer>{answer}</answer>", "tags")
+    assert not format_ok(f"<answer>{answer}</answer> and more", "tags")
+    assert not format_ok("<answer> </answer>", "tags")
+    assert not format_ok(f"<answer>{answer}</answer>", "think")  # no reasoning block
+    assert not format_ok(f"{thought}more text <answer>{answer}</answer>", "think")
+    assert not format_ok(f"<think>{reasoning}<answer>{answer}</answer>", "think")  # the block never closes
+    assert not format_ok(f"Answer: {answer}\nand then more", "line")
+    assert not format_ok(f"\\boxed{{{answer}}} \\boxed{{{answer}}}", "boxed") and not format_ok("\\boxed{}", "boxed")
+    assert not format_ok(answer, "line") and not format_ok(answer, "tags") and not format_ok(answer, "boxed")
+    assert not format_ok(None, "line")
+    with pytest.raises(ValueError, match="unknown answer format"):
+        format_ok(answer, "xml")
+
+
+def test_every_format_prompt_names_its_markers() -> None:
+    assert set(FORMAT_INSTRUCTIONS) == set(ANSWER_FORMATS)
+    assert '"Answer: "' in FORMAT_INSTRUCTIONS["line"] and "<answer>" in FORMAT_INSTRUCTIONS["tags"]
+    assert "<think>" in FORMAT_INSTRUCTIONS["think"] and "<answer>" in FORMAT_INSTRUCTIONS["think"] and "\\boxed{}" in FORMAT_INSTRUCTIONS["boxed"]
 
 
 # -- prompts ------------------------------------------------------------------------------------
@@ -242,6 +335,17 @@ def test_text_and_chat_prompts() -> None:
     assert bare.count("Input: ") == 1
     # every reply in a prompt reads back as its target
     assert score_output(record, prompter.sft(record)[-1]["content"]).correct
+    # an answer format: the instruction asks for it, the examples' replies and the completion use it
+    tags = Prompter("parity_check", {}, pool, k=2, seed=5, answer_format="tags")
+    turns = tags.chat(record)
+    assert turns[0]["content"].startswith(instruction("parity_check", chat=True, answer_format="tags"))
+    assert FORMAT_INSTRUCTIONS["tags"] in turns[0]["content"] and FORMAT_INSTRUCTIONS["line"] not in turns[0]["content"]
+    assert turns[1]["content"] == f"<answer>{tags.shots(record)[0]['target']}</answer>"
+    assert tags.completion(record) == [{"role": "assistant", "content": f"<answer>{record['target']}</answer>"}]
+    assert tags.sft(record) == turns + tags.completion(record)
+    assert tags.text(record) == Prompter("parity_check", {}, pool, k=2, seed=5).text(record)  # text prompts keep "Answer:"
+    with pytest.raises(ValueError, match="unknown answer format"):
+        Prompter("parity_check", answer_format="xml")
 
 
 def test_shots_are_drawn_per_record_by_seed() -> None:

@@ -187,3 +187,28 @@ def test_hf_dataset_rows_are_the_stream() -> None:
     prompted = hf_iterable_dataset(stream).map(lambda row: {"prompt": prompter.chat({**row, "meta": json.loads(row["meta"])})})
     first = next(iter(prompted))
     assert first["prompt"][-1]["role"] == "user" and first["prompt"][-1]["content"].endswith(f"Input: {rows[0]['input']}")
+
+
+def test_grpo_records_per_step_reads_the_trainers_settings() -> None:
+    """Rows per optimizer step of TRL's GRPOTrainer (its settings as GRPOConfig resolves them; the real trainer runs in test_harness_models)."""
+    from types import SimpleNamespace
+
+    from baselines.stream_datasets import grpo_records_per_step
+
+    def args(per_device=8, processes=1, accumulation=1, generations=8, steps_per_generation=None, iterations=1, shuffle=False):
+        steps_per_generation = steps_per_generation or accumulation  # TRL's default
+        return SimpleNamespace(
+            generation_batch_size=per_device * processes * steps_per_generation, num_generations=generations,
+            gradient_accumulation_steps=accumulation, steps_per_generation=steps_per_generation, num_iterations=iterations,
+            shuffle_dataset=shuffle,
+        )
+
+    assert grpo_records_per_step(args()) == 1  # the README's old example: 8 prompts of 8 generations are 1 row, not 8
+    assert grpo_records_per_step(args(per_device=4, accumulation=2, generations=2)) == 4
+    assert grpo_records_per_step(args(per_device=8, processes=4, accumulation=4, generations=8)) == 16
+    assert grpo_records_per_step(args(per_device=8, accumulation=2, generations=4, iterations=2)) == 2  # one generation serves 2 steps
+    assert grpo_records_per_step(args(per_device=8, accumulation=4, generations=8, steps_per_generation=2)) == 4  # 2 generations of 2 rows a step
+    with pytest.raises(ValueError, match="shuffle_dataset=False"):
+        grpo_records_per_step(args(shuffle=True))
+    with pytest.raises(ValueError, match="whole optimizer steps"):
+        grpo_records_per_step(args(per_device=2, generations=2, iterations=3))
