@@ -18,7 +18,6 @@ unreadable report leaves every figure None; it is never an error (the records su
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any, Mapping, Sequence
 
 from baselines.errors import BaselineError
 from generators.jsonl import read_records
+from generators.reading import ReadError, read_json
 
 PARTS = ("train", "validation", "test")
 Record = dict[str, Any]
@@ -116,8 +116,8 @@ def release_configs(root: Path) -> list[str]:
 def _read_json(path: Path) -> Any:
     """The JSON value of a file, or None when it is missing or unreadable."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_json(path)
+    except ReadError:
         return None
 
 

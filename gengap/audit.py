@@ -11,11 +11,11 @@ forger could drop or swap correct examples): that is ``gengap verify --regenerat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
 
 PROBLEMS_PER_FILE = 5  # record problems listed per data file (the rest are counted)
@@ -35,12 +35,12 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
     failures = 0
     seen: list[str] = []
     with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in jsonl_lines(handle):
             rows += 1
             try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                problem: str | None = "not valid JSON"
+                record = json_line(line)
+            except ReadError as err:
+                problem: str | None = err.reason
                 record = None
             else:
                 if isinstance(record, dict) and "task" in record and record["task"] != task:

@@ -6,11 +6,11 @@ recompute (Task.measure)."""
 from __future__ import annotations
 
 import collections
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from generators import Task, UnknownTaskError, get_task, record_id
+from generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
 
@@ -97,19 +97,19 @@ def feature_problem(task: Task, record: dict[str, Any]) -> str | None:
     return None
 
 
-def check_lines(lines: Iterable[bytes | str], report: CheckReport | None = None) -> CheckReport:
-    """Check every line of a JSONL stream (line numbers from 1)."""
+def check_lines(lines: Iterable[bytes | str | None], report: CheckReport | None = None) -> CheckReport:
+    """Check every line of a JSONL stream (line numbers from 1), each read by
+    generators.reading (None: a line too long to read, as generators.reading.jsonl_lines gives)."""
     report = report or CheckReport()
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            report.total += 1
+        report.total += 1
+        if line is not None and not line.strip():
             report.fail(number, "empty line")
             continue
-        report.total += 1
         try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            report.fail(number, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})")
+            record = json_line(line)
+        except ReadError as err:
+            report.fail(number, err.reason)
             continue
         if isinstance(record, dict) and isinstance(record.get("task"), str):
             report.per_task[record["task"]] += 1

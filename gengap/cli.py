@@ -15,9 +15,11 @@ from typing import Any, BinaryIO, Iterator, Sequence
 from tqdm import tqdm
 
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
+from generators.jsonl import read_records as jsonl_records
+from generators.reading import jsonl_lines
 from gengap import __version__
 from gengap.checking import check_lines
-from gengap.errors import UsageError
+from gengap.errors import UsageError, one_line
 from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
@@ -172,16 +174,16 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) ->
 
 def cmd_check(args: argparse.Namespace) -> int:
     if args.file == "-":
-        report = check_lines(sys.stdin.buffer)
+        report = check_lines(line for _, line in jsonl_lines(sys.stdin.buffer))
     else:
         try:
             handle = open(args.file, "rb")
         except OSError as err:
             raise UsageError(f"cannot read {args.file}: {err.strerror}") from None
         with handle:
-            report = check_lines(handle)
+            report = check_lines(line for _, line in jsonl_lines(handle))
     for failure in report.failures:
-        print(failure, file=sys.stderr)
+        print(one_line(failure), file=sys.stderr)
     if report.failed > len(report.failures):
         print(f"... and {report.failed - len(report.failures)} more failures", file=sys.stderr)
     print(report.summary() if report.total else "no records to check")
@@ -192,25 +194,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
-    """Records of a JSONL file (or - for stdin); UsageError naming the first bad line."""
-    try:
-        handle = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror}") from None
-    records = []
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise UsageError(f"{path}: line {number} is not valid JSON") from None
-            problems = record_errors(record)
-            if problems:
-                raise UsageError(f"{path}: line {number}: {problems[0]}")
-            records.append(record)
-    return records
+    """Records of a JSONL file (or - for stdin), read by generators.reading; UsageError naming
+    the first line that cannot be read or fails the schema."""
+    if path == "-":
+        return jsonl_records("<stdin>", UsageError, _schema_check, sys.stdin.buffer)
+    return jsonl_records(path, UsageError, _schema_check)
+
+
+def _schema_check(record: Any, where: str) -> None:
+    problems = record_errors(record)
+    if problems:
+        raise UsageError(f"{where}: {problems[0]}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -239,7 +233,7 @@ def cmd_split(args: argparse.Namespace) -> int:
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
     report = result.report
     for warning in warnings:
-        print(f"gengap: warning: {warning}", file=sys.stderr)
+        print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -308,7 +302,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     warned = 0
     for config in manifest["configs"]:
         for warning in config["report"].get("warnings") or []:
-            print(f"gengap: warning: {config['name']}: {warning}", file=sys.stderr)
+            print(f"gengap: warning: {one_line(config['name'])}: {one_line(warning)}", file=sys.stderr)
             warned += 1
     noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
     print(
@@ -347,9 +341,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         report = verify_release(args.dir)
     for line in report.lines():
-        print(line, file=sys.stderr)
+        print(one_line(line), file=sys.stderr)
     for note in report.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {one_line(note)}", file=sys.stderr)
     if report.ok:
         extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
         print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
@@ -380,7 +374,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
     for part in manifest["skipped"]:
-        print(f"gengap: warning: {part} is empty: left out of the export", file=sys.stderr)
+        print(f"gengap: warning: {one_line(part)} is empty: left out of the export", file=sys.stderr)
     print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
     if args.to == "lm-eval":
         print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
@@ -535,6 +529,9 @@ def _interruption(err: BaseException) -> KeyboardInterrupt | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a path or record that is not text is written escaped, never a UnicodeEncodeError
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     with terminate_as_interrupt():
         try:
@@ -543,7 +540,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _flush_stdout()
             return code
         except (UsageError, BaselineError, HarnessError) as err:
-            print(f"gengap: error: {err}", file=sys.stderr)
+            print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return 2
         except OSError as err:
             interruption = _interruption(err)
@@ -557,7 +554,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _silence_stdout()
                 return 0
             _silence_stdout_if_broken()
-            print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
+            print(f"gengap: error: {one_line(_io_error(err))}", file=sys.stderr)
             return 2
         except MemoryError:
             print("gengap: error: out of memory (see the record limits in the README)", file=sys.stderr)

@@ -3,8 +3,8 @@
 - Suite YAML: at most ``MAX_SUITE_BYTES``, nesting at most ``MAX_YAML_DEPTH`` deep, and
   at most ``MAX_YAML_VALUES`` values once every alias (``*name``) is expanded, so that a
   few lines cannot expand into gigabytes (a "billion laughs" bomb); an alias inside the
-  value it names (a cycle) is refused. Both are found from the parser's events, before
-  anything is built.
+  value it names (a cycle) is refused. These are the limits of the one YAML reader,
+  generators.reading, found from the parser's events before anything is built.
 - Records: a config holds at most ``max_records`` records (its pool, or the sum of its
   sampled sizes). The default is ``DEFAULT_MAX_RECORDS``, lowered to what the machine's
   memory can hold by an estimate from a small sample of the config's examples; an explicit
@@ -17,14 +17,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import yaml
-
 from generators import Params, batch_to_jsonl, get_task
+from generators.reading import MAX_YAML_BYTES as MAX_SUITE_BYTES
+from generators.reading import MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (documented here too)
 from generators.seeding import estimate_rng
 
-MAX_SUITE_BYTES = 1 << 20
-MAX_YAML_DEPTH = 32
-MAX_YAML_VALUES = 100_000  # scalars and collections, with every alias expanded
 DEFAULT_MAX_RECORDS = 10_000_000
 ENVIRONMENT_VARIABLE = "GENGAP_MAX_RECORDS"
 SAMPLE = 64  # examples generated to estimate the size of a record
@@ -33,42 +30,6 @@ OVERHEAD = 400  # bytes of Python objects per record besides ~3 copies of its JS
 
 class LimitError(ValueError):
     """A suite config asks for more than the limits allow."""
-
-
-def check_yaml_text(text: str) -> None:
-    """LimitError if the YAML text is too large, too deep, expands (through aliases) to more
-    than MAX_YAML_VALUES values, or has an alias inside its own anchor (line numbers from 1)."""
-    if len(text) > MAX_SUITE_BYTES:
-        raise LimitError(f"the file has {len(text):,} characters; a suite config may have at most {MAX_SUITE_BYTES:,}")
-    open_nodes: list[list] = [[None, 0]]  # [anchor, expanded values so far] per open collection; the root first
-    sizes: dict[str, int] = {}
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        line = event.start_mark.line + 1
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            open_nodes.append([event.anchor, 1])
-            if len(open_nodes) - 1 > MAX_YAML_DEPTH:
-                raise LimitError(f"line {line}: nesting deeper than {MAX_YAML_DEPTH} levels")
-            continue
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, size = open_nodes.pop()
-            if anchor is not None:
-                sizes[anchor] = size
-        elif isinstance(event, yaml.AliasEvent):
-            if any(node[0] == event.anchor for node in open_nodes):
-                raise LimitError(f"line {line}: the alias *{event.anchor} refers to a value that contains it")
-            size = sizes.get(event.anchor, 1)
-        elif isinstance(event, yaml.ScalarEvent):
-            size = 1
-            if event.anchor is not None:
-                sizes[event.anchor] = 1
-        else:
-            continue
-        open_nodes[-1][1] += size
-        if open_nodes[-1][1] > MAX_YAML_VALUES:
-            raise LimitError(
-                f"line {line}: the document expands to more than {MAX_YAML_VALUES:,} values (YAML aliases?); "
-                "a suite config needs far fewer"
-            )
 
 
 @dataclass(frozen=True)

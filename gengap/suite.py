@@ -27,7 +27,8 @@ from typing import Any
 import yaml
 
 from generators import ParamError, Task, UnknownTaskError, get_task
-from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_yaml_text
+from generators.reading import ReadError, read_text, yaml_document
+from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
 
@@ -78,25 +79,18 @@ def _where(path: list[Any]) -> str:
 class YamlSource:
     """The parsed YAML document with its node tree, for line numbers in errors.
 
-    Errors are raised as ``error_type`` (SuiteError for suites; other YAML configs, such as
-    sweep files, pass their own ValueError subclass).
+    Read by generators.reading (bounded: size, depth, aliases, numbers; timestamps stay
+    strings). Errors are raised as ``error_type`` (SuiteError for suites; other YAML
+    configs, such as sweep files, pass their own ValueError subclass).
     """
 
     def __init__(self, text: str, label: str, error_type: type[ValueError] = SuiteError) -> None:
         self.label = label
         self.error_type = error_type
         try:
-            check_yaml_text(text)
-            self.node = yaml.compose(text)
-            self.data = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            raise error_type(f"{label}{where}: malformed YAML: {problem}") from None
-        except LimitError as err:
-            message = str(err)
-            raise error_type(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
+            self.data, self.node = yaml_document(text, label)
+        except ReadError as err:
+            raise error_type(str(err) if err.where else f"{label}: {err.reason}") from None
 
     def error(self, path: list[Any], message: str) -> ValueError:
         line = _line_of(self.node, path)
@@ -118,23 +112,15 @@ def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None)
 def read_config_text(path: str | Path, what: str = "suite config", error_type: type[ValueError] = SuiteError) -> str:
     """The UTF-8 text of a YAML config file, read up to MAX_SUITE_BYTES; error_type otherwise."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_SUITE_BYTES + 1)
-    except OSError as err:
-        raise error_type(f"cannot read {what} {path}: {err.strerror}") from None
-    if len(raw) > MAX_SUITE_BYTES:
-        raise error_type(f"{path}: a {what} may have at most {MAX_SUITE_BYTES:,} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise error_type(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
+        return read_text(path, what, MAX_SUITE_BYTES)
+    except ReadError as err:
+        raise error_type(str(err)) from None
 
 
 def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
     """Validate a suite config text and return the resolved suite (see resolve_suite).
 
-    The text must pass gengap.limits.check_yaml_text (size, depth, what aliases expand to)
+    The text must pass generators.reading's YAML bounds (size, depth, what aliases expand to)
     and every entry the record limit (check_suite_limits).
     """
     source = YamlSource(text, label)
@@ -188,6 +174,11 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
+    if data.get("created"):
+        try:
+            date.fromisoformat(str(data["created"]))
+        except ValueError:
+            raise source.error(["created"], f"{data['created']!r} is not a date (YYYY-MM-DD)") from None
     config = dict(data)
     config["created"] = data.get("created") or date.today().isoformat()
     suite = {

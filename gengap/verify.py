@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generators.reading import ReadError, read_json
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
 from gengap.release import ENVIRONMENT_FIELDS, ReleaseError, fingerprint, manifest_text, sha256_bytes, write_cards, write_release
@@ -119,9 +120,9 @@ def _read_manifest(root: Path, report: VerifyReport) -> dict[str, Any] | None:
             report.missing.append("manifest.json")
         return None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        report.problems.append("manifest.json is not valid JSON")
+        manifest = read_json(path, "manifest.json")
+    except ReadError as err:
+        report.problems.append(str(err))
         return None
     if not isinstance(manifest, dict) or "suite" not in manifest:
         report.problems.append("manifest.json has no suite")

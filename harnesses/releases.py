@@ -9,12 +9,12 @@ baselines or gengap.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from generators.jsonl import read_records
+from generators.reading import ReadError, read_json
 from harnesses.errors import HarnessError
 
 PARTS = ("train", "validation", "test")
@@ -105,9 +105,9 @@ def open_release(root: str | Path) -> Release:
     manifest_path = path / "manifest.json"
     if manifest_path.is_file():
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise HarnessError(f"cannot read {manifest_path}: {err}") from None
+            manifest = read_json(manifest_path)
+        except ReadError as err:
+            raise HarnessError(f"cannot read {err}") from None
     return Release(path, manifest if isinstance(manifest, dict) else {}, configs)
 
 

@@ -245,7 +245,7 @@ def test_load_release_split_dir_and_memory(tmp_path: Path) -> None:
         load_split(tmp_path)
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "train.jsonl").write_text("{not json\n")
-    with pytest.raises(BaselineError, match="line 1 is not valid JSON"):
+    with pytest.raises(BaselineError, match="line 1: not valid JSON"):
         load_split(tmp_path / "bad")
 
 
