@@ -67,6 +67,34 @@ def record_problem(record: Any) -> str | None:
     return structure_problem(task, record) or feature_problem(task, record)
 
 
+def pool_record_problem(record: Any) -> str | None:
+    """Why a record cannot go into a split or a divergence (None: it can): it fails the
+    schema, or, for a compositional task, its input has no derivation or its ``structure``
+    is not that derivation (splits read atoms and compounds from it). A record of a task
+    gengap does not know is split by its tokens (splits.atoms). Targets are not re-checked
+    here: that is `gengap check`."""
+    errors = record_errors(record)
+    if errors:
+        return errors[0]
+    try:
+        task = get_task(record["task"])
+    except UnknownTaskError:
+        return None
+    return derivation_problem(task, record)
+
+
+def derivation_problem(task: Task, record: dict[str, Any]) -> str | None:
+    """structure_problem, and for a record without ``structure`` of a compositional task,
+    whether its input has a derivation at all."""
+    if "structure" in record:
+        return structure_problem(task, record)
+    try:
+        task.derive(record)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "its input has no derivation"
+    return None
+
+
 def structure_problem(task: Task, record: dict[str, Any]) -> str | None:
     """Why the record's ``structure`` is not the derivation its task reads from the input (None:
     it is, the record has none, or the task has no derivations)."""

@@ -18,14 +18,13 @@ from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, 
 from generators.jsonl import read_records as jsonl_records
 from generators.reading import jsonl_lines
 from gengap import __version__
-from gengap.checking import check_lines
+from gengap.checking import check_lines, pool_record_problem
 from gengap.errors import UsageError, one_line
 from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
 from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
-from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite
 from gengap.verify import regenerate_and_compare, verify_release
@@ -194,17 +193,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
-    """Records of a JSONL file (or - for stdin), read by generators.reading; UsageError naming
-    the first line that cannot be read or fails the schema."""
+    """Records of a JSONL file (or - for stdin) for a split or a divergence; UsageError naming
+    the first line that cannot be read or is no such record (gengap.checking.pool_record_problem)."""
     if path == "-":
-        return jsonl_records("<stdin>", UsageError, _schema_check, sys.stdin.buffer)
-    return jsonl_records(path, UsageError, _schema_check)
+        return jsonl_records("<stdin>", UsageError, _pool_record_check, sys.stdin.buffer)
+    return jsonl_records(path, UsageError, _pool_record_check)
 
 
-def _schema_check(record: Any, where: str) -> None:
-    problems = record_errors(record)
-    if problems:
-        raise UsageError(f"{where}: {problems[0]}")
+def _pool_record_check(record: Any, where: str) -> None:
+    problem = pool_record_problem(record)
+    if problem:
+        raise UsageError(f"{where}: {problem}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
