@@ -20,14 +20,22 @@ from generators.reading import jsonl_lines
 from gengap import __version__
 from gengap.checking import check_lines, pool_record_problem
 from gengap.errors import UsageError, one_line
-from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit
+from gengap.limits import (
+    DEFAULT_MAX_RECORDS,
+    DEFAULT_MAX_TOTAL_RECORDS,
+    ENVIRONMENT_VARIABLE,
+    TOTAL_ENVIRONMENT_VARIABLE,
+    LimitError,
+    RecordLimit,
+    check_disk_space,
+)
 from gengap.files import atomic_directory, atomic_output, check_output_directory, check_writable_file
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
 from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.shortfalls import add_warnings, shortfall_warnings
-from gengap.suite import SuiteError, load_suite
-from gengap.verify import regenerate_and_compare, verify_release
+from gengap.suite import SuiteError, load_suite, suite_data_bytes
+from gengap.verify import RebuildRefused, regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
 from harnesses.export import EXPORT_MARKER, FORMATS, export_release
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
@@ -273,8 +281,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     try:
-        limit = RecordLimit.from_environment(args.max_records)
+        limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
         suite = load_suite(args.suite, limit)
+        check_disk_space(suite_data_bytes(suite), args.out)
     except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
@@ -336,7 +345,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
     if args.regenerate:
-        report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers())
+        try:
+            limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
+            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit)
+        except (LimitError, RebuildRefused) as err:
+            raise UsageError(str(err)) from None
     else:
         report = verify_release(args.dir)
     for line in report.lines():
@@ -444,6 +457,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"most records per config (default {DEFAULT_MAX_RECORDS:,}, or fewer if the machine's memory cannot hold them; env {ENVIRONMENT_VARIABLE})",
     )
+    p.add_argument(
+        "--max-total-records",
+        type=int,
+        metavar="N",
+        help=f"most records of all configs together (default {DEFAULT_MAX_TOTAL_RECORDS:,}; env {TOTAL_ENVIRONMENT_VARIABLE})",
+    )
     p.set_defaults(func=cmd_release)
 
     p = commands.add_parser("export", help="export a release for lm-evaluation-harness, verl or chat fine-tuning (TRL)")
@@ -474,6 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="release directory")
     p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte (proves the data is what its suite and seeds give)")
     p.add_argument("--workers", type=int, help="worker processes for --regenerate")
+    p.add_argument("--max-records", type=int, metavar="N", help=f"--regenerate: most records per config (as for release; env {ENVIRONMENT_VARIABLE})")
+    p.add_argument("--max-total-records", type=int, metavar="N", help=f"--regenerate: most records of all configs together (env {TOTAL_ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_verify)
     return parser
 

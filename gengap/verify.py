@@ -5,24 +5,33 @@ against SHA256SUMS and its fingerprint against its data files; the fingerprint i
 README.md, CITATION.cff and croissant.json against the manifest's; every record against
 its task (gengap.audit). ``regenerate_and_compare`` (``--regenerate``): all that, then a
 rebuild from manifest.json compared byte for byte, with the environment fields of the
-manifest (versions of gengap, numpy and Python) set aside as notes.
+manifest (versions of gengap, numpy and Python) set aside as notes; a rebuild beyond the
+record limits is refused before anything is read or built (RebuildRefused).
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generators import ParamError
 from generators.reading import ReadError, read_json
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
 from gengap.release import ENVIRONMENT_FIELDS, ReleaseError, fingerprint, manifest_text, sha256_bytes, write_cards, write_release
 from gengap.staging import scratch_directory
-from gengap.suite import SuiteError, check_suite_limits, resolve_suite
+from gengap.limits import LimitError, RecordLimit, check_disk_space
+from gengap.suite import SuiteError, SuiteLimitError, check_suite_limits, resolve_suite, suite_data_bytes
+from splits import SplitError
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version
+
+
+class RebuildRefused(ValueError):
+    """``--regenerate`` of a manifest whose suite asks for more than the record limits allow."""
 
 
 @dataclass
@@ -130,30 +139,45 @@ def _read_manifest(root: Path, report: VerifyReport) -> dict[str, Any] | None:
     return manifest
 
 
-def regenerate_and_compare(directory: str | Path, workers: int = 1) -> VerifyReport:
+def regenerate_and_compare(directory: str | Path, workers: int = 1, limit: RecordLimit | None = None) -> VerifyReport:
     """Rebuild the release from its manifest into a temporary directory and compare it.
 
+    Before anything is read or built, the manifest's suite is held to the record limits
+    (limit, default RecordLimit.from_environment()) and its estimated data to the free space
+    of the temporary directory: RebuildRefused when it asks for more. Then verify_release.
     Data files must be byte-identical. The environment fields of the manifest
     (release.ENVIRONMENT_FIELDS: gengap, numpy and Python versions) are set aside: where
     they differ, a note says so, the rebuilt manifest gets the release's values (or lacks
-    the field, like the release) and the cards are rendered from it, and then manifest.json, README.md, CITATION.cff and
-    croissant.json must be byte-identical too. Plots differ only as notes (their bytes
-    depend on matplotlib); SHA256SUMS is checked against the files by verify_release.
+    the field, like the release) and the cards are rendered from it, and then manifest.json,
+    README.md, CITATION.cff and croissant.json must be byte-identical too. Plots differ only
+    as notes (their bytes depend on matplotlib); SHA256SUMS is checked against the files by
+    verify_release.
     """
     root = Path(directory)
+    manifest = _read_manifest(root, VerifyReport()) if root.is_dir() else None
+    suite, unbuildable = None, None
+    if manifest is not None:
+        try:
+            suite = resolve_suite(manifest["suite"]["config"])
+            check_suite_limits(suite, limit)
+            check_disk_space(suite_data_bytes(suite), tempfile.gettempdir(), "the rebuild")
+        except (SuiteLimitError, LimitError) as err:
+            raise RebuildRefused(f"cannot rebuild {root} from its manifest: {err}") from None
+        except (SuiteError, ParamError, KeyError, TypeError) as err:
+            unbuildable = f"cannot rebuild: {err}"
     report = verify_release(root)
-    manifest = _read_manifest(root, VerifyReport())
     if manifest is None:
         return report
-    try:
-        suite = resolve_suite(manifest["suite"]["config"])
-        check_suite_limits(suite)
-    except (SuiteError, KeyError, TypeError) as err:
-        report.problems.append(f"cannot rebuild: {err}")
+    if suite is None:
+        report.problems.append(unbuildable or "cannot rebuild: manifest.json has no suite config")
         return report
     with scratch_directory("gengap-regenerate") as scratch:
         rebuilt = scratch / "release"
-        write_release(suite, rebuilt, workers=workers, cards=False)
+        try:
+            write_release(suite, rebuilt, workers=workers, cards=False)
+        except (ReleaseError, SplitError, ParamError) as err:
+            report.problems.append(f"cannot rebuild: {err}")
+            return report
         theirs = json.loads((rebuilt / "manifest.json").read_text(encoding="utf-8"))
         report.notes += environment_notes(manifest, theirs)
         aligned = {

@@ -467,6 +467,9 @@ class ModularOperation(Task[ModularParams]):
     def input_space_size(self, params: ModularParams) -> int:
         return params.p * (params.p - 1 if params.op == "/" else params.p)
 
+    def enumeration_size(self, params: ModularParams) -> int:
+        return self.input_space_size(params)  # the table has one record per input
+
 
 def _inverse_mod(y: np.ndarray, p: int) -> np.ndarray:
     """y^(p-2) mod p elementwise (Fermat): the inverse of each nonzero y mod the prime p."""
