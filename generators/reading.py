@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import IO, Any, Iterator
 
@@ -337,3 +339,63 @@ def read_text(path: str | Path, what: str, max_bytes: int) -> str:
         raise ReadError(f"not UTF-8 text (byte {err.start})", f"{path} line {_line_at(raw, err.start)}") from None
 
 
+
+# -- releases -----------------------------------------------------------------------------------
+
+_CONFIG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _real(path: Path, kind: str) -> bool:
+    """True when path exists as a `kind` ("dir" or "file") itself, not through a symlink."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISDIR(mode) if kind == "dir" else stat.S_ISREG(mode)
+
+
+def release_configs(root: Path, manifest: Any = None) -> list[str]:
+    """The configs of a release directory that a reader (export, train, eval) may read.
+
+    With a manifest (the parsed manifest.json: a mapping whose ``configs`` is a list), the
+    configs it lists; without one (None), every directory under ``data/``; sorted by name;
+    only those with a ``data/<config>/train.jsonl``. ReadError when the manifest lists no
+    configs, or when ``data/``, ``data/<config>`` or its ``train.jsonl`` is a symlink or
+    another kind of file than a directory and a regular file: a symlink could point a reader
+    at data the release's checksums never covered, and a reader never follows one.
+    """
+    data = root / "data"
+    if not os.path.lexists(data):
+        return []
+    _require(data, "dir")
+    if manifest is None:
+        names = [p.name for p in data.iterdir() if _CONFIG_NAME.fullmatch(p.name)]
+    else:
+        listed = manifest.get("configs") if isinstance(manifest, dict) else None
+        if not isinstance(listed, list):
+            raise ReadError("has no list of configs", str(root / "manifest.json"))
+        names = [entry.get("name") for entry in listed if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    found = []
+    for name in sorted(set(names)):
+        if not _CONFIG_NAME.fullmatch(name) or not os.path.lexists(data / name / "train.jsonl"):
+            continue
+        _require(data / name, "dir")
+        _require(data / name / "train.jsonl", "file")
+        found.append(name)
+    return found
+
+
+def _require(path: Path, kind: str) -> None:
+    if not _real(path, kind):
+        what = "a directory" if kind == "dir" else "a regular file"
+        raise ReadError(f"is a symlink or not {what}: a release is read only through its own files and directories", str(path))
+
+
+def release_part(root: Path, config: str, part: str) -> Path | None:
+    """data/<config>/<part>.jsonl of a config release_configs gave; None when it is absent;
+    ReadError when it is a symlink or not a regular file."""
+    path = root / "data" / config / f"{part}.jsonl"
+    if not os.path.lexists(path):
+        return None
+    _require(path, "file")
+    return path

@@ -59,9 +59,11 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
     return rows, seen
 
 
-def audit_records(root: Path, manifest: dict[str, Any], listed: set[str]) -> Audit:
+def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], present: set[str] | None = None) -> Audit:
     """Check every record of the release at root (see the module doc); only data files in
-    `listed` (checksummed data files of the manifest) are read."""
+    `listed` (checksummed data files of the manifest) are read, and of those only the ones
+    in `present` (the regular files of the release, symlinks excluded; default: every file
+    that is there) — the others are reported elsewhere, as missing or as symlinks."""
     audit = Audit()
     configs = manifest.get("configs")
     if not isinstance(configs, list):
@@ -84,8 +86,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str]) -> Aud
             if name not in listed:
                 audit.problems.append(f"record: {name!r} of config {config.get('name')!r} is not a checksummed data file")
                 continue
-            if not path.is_file():
-                continue  # reported as missing by the checksum pass
+            if (name not in present) if present is not None else not path.is_file():
+                continue  # reported as missing, or as a symlink or special file, by the checksum pass
             rows, seen = _audit_file(path, name, task, audit)
             if rows != info.get("rows"):
                 audit.problems.append(f"record: {name} has {rows} rows, manifest.json says {info.get('rows')}")

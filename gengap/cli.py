@@ -35,7 +35,7 @@ from baselines.errors import BaselineError
 from gengap.release import ReleaseError, Renderer, build_entry, render_in_processes, write_release
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.suite import SuiteError, load_suite, suite_data_bytes
-from gengap.verify import RebuildRefused, regenerate_and_compare, verify_release
+from gengap.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
 from harnesses.export import EXPORT_MARKER, FORMATS, export_release
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
@@ -344,14 +344,19 @@ def suite_split(path: str, config: str) -> SplitResult:
 def cmd_verify(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
+    expect = None
+    if args.expect_fingerprint is not None:
+        expect = parse_fingerprint(args.expect_fingerprint)
+        if expect is None:
+            raise UsageError(f"--expect-fingerprint {args.expect_fingerprint[:80]!r} is not sha256:<64 hex digits>")
     if args.regenerate:
         try:
             limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
-            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit)
+            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
         except (LimitError, RebuildRefused) as err:
             raise UsageError(str(err)) from None
     else:
-        report = verify_release(args.dir)
+        report = verify_release(args.dir, expect=expect)
     for line in report.lines():
         print(one_line(line), file=sys.stderr)
     for note in report.notes:
@@ -359,7 +364,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.ok:
         extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
         print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
-        print(f"fingerprint sha256:{report.fingerprint}")
+        print(f"fingerprint sha256:{report.fingerprint}" + (" (the expected one)" if expect else ""))
         return 0
     print(f"verification failed: {len(report.lines())} problems in {args.dir}")
     if report.fingerprint:
@@ -493,6 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="release directory")
     p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte (proves the data is what its suite and seeds give)")
     p.add_argument("--workers", type=int, help="worker processes for --regenerate")
+    p.add_argument(
+        "--expect-fingerprint",
+        metavar="SHA256",
+        help="the fingerprint a citation gives (sha256:<hex> or <hex>): fail unless the release has it",
+    )
     p.add_argument("--max-records", type=int, metavar="N", help=f"--regenerate: most records per config (as for release; env {ENVIRONMENT_VARIABLE})")
     p.add_argument("--max-total-records", type=int, metavar="N", help=f"--regenerate: most records of all configs together (env {TOTAL_ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_verify)

@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+from data_cards import CARD_FILES
 from generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_text, yaml_document
 
-CARD_FILES = ("README.md", "CITATION.cff", "croissant.json")
 _MENTION = re.compile(r"sha256:([0-9a-f]{64})")
 
 

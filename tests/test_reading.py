@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,8 @@ from generators.reading import (
     json_value,
     jsonl_lines,
     read_json,
+    release_configs,
+    release_part,
     yaml_document,
 )
 from gengap.errors import one_line
@@ -124,7 +127,26 @@ def test_yaml_timestamps_are_the_strings_written() -> None:
     assert node is not None and node.start_mark.line == 0
 
 
+def test_release_configs_lists_what_the_manifest_lists_and_refuses_symlinks(tmp_path: Path) -> None:
+    for name in ("a-x", "b-x"):
+        (tmp_path / "data" / name).mkdir(parents=True)
+        (tmp_path / "data" / name / "train.jsonl").write_text("")
+    (tmp_path / "data" / ".hidden").mkdir()
+    assert release_configs(tmp_path) == ["a-x", "b-x"]
+    assert release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "c-x"}, {"name": "../../etc"}, 5]}) == ["b-x"]
+    with pytest.raises(ReadError, match="has no list of configs"):
+        release_configs(tmp_path, {"configs": {"b-x": {}}})
+    assert release_part(tmp_path, "a-x", "test") is None and release_part(tmp_path, "a-x", "train") == tmp_path / "data/a-x/train.jsonl"
+    os.symlink(tmp_path / "data" / "a-x" / "train.jsonl", tmp_path / "data" / "b-x" / "test.jsonl")
+    with pytest.raises(ReadError, match="test.jsonl: is a symlink or not a regular file"):
+        release_part(tmp_path, "b-x", "test")
+    os.symlink(tmp_path / "data" / "a-x", tmp_path / "data" / "c-x")
+    with pytest.raises(ReadError, match="c-x: is a symlink or not a directory"):
+        release_configs(tmp_path)
+    assert release_configs(tmp_path, {"configs": [{"name": "a-x"}]}) == ["a-x"]  # not listed: not looked at
+
 
 def test_one_line_escapes_what_would_break_a_line() -> None:
     assert one_line("plain text, é and 😀") == "plain text, é and 😀"
     assert one_line("a\nb\r\x00\u2028\ud800\u200b") == "a\\nb\\r\\x00\\u2028\\ud800\\u200b"
+
