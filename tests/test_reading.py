@@ -150,3 +150,19 @@ def test_one_line_escapes_what_would_break_a_line() -> None:
     assert one_line("plain text, é and 😀") == "plain text, é and 😀"
     assert one_line("a\nb\r\x00\u2028\ud800\u200b") == "a\\nb\\r\\x00\\u2028\\ud800\\u200b"
 
+
+def test_the_readme_states_the_bounds_the_reader_has() -> None:
+    from generators import reading
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Reading input", 1)[1].split("###", 1)[0]
+    for stated in (
+        f"nesting deeper than {reading.MAX_JSON_DEPTH} levels in JSON",
+        f"or {reading.MAX_YAML_DEPTH} in YAML",
+        f"numbers with more than {reading.MAX_NUMBER_DIGITS} digits",
+        f"JSONL lines longer than {reading.MAX_LINE_BYTES >> 20} MiB",
+        f"JSON files larger than {reading.MAX_JSON_BYTES >> 20} MiB",
+        f"YAML files larger than\n  {reading.MAX_YAML_BYTES >> 20} MiB",
+        f"more than {reading.MAX_YAML_VALUES:,} values",
+    ):
+        assert stated in section, stated
