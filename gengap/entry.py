@@ -12,21 +12,20 @@ exits. (Only the interpreter's own start-up, before this module, is outside the 
 
 from __future__ import annotations
 
+import _signal  # the interpreter's own, loaded at start-up: the guard goes in before any other import
 import os
-import signal
 import sys
-from types import FrameType
 
-INTERRUPT_EXIT_CODE = 128 + signal.SIGINT  # as gengap.signals, which this module must not import yet
+INTERRUPT_EXIT_CODE = 128 + _signal.SIGINT  # as gengap.signals, which this module must not import yet
 
 
-def _interrupted_while_starting(signum: int, frame: FrameType | None) -> None:
+def _interrupted_while_starting(signum: int, frame: object) -> None:
     os.write(2, b"gengap: interrupted\n")
     os._exit(INTERRUPT_EXIT_CODE)  # nothing to clean up yet: only imports have run
 
 
-if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-    signal.signal(signal.SIGINT, _interrupted_while_starting)
+if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -34,8 +33,8 @@ def run(argv: list[str] | None = None) -> int:
     try:
         from gengap.cli import main as cli_main
 
-        if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # cli.main cleans up on KeyboardInterrupt
+        if _signal.getsignal(_signal.SIGINT) is _interrupted_while_starting:
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # cli.main cleans up on KeyboardInterrupt
         return cli_main(argv)
     except KeyboardInterrupt:  # before cli.main's own handler took over
         print("gengap: interrupted", file=sys.stderr)
@@ -45,5 +44,5 @@ def run(argv: list[str] | None = None) -> int:
 def main() -> int:
     """The console script: run the command line, then ignore Ctrl-C while the interpreter exits."""
     code = run()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     return code
