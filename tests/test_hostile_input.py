@@ -561,3 +561,34 @@ def test_error_lines_escape_line_breaks_from_the_input(tmp_path: Path) -> None:
     record["line\nbreak"] = 1
     (tmp_path / "pool.jsonl").write_text(json.dumps(record) + "\n")
     refused(gengap(tmp_path, "split", "pool.jsonl", "--strategy", "iid", "--out", "out"), "line\\nbreak")
+
+
+RACE = """\
+import time
+import gengap.workers as workers
+from gengap.signals import terminate_as_interrupt
+
+start = workers._start_worker
+
+def slow_start(parent):
+    time.sleep(0.5)  # still starting when the pool is terminated
+    start(parent)
+
+def fail(item):
+    raise ValueError("boom")
+
+workers._start_worker = slow_start
+with terminate_as_interrupt():
+    try:
+        list(workers.ordered_map(fail, range(8), 4))
+    except ValueError:
+        print("failed cleanly")
+"""
+
+
+def test_a_worker_terminated_while_it_starts_prints_no_traceback() -> None:
+    """A config that fails at once (release: a suite error found at build time) terminates the
+    pool while workers may still be starting; they used to run the parent's SIGTERM handler
+    and print a `Terminated` traceback into the one-line error."""
+    result = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "failed cleanly\n", "")
