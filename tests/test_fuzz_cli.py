@@ -6,7 +6,7 @@ never a traceback; nothing left behind but the command's output on success.
 The commands run in this process through gengap.cli.main (an exception escaping it fails the
 test, with the example that raised it); test_hostile_input.py runs the cases the fuzzing was
 built around through real subprocesses. The default run draws a few examples per command
-(FUZZ_EXAMPLES); the slow-marked variants draw many more.
+(FUZZ_EXAMPLES); the slow-marked variants draw 500 (GENGAP_FUZZ_EXAMPLES=N for another number).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from gengap.release import write_checksums
 from tests.test_output_discipline import TINY
 
 FUZZ_EXAMPLES = 12
-SLOW_EXAMPLES = int(os.environ.get("GENGAP_FUZZ_EXAMPLES", "150"))
+SLOW_EXAMPLES = int(os.environ.get("GENGAP_FUZZ_EXAMPLES", "500"))
 FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 FUZZ_SLOW = settings(max_examples=SLOW_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
