@@ -18,14 +18,16 @@ unreadable report leaves every figure None; it is never an error (the records su
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from baselines.errors import BaselineError
 from generators.jsonl import read_records
+from generators.reading import ReadError, read_json, release_part
+from generators.reading import release_configs as listed_configs
 
 PARTS = ("train", "validation", "test")
 Record = dict[str, Any]
@@ -106,18 +108,22 @@ def check_record(record: Any, where: str) -> None:
 
 
 def release_configs(root: Path) -> list[str]:
-    """Config names of a release directory (subdirectories of data/ holding a train.jsonl)."""
-    data = root / "data"
-    if not data.is_dir():
-        return []
-    return sorted(p.name for p in data.iterdir() if (p / "train.jsonl").is_file())
+    """Config names of a release directory that a baseline may read: those its manifest.json
+    lists (without a manifest, the subdirectories of data/ holding a train.jsonl), never
+    through a symlink (generators.reading.release_configs); BaselineError when manifest.json
+    is there but cannot be read."""
+    path = root / "manifest.json"
+    try:
+        return listed_configs(root, read_json(path) if os.path.lexists(path) else None)
+    except ReadError as err:
+        raise BaselineError(f"cannot read {err}") from None
 
 
 def _read_json(path: Path) -> Any:
     """The JSON value of a file, or None when it is missing or unreadable."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_json(path)
+    except ReadError:
         return None
 
 
@@ -153,7 +159,11 @@ def load_directory(root: Path, config: str | None) -> SplitData:
         report = _read_json(root / "report.json")
     else:
         raise BaselineError(f"{root} is neither a release (data/<config>/train.jsonl) nor a split directory (train.jsonl)")
-    parts = {part: read_jsonl(folder / f"{part}.jsonl") for part in PARTS}
+    try:
+        paths = {part: release_part(root, config, part) if folder != root else None for part in PARTS}
+    except ReadError as err:
+        raise BaselineError(str(err)) from None
+    parts = {part: read_jsonl(paths[part] or folder / f"{part}.jsonl") for part in PARTS}
     return make_split(config, str(folder), parts, report)
 
 

@@ -26,7 +26,6 @@ The pieces are plain functions over the rows of :func:`group_runs`, for benchmar
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
 from baselines.plots import Opener
 from generators.safe_files import atomic_file
+from generators.reading import ReadError, read_json
 
 POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
 ARCH_ORDER = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
@@ -74,9 +74,9 @@ def find_runs(paths: Iterable[str | Path]) -> list[Path]:
 
 def load_results(path: Path) -> dict[str, Any]:
     try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise BaselineError(f"cannot read {path}: {err}") from None
+        results = read_json(path)
+    except ReadError as err:
+        raise BaselineError(f"cannot read {err}") from None
     if not isinstance(results, dict) or "per_seed" not in results or "config" not in results:
         raise BaselineError(f"{path} is not a baseline results file")
     return results

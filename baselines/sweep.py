@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from baselines.errors import BaselineError
 from baselines.report import model_label
 from generators.safe_files import atomic_write_text
+from generators.reading import ReadError, read_json
 
 SWEEP_FORMAT = "gengap-sweep/1"
 STATE_FILE = "sweep.json"
@@ -144,10 +145,10 @@ def is_finished(spec: RunSpec) -> bool:
     """True when spec.out holds a finished run (results.json) trained with the same settings."""
     out = Path(spec.out)
     try:
-        recorded = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        recorded = read_json(out / "run.json")
+    except ReadError:
         return False
-    return (out / "results.json").is_file() and recorded.get("settings") == resolved_settings(spec.settings)
+    return isinstance(recorded, dict) and (out / "results.json").is_file() and recorded.get("settings") == resolved_settings(spec.settings)
 
 
 def _crash_callback(hook: FailOnce | None) -> Callable[[dict[str, Any]], None] | None:

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from baselines.errors import BaselineError
 from generators.safe_files import atomic_write_text
+from generators.reading import ReadError, read_json
 
 PAD, SEP, END = "<pad>", "<sep>", "<end>"
 SPECIALS = (PAD, SEP, END)
@@ -87,6 +88,6 @@ class Tokenizer:
     @classmethod
     def load(cls, path: str | Path) -> "Tokenizer":
         try:
-            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as err:
-            raise BaselineError(f"cannot read tokenizer {path}: {err}") from None
+            return cls.from_json(read_json(path))
+        except ReadError as err:
+            raise BaselineError(f"cannot read tokenizer {err}") from None

@@ -10,21 +10,32 @@ The release builder (gengap.release) writes the data files and manifest.json, th
 - CITATION.cff: CFF 1.2.0 (render_citation).
 
 Every renderer is a pure function of the manifest and the files of the release directory:
-the same release gives the same bytes (the only date is manifest["created"]).
+the same release gives the same bytes (the only date is manifest["created"]). Which files
+those are is known before they are written (card_files), so the manifest lists them and
+`gengap verify` can tell a release that lost them.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from data_cards.card import render_card
 from data_cards.citation import render_citation
-from data_cards.common import ManifestError
+from data_cards.common import ManifestError, plot_paths
 from data_cards.croissant import render_croissant
 from data_cards.plots import render_plots
 
-__all__ = ["ManifestError", "render_card", "render_citation", "render_croissant", "render_plots", "write_cards"]
+__all__ = ["CARD_FILES", "ManifestError", "card_files", "render_card", "render_citation", "render_croissant", "render_plots", "write_cards"]
+
+CARD_FILES = ("README.md", "CITATION.cff", "croissant.json")
+
+
+def card_files(configs: list[dict[str, Any]]) -> list[str]:
+    """The relative paths write_cards writes for a manifest with these configs, sorted: the
+    card files and every config's plots (data_cards.common.plot_paths)."""
+    return sorted([*CARD_FILES, *(path for config in configs for _, path in plot_paths(config))])
 
 
 def write_cards(manifest: dict, release_dir: Path) -> list[str]:

@@ -14,12 +14,13 @@ and ``test.jsonl`` (or of ``validation.jsonl`` and ``test.jsonl`` in a split dir
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from generators.jsonl import read_records
 
 HASH_BYTES = 8
 SIDES = ("validation", "test")
@@ -61,14 +62,7 @@ class Exclusion:
         folder = Path(root) / "data" / config if config is not None else Path(root)
         inputs: list[str] = []
         for side in SIDES:
-            path = folder / f"{side}.jsonl"
-            try:
-                lines = path.read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError) as err:
-                raise ValueError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
-            for number, line in enumerate(lines, 1):
-                if line.strip():
-                    inputs.append(_input_of(line, f"{path}: line {number}"))
+            inputs += [record["input"] for record in read_records(folder / f"{side}.jsonl", ValueError, _check_input)]
         return cls.from_inputs(inputs, str(folder))
 
     def __len__(self) -> int:
@@ -91,12 +85,6 @@ class Exclusion:
         return not bool(self.keep([input_text])[0])
 
 
-def _input_of(line: str, where: str) -> str:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError:
-        raise ValueError(f"{where} is not valid JSON") from None
-    value = record.get("input") if isinstance(record, dict) else None
-    if not isinstance(value, str):
+def _check_input(record: Any, where: str) -> None:
+    if not isinstance(record, dict) or not isinstance(record.get("input"), str):
         raise ValueError(f"{where}: no input string")
-    return value

@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 import numpy as np
 
 from generators.batch import Batch, Record
+from generators.reading import ReadError, iter_jsonl
 from generators.text import ZERO, as_matrix
 
 _ESCAPED = np.zeros(256, dtype=bool)
@@ -23,25 +24,19 @@ _ESCAPED[1:32] = True
 _ESCAPED[[34, 92]] = True  # '"' and '\\'
 
 
-def read_records(path: Path, error: type[Exception], check: Callable[[Any, str], None]) -> list[Record]:
-    """The records of a JSONL file, blank lines skipped. A file that cannot be opened or a
-    line that is not JSON raises `error` naming it; check(record, "<path>: line <n>") raises
-    for a record its caller does not accept."""
+def read_records(path: Path | str, error: type[Exception], check: Callable[[Any, str], None], handle: IO[bytes] | None = None) -> list[Record]:
+    """The records of a JSONL file, blank lines skipped, read by generators.reading (bounded:
+    nesting, numbers, line length; no NaN, no lone surrogates). A file that cannot be opened
+    or a line that cannot be read raises `error` naming it; check(record, "<path>: line <n>")
+    raises for a record its caller does not accept. handle: read it instead of opening path
+    (standard input), path naming it in errors."""
     records: list[Record] = []
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as err:
-        raise error(f"cannot read {path}: {err.strerror}") from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                raise error(f"{path}: line {number} is not valid JSON") from None
+        for number, record in iter_jsonl(path, handle):
             check(record, f"{path}: line {number}")
             records.append(record)
+    except ReadError as err:
+        raise error(str(err)) from None
     return records
 
 

@@ -193,6 +193,12 @@ class Task(ABC, Generic[P]):
         """Every example params allow, in a fixed order, for finite tasks; else None."""
         return None
 
+    def enumeration_size(self, params: P) -> int | None:
+        """How many records enumerate(params) returns, counted without enumerating (so that
+        ``pool: all`` is held to the record limits before anything is built); ParamError when
+        enumerate would refuse params; None for tasks that do not enumerate."""
+        return None
+
     def derive(self, example: Mapping[str, Any]) -> Tree | None:
         """The derivation tree of a compositional record, read from its input (ValueError when
         the input has none); None for tasks without derivations. A record's ``structure``

@@ -11,11 +11,11 @@ forger could drop or swap correct examples): that is ``gengap verify --regenerat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
 
 PROBLEMS_PER_FILE = 5  # record problems listed per data file (the rest are counted)
@@ -35,12 +35,12 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
     failures = 0
     seen: list[str] = []
     with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
+        for number, line in jsonl_lines(handle):
             rows += 1
             try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                problem: str | None = "not valid JSON"
+                record = json_line(line)
+            except ReadError as err:
+                problem: str | None = err.reason
                 record = None
             else:
                 if isinstance(record, dict) and "task" in record and record["task"] != task:
@@ -59,9 +59,11 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
     return rows, seen
 
 
-def audit_records(root: Path, manifest: dict[str, Any], listed: set[str]) -> Audit:
+def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], present: set[str] | None = None) -> Audit:
     """Check every record of the release at root (see the module doc); only data files in
-    `listed` (checksummed data files of the manifest) are read."""
+    `listed` (checksummed data files of the manifest) are read, and of those only the ones
+    in `present` (the regular files of the release, symlinks excluded; default: every file
+    that is there) — the others are reported elsewhere, as missing or as symlinks."""
     audit = Audit()
     configs = manifest.get("configs")
     if not isinstance(configs, list):
@@ -84,8 +86,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str]) -> Aud
             if name not in listed:
                 audit.problems.append(f"record: {name!r} of config {config.get('name')!r} is not a checksummed data file")
                 continue
-            if not path.is_file():
-                continue  # reported as missing by the checksum pass
+            if (name not in present) if present is not None else not path.is_file():
+                continue  # reported as missing, or as a symlink or special file, by the checksum pass
             rows, seen = _audit_file(path, name, task, audit)
             if rows != info.get("rows"):
                 audit.problems.append(f"record: {name} has {rows} rows, manifest.json says {info.get('rows')}")

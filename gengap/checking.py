@@ -6,11 +6,11 @@ recompute (Task.measure)."""
 from __future__ import annotations
 
 import collections
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from generators import Task, UnknownTaskError, get_task, record_id
+from generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
 
@@ -67,6 +67,34 @@ def record_problem(record: Any) -> str | None:
     return structure_problem(task, record) or feature_problem(task, record)
 
 
+def pool_record_problem(record: Any) -> str | None:
+    """Why a record cannot go into a split or a divergence (None: it can): it fails the
+    schema, or, for a compositional task, its input has no derivation or its ``structure``
+    is not that derivation (splits read atoms and compounds from it). A record of a task
+    gengap does not know is split by its tokens (splits.atoms). Targets are not re-checked
+    here: that is `gengap check`."""
+    errors = record_errors(record)
+    if errors:
+        return errors[0]
+    try:
+        task = get_task(record["task"])
+    except UnknownTaskError:
+        return None
+    return derivation_problem(task, record)
+
+
+def derivation_problem(task: Task, record: dict[str, Any]) -> str | None:
+    """structure_problem, and for a record without ``structure`` of a compositional task,
+    whether its input has a derivation at all."""
+    if "structure" in record:
+        return structure_problem(task, record)
+    try:
+        task.derive(record)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return "its input has no derivation"
+    return None
+
+
 def structure_problem(task: Task, record: dict[str, Any]) -> str | None:
     """Why the record's ``structure`` is not the derivation its task reads from the input (None:
     it is, the record has none, or the task has no derivations)."""
@@ -97,19 +125,19 @@ def feature_problem(task: Task, record: dict[str, Any]) -> str | None:
     return None
 
 
-def check_lines(lines: Iterable[bytes | str], report: CheckReport | None = None) -> CheckReport:
-    """Check every line of a JSONL stream (line numbers from 1)."""
+def check_lines(lines: Iterable[bytes | str | None], report: CheckReport | None = None) -> CheckReport:
+    """Check every line of a JSONL stream (line numbers from 1), each read by
+    generators.reading (None: a line too long to read, as generators.reading.jsonl_lines gives)."""
     report = report or CheckReport()
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            report.total += 1
+        report.total += 1
+        if line is not None and not line.strip():
             report.fail(number, "empty line")
             continue
-        report.total += 1
         try:
-            record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            report.fail(number, f"not valid JSON ({err.msg if hasattr(err, 'msg') else err})")
+            record = json_line(line)
+        except ReadError as err:
+            report.fail(number, err.reason)
             continue
         if isinstance(record, dict) and isinstance(record.get("task"), str):
             report.per_task[record["task"]] += 1

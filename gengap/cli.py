@@ -15,19 +15,29 @@ from typing import Any, BinaryIO, Iterator, Sequence
 from tqdm import tqdm
 
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
+from generators.jsonl import read_records as jsonl_records
+from generators.reading import jsonl_lines
 from gengap import __version__
-from gengap.checking import check_lines
-from gengap.errors import UsageError
-from gengap.limits import DEFAULT_MAX_RECORDS, ENVIRONMENT_VARIABLE, LimitError, RecordLimit, record_bytes
+from gengap.checking import check_lines, pool_record_problem
+from gengap.errors import UsageError, one_line
+from gengap.limits import (
+    DEFAULT_MAX_RECORDS,
+    DEFAULT_MAX_TOTAL_RECORDS,
+    ENVIRONMENT_VARIABLE,
+    TOTAL_ENVIRONMENT_VARIABLE,
+    LimitError,
+    RecordLimit,
+    check_disk_space,
+    record_bytes,
+)
 from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
 from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
 from gengap.release import RELEASE, ReleaseError, Renderer, build_entry, render_in_processes, write_release
-from gengap.schema import record_errors
 from gengap.shortfalls import add_warnings, shortfall_warnings
-from gengap.suite import SuiteError, load_suite
-from gengap.verify import regenerate_and_compare, verify_release
+from gengap.suite import SuiteError, load_suite, suite_data_bytes
+from gengap.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
 from harnesses.errors import HarnessError
 from harnesses.export import FORMATS, VERL_VERSION, export_release, verl_reward_overrides
 from harnesses.extraction import ANSWER_FORMATS
@@ -190,16 +200,16 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) ->
 
 def cmd_check(args: argparse.Namespace) -> int:
     if args.file == "-":
-        report = check_lines(sys.stdin.buffer)
+        report = check_lines(line for _, line in jsonl_lines(sys.stdin.buffer))
     else:
         try:
             handle = open(args.file, "rb")
         except OSError as err:
             raise UsageError(f"cannot read {args.file}: {err.strerror}") from None
         with handle:
-            report = check_lines(handle)
+            report = check_lines(line for _, line in jsonl_lines(handle))
     for failure in report.failures:
-        print(failure, file=sys.stderr)
+        print(one_line(failure), file=sys.stderr)
     if report.failed > len(report.failures):
         print(f"... and {report.failed - len(report.failures)} more failures", file=sys.stderr)
     print(report.summary() if report.total else "no records to check")
@@ -210,25 +220,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
-    """Records of a JSONL file (or - for stdin); UsageError naming the first bad line."""
-    try:
-        handle = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror}") from None
-    records = []
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise UsageError(f"{path}: line {number} is not valid JSON") from None
-            problems = record_errors(record)
-            if problems:
-                raise UsageError(f"{path}: line {number}: {problems[0]}")
-            records.append(record)
-    return records
+    """Records of a JSONL file (or - for stdin) for a split or a divergence; UsageError naming
+    the first line that cannot be read or is no such record (gengap.checking.pool_record_problem)."""
+    if path == "-":
+        return jsonl_records("<stdin>", UsageError, _pool_record_check, sys.stdin.buffer)
+    return jsonl_records(path, UsageError, _pool_record_check)
+
+
+def _pool_record_check(record: Any, where: str) -> None:
+    problem = pool_record_problem(record)
+    if problem:
+        raise UsageError(f"{where}: {problem}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -257,7 +259,7 @@ def cmd_split(args: argparse.Namespace) -> int:
         (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
     report = result.report
     for warning in warnings:
-        print(f"gengap: warning: {warning}", file=sys.stderr)
+        print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -298,8 +300,9 @@ def cmd_release(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
     try:
-        limit = RecordLimit.from_environment(args.max_records)
+        limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
         suite = load_suite(args.suite, limit)
+        check_disk_space(suite_data_bytes(suite), args.out)
     except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
     inputs = [args.suite] if args.suite else []
@@ -326,7 +329,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     warned = 0
     for config in manifest["configs"]:
         for warning in config["report"].get("warnings") or []:
-            print(f"gengap: warning: {config['name']}: {warning}", file=sys.stderr)
+            print(f"gengap: warning: {one_line(config['name'])}: {one_line(warning)}", file=sys.stderr)
             warned += 1
     noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
     print(
@@ -360,18 +363,27 @@ def suite_split(path: str, config: str) -> SplitResult:
 def cmd_verify(args: argparse.Namespace) -> int:
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
+    expect = None
+    if args.expect_fingerprint is not None:
+        expect = parse_fingerprint(args.expect_fingerprint)
+        if expect is None:
+            raise UsageError(f"--expect-fingerprint {args.expect_fingerprint[:80]!r} is not sha256:<64 hex digits>")
     if args.regenerate:
-        report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers())
+        try:
+            limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
+            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
+        except (LimitError, RebuildRefused) as err:
+            raise UsageError(str(err)) from None
     else:
-        report = verify_release(args.dir)
+        report = verify_release(args.dir, expect=expect)
     for line in report.lines():
-        print(line, file=sys.stderr)
+        print(one_line(line), file=sys.stderr)
     for note in report.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {one_line(note)}", file=sys.stderr)
     if report.ok:
         extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
         print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
-        print(f"fingerprint sha256:{report.fingerprint}")
+        print(f"fingerprint sha256:{report.fingerprint}" + (" (the expected one)" if expect else ""))
         return 0
     print(f"verification failed: {len(report.lines())} problems in {args.dir}")
     if report.fingerprint:
@@ -399,7 +411,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
     for part in manifest["skipped"]:
-        print(f"gengap: warning: {part} is empty: left out of the export", file=sys.stderr)
+        print(f"gengap: warning: {one_line(part)} is empty: left out of the export", file=sys.stderr)
     print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
     if args.to == "lm-eval":
         print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
@@ -471,6 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"most records per config (default {DEFAULT_MAX_RECORDS:,}, or fewer if the machine's memory cannot hold them; env {ENVIRONMENT_VARIABLE})",
     )
+    p.add_argument(
+        "--max-total-records",
+        type=int,
+        metavar="N",
+        help=f"most records of all configs together (default {DEFAULT_MAX_TOTAL_RECORDS:,}; env {TOTAL_ENVIRONMENT_VARIABLE})",
+    )
     p.set_defaults(func=cmd_release)
 
     p = commands.add_parser("export", help="export a release for lm-evaluation-harness, verl or chat fine-tuning (TRL)")
@@ -509,6 +527,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="release directory")
     p.add_argument("--regenerate", action="store_true", help="also rebuild it from manifest.json and compare byte for byte (proves the data is what its suite and seeds give)")
     p.add_argument("--workers", type=int, help="worker processes for --regenerate")
+    p.add_argument(
+        "--expect-fingerprint",
+        metavar="SHA256",
+        help="the fingerprint a citation gives (sha256:<hex> or <hex>): fail unless the release has it",
+    )
+    p.add_argument("--max-records", type=int, metavar="N", help=f"--regenerate: most records per config (as for release; env {ENVIRONMENT_VARIABLE})")
+    p.add_argument("--max-total-records", type=int, metavar="N", help=f"--regenerate: most records of all configs together (env {TOTAL_ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_verify)
     return parser
 
@@ -563,6 +588,9 @@ def _interruption(err: BaseException) -> KeyboardInterrupt | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a path or record that is not text is written escaped, never a UnicodeEncodeError
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     with terminate_as_interrupt():
         try:
@@ -571,7 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _flush_stdout()
             return code
         except (UsageError, BaselineError, HarnessError) as err:
-            print(f"gengap: error: {err}", file=sys.stderr)
+            print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return 2
         except OSError as err:
             interruption = _interruption(err)
@@ -585,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _silence_stdout()
                 return 0
             _silence_stdout_if_broken()
-            print(f"gengap: error: {_io_error(err)}", file=sys.stderr)
+            print(f"gengap: error: {one_line(_io_error(err))}", file=sys.stderr)
             return 2
         except MemoryError:
             print("gengap: error: out of memory (see the record limits in the README)", file=sys.stderr)

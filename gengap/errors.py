@@ -1,5 +1,16 @@
-"""Errors the CLI reports as one line with exit code 2."""
+"""Errors the CLI reports as one line with exit code 2, and how any message is kept to one line."""
+
+from __future__ import annotations
 
 
 class UsageError(Exception):
     """Bad input from the user: a malformed option, an unknown task, an unwritable path."""
+
+
+def one_line(message: object) -> str:
+    """str(message) as one printable line: line breaks, other control and format characters,
+    and lone surrogates (which input files and paths carry into messages) written as escapes."""
+    text = str(message)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape", "backslashreplace").decode("ascii") for char in text)

@@ -8,25 +8,24 @@ the three files; a file missing from SHA256SUMS is then not looked for.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
+from data_cards import CARD_FILES
+from generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_text, yaml_document
 
-CARD_FILES = ("README.md", "CITATION.cff", "croissant.json")
 _MENTION = re.compile(r"sha256:([0-9a-f]{64})")
 
 
 def _cff_identifiers(text: str) -> list[str]:
-    document = yaml.safe_load(text)
+    document, _ = yaml_document(text, "CITATION.cff")
     identifiers = document.get("identifiers", []) if isinstance(document, dict) else []
     return [str(i.get("value", "")) for i in identifiers if isinstance(i, dict)]
 
 
 def _croissant_identifiers(text: str) -> list[str]:
-    document = json.loads(text)
+    document = json_value(text, "croissant.json")
     return [str(document.get("identifier", ""))] if isinstance(document, dict) else []
 
 
@@ -48,8 +47,8 @@ def fingerprint_problems(root: Path, fingerprint: str, listed: set[str]) -> list
         if name not in listed or not path.is_file():
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
+            text = read_text(path, name, MAX_JSON_BYTES)
+        except ReadError as err:
             problems.append(f"{name}: cannot read it ({err})")
             continue
         mentions = set(_MENTION.findall(text))
@@ -61,8 +60,8 @@ def fingerprint_problems(root: Path, fingerprint: str, listed: set[str]) -> list
         if reader is not None:
             try:
                 values: list[Any] = reader(text)
-            except (ValueError, yaml.YAMLError):
-                problems.append(f"{name} cannot be parsed")
+            except ReadError as err:
+                problems.append(f"{name} cannot be parsed: {err}")
                 continue
             if f"sha256:{fingerprint}" not in values:
                 problems.append(f"{name} does not give sha256:{fingerprint} as its identifier")

@@ -3,30 +3,37 @@
 - Suite YAML: at most ``MAX_SUITE_BYTES``, nesting at most ``MAX_YAML_DEPTH`` deep, and
   at most ``MAX_YAML_VALUES`` values once every alias (``*name``) is expanded, so that a
   few lines cannot expand into gigabytes (a "billion laughs" bomb); an alias inside the
-  value it names (a cycle) is refused. Both are found from the parser's events, before
-  anything is built.
-- Records: a config holds at most ``max_records`` records (its pool, or the sum of its
-  sampled sizes). The default is ``DEFAULT_MAX_RECORDS``, lowered to what the machine's
-  memory can hold by an estimate from a small sample of the config's examples; an explicit
-  limit (``gengap release --max-records N`` or the environment variable
+  value it names (a cycle) is refused. These are the limits of the one YAML reader,
+  generators.reading, found from the parser's events before anything is built.
+- Records: a config holds at most ``max_records`` records (its pool: ``n``, or for
+  ``pool: all`` the size of the task's enumeration, counted without enumerating; or the sum
+  of its sampled sizes). The default is ``DEFAULT_MAX_RECORDS``, lowered to what the
+  machine's memory can hold by an estimate from a small sample of the config's examples; an
+  explicit limit (``gengap release --max-records N`` or the environment variable
   ``GENGAP_MAX_RECORDS``) replaces both.
+- Totals: all configs of a suite together hold at most ``max_total`` records
+  (``DEFAULT_MAX_TOTAL_RECORDS``; ``--max-total-records N`` or
+  ``GENGAP_MAX_TOTAL_RECORDS``), and their data files, estimated from the same samples,
+  must fit in the free space of the file system they are written to (check_disk_space).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 from dataclasses import dataclass
-
-import yaml
+from pathlib import Path
 
 from generators import Params, batch_to_jsonl, get_task
+from generators.reading import MAX_YAML_BYTES as MAX_SUITE_BYTES
+from generators.reading import MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (documented here too)
 from generators.seeding import estimate_rng
 
-MAX_SUITE_BYTES = 1 << 20
-MAX_YAML_DEPTH = 32
-MAX_YAML_VALUES = 100_000  # scalars and collections, with every alias expanded
 DEFAULT_MAX_RECORDS = 10_000_000
 ENVIRONMENT_VARIABLE = "GENGAP_MAX_RECORDS"
+DEFAULT_MAX_TOTAL_RECORDS = 100_000_000
+TOTAL_ENVIRONMENT_VARIABLE = "GENGAP_MAX_TOTAL_RECORDS"
 SAMPLE = 64  # examples generated to estimate the size of a record
 OVERHEAD = 400  # bytes of Python objects per record besides ~3 copies of its JSON text
 
@@ -35,63 +42,41 @@ class LimitError(ValueError):
     """A suite config asks for more than the limits allow."""
 
 
-def check_yaml_text(text: str) -> None:
-    """LimitError if the YAML text is too large, too deep, expands (through aliases) to more
-    than MAX_YAML_VALUES values, or has an alias inside its own anchor (line numbers from 1)."""
-    if len(text) > MAX_SUITE_BYTES:
-        raise LimitError(f"the file has {len(text):,} characters; a suite config may have at most {MAX_SUITE_BYTES:,}")
-    open_nodes: list[list] = [[None, 0]]  # [anchor, expanded values so far] per open collection; the root first
-    sizes: dict[str, int] = {}
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        line = event.start_mark.line + 1
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            open_nodes.append([event.anchor, 1])
-            if len(open_nodes) - 1 > MAX_YAML_DEPTH:
-                raise LimitError(f"line {line}: nesting deeper than {MAX_YAML_DEPTH} levels")
-            continue
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, size = open_nodes.pop()
-            if anchor is not None:
-                sizes[anchor] = size
-        elif isinstance(event, yaml.AliasEvent):
-            if any(node[0] == event.anchor for node in open_nodes):
-                raise LimitError(f"line {line}: the alias *{event.anchor} refers to a value that contains it")
-            size = sizes.get(event.anchor, 1)
-        elif isinstance(event, yaml.ScalarEvent):
-            size = 1
-            if event.anchor is not None:
-                sizes[event.anchor] = 1
-        else:
-            continue
-        open_nodes[-1][1] += size
-        if open_nodes[-1][1] > MAX_YAML_VALUES:
-            raise LimitError(
-                f"line {line}: the document expands to more than {MAX_YAML_VALUES:,} values (YAML aliases?); "
-                "a suite config needs far fewer"
-            )
-
-
 @dataclass(frozen=True)
 class RecordLimit:
-    """The most records a config may hold; explicit when the user set it."""
+    """The most records a config may hold (explicit when the user set it) and the most all
+    configs of a suite may hold together."""
 
     max_records: int = DEFAULT_MAX_RECORDS
     explicit: bool = False
+    max_total: int = DEFAULT_MAX_TOTAL_RECORDS
 
     @classmethod
-    def from_environment(cls, value: int | None = None) -> "RecordLimit":
-        """The limit given (a --max-records value), else GENGAP_MAX_RECORDS, else the default."""
-        if value is None:
-            raw = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
-            if not raw:
-                return cls()
-            try:
-                value = int(raw.replace("_", ""))
-            except ValueError:
-                raise LimitError(f"{ENVIRONMENT_VARIABLE}={raw!r} is not an integer") from None
-        if value < 1:
-            raise LimitError(f"the record limit must be at least 1, got {value}")
-        return cls(value, explicit=True)
+    def from_environment(cls, value: int | None = None, total: int | None = None) -> "RecordLimit":
+        """The limits given (--max-records and --max-total-records values), else
+        GENGAP_MAX_RECORDS and GENGAP_MAX_TOTAL_RECORDS, else the defaults."""
+        value = _setting(value, ENVIRONMENT_VARIABLE, "record limit")
+        total = _setting(total, TOTAL_ENVIRONMENT_VARIABLE, "limit on the total of records")
+        return cls(
+            value if value is not None else DEFAULT_MAX_RECORDS,
+            explicit=value is not None,
+            max_total=total if total is not None else DEFAULT_MAX_TOTAL_RECORDS,
+        )
+
+
+def _setting(value: int | None, variable: str, what: str) -> int | None:
+    """value, else the integer in the environment variable, else None; LimitError when < 1."""
+    if value is None:
+        raw = os.environ.get(variable, "").strip()
+        if not raw:
+            return None
+        try:
+            value = int(raw.replace("_", ""))
+        except ValueError:
+            raise LimitError(f"{variable}={raw[:40]!r} is not an integer") from None
+    if value < 1:
+        raise LimitError(f"the {what} must be at least 1, got {value}")
+    return value
 
 
 def physical_memory() -> int | None:
@@ -102,6 +87,7 @@ def physical_memory() -> int | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
 def record_bytes(task: str, params: Params) -> int:
     """Mean JSONL bytes of a record, from a small seeded sample."""
     batch = get_task(task).generate(estimate_rng(), SAMPLE, params)
@@ -133,3 +119,33 @@ def check_records(task: str, params: Params, n: int, limit: RecordLimit) -> None
     else:
         reason = f"the limit is {limit.max_records:,} records per config"
     raise LimitError(f"{estimate}; {reason} (raise the limit with --max-records N or {ENVIRONMENT_VARIABLE}=N)")
+
+
+def check_total(total: int, configs: int, limit: RecordLimit) -> None:
+    """LimitError when the configs of a suite hold more records together than limit.max_total."""
+    if total > limit.max_total:
+        raise LimitError(
+            f"the suite holds {total:,} records in {configs:,} configs; the limit is {limit.max_total:,} records in all "
+            f"(raise it with --max-total-records N or {TOTAL_ENVIRONMENT_VARIABLE}=N)"
+        )
+
+
+def free_bytes(path: str | Path) -> tuple[Path, int] | None:
+    """(the nearest existing directory at or above path, the bytes free on its file system); None when unknown."""
+    where = Path(path).absolute()
+    while not where.is_dir() and where != where.parent:
+        where = where.parent
+    try:
+        return where, shutil.disk_usage(where).free
+    except OSError:
+        return None
+
+
+def check_disk_space(estimate: int, path: str | Path, what: str = "the release") -> None:
+    """LimitError when estimate bytes (of data files) exceed the free space where path is to be written."""
+    free = free_bytes(path)
+    if free is not None and estimate > free[1]:
+        raise LimitError(
+            f"{what} needs about {human_bytes(estimate)} on disk (estimated from a sample of each config's records); "
+            f"{free[0]} has {human_bytes(free[1])} free"
+        )

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from data_cards import card_files
 from generators import BlockPlan, dumps_record, get_task
 from generators.batch import Record
 from data_cards.common import plot_paths
@@ -240,8 +241,14 @@ def write_release(
     cards: bool = True,
     inputs: Iterable[str | Path] = (),
     renderer: Renderer = render_in_processes,
+    list_cards: bool | None = None,
 ) -> dict[str, Any]:
     """Build the release of a resolved suite into out; returns the manifest.
+
+    cards: render the card files (dataset card, Croissant, CITATION.cff, plots); the
+    manifest's ``card_files`` lists them (data_cards.card_files), or is empty without cards.
+    list_cards (default: cards) lists them without rendering them (`verify --regenerate`
+    renders them later from its aligned manifest).
 
     renderer builds the entries' bytes (default: local processes; gengap.release_ray: Ray
     tasks); the bytes do not depend on it.
@@ -281,6 +288,7 @@ def write_release(
             "suite": suite,
             "configs": configs,
             "data_files": data_files,
+            "card_files": card_files(configs) if (cards if list_cards is None else list_cards) else [],
             "fingerprint": fingerprint(data_files),
         }
         # floats portable across platforms (splits.precision); the suite stays as written, to be rebuilt

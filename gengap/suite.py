@@ -28,8 +28,9 @@ from typing import Any
 
 import yaml
 
-from generators import ParamError, Task, UnknownTaskError, get_task
-from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_yaml_text
+from generators import ParamError, Params, Task, UnknownTaskError, get_task
+from generators.reading import ReadError, read_text, yaml_document
+from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
 
@@ -80,25 +81,18 @@ def _where(path: list[Any]) -> str:
 class YamlSource:
     """The parsed YAML document with its node tree, for line numbers in errors.
 
-    Errors are raised as ``error_type`` (SuiteError for suites; other YAML configs, such as
-    sweep files, pass their own ValueError subclass).
+    Read by generators.reading (bounded: size, depth, aliases, numbers; timestamps stay
+    strings). Errors are raised as ``error_type`` (SuiteError for suites; other YAML
+    configs, such as sweep files, pass their own ValueError subclass).
     """
 
     def __init__(self, text: str, label: str, error_type: type[ValueError] = SuiteError) -> None:
         self.label = label
         self.error_type = error_type
         try:
-            check_yaml_text(text)
-            self.node = yaml.compose(text)
-            self.data = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark is not None else ""
-            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            raise error_type(f"{label}{where}: malformed YAML: {problem}") from None
-        except LimitError as err:
-            message = str(err)
-            raise error_type(f"{label} {message}" if message.startswith("line ") else f"{label}: {message}") from None
+            self.data, self.node = yaml_document(text, label)
+        except ReadError as err:
+            raise error_type(str(err) if err.where else f"{label}: {err.reason}") from None
 
     def error(self, path: list[Any], message: str) -> ValueError:
         line = _line_of(self.node, path)
@@ -120,23 +114,15 @@ def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None)
 def read_config_text(path: str | Path, what: str = "suite config", error_type: type[ValueError] = SuiteError) -> str:
     """The UTF-8 text of a YAML config file, read up to MAX_SUITE_BYTES; error_type otherwise."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_SUITE_BYTES + 1)
-    except OSError as err:
-        raise error_type(f"cannot read {what} {path}: {err.strerror}") from None
-    if len(raw) > MAX_SUITE_BYTES:
-        raise error_type(f"{path}: a {what} may have at most {MAX_SUITE_BYTES:,} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise error_type(f"{path} line {line}: not UTF-8 text (byte {err.start})") from None
+        return read_text(path, what, MAX_SUITE_BYTES)
+    except ReadError as err:
+        raise error_type(str(err)) from None
 
 
 def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
     """Validate a suite config text and return the resolved suite (see resolve_suite).
 
-    The text must pass gengap.limits.check_yaml_text (size, depth, what aliases expand to)
+    The text must pass generators.reading's YAML bounds (size, depth, what aliases expand to)
     and every entry the record limit (check_suite_limits).
     """
     source = YamlSource(text, label)
@@ -190,6 +176,11 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
+    if data.get("created"):
+        try:
+            date.fromisoformat(str(data["created"]))
+        except ValueError:
+            raise source.error(["created"], f"{data['created']!r} is not a date (YYYY-MM-DD)") from None
     config = dict(data)
     config["created"] = data.get("created") or date.today().isoformat()
     suite = {
@@ -327,33 +318,74 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
     return resolved
 
 
+class SuiteLimitError(SuiteError):
+    """A suite asks for more records (or data) than the limits allow (gengap.limits)."""
+
+
+def _entry_records(resolved: dict[str, Any]) -> tuple[int, int, list[str], Params]:
+    """(records built, records written, the suite key that sets them, the parameters whose
+    records size them) of a resolved entry; ParamError when its task refuses to enumerate."""
+    task = get_task(resolved["task"])
+    if resolved["kind"] == "pool":
+        params = task.make_params(resolved["params"])
+        if resolved["pool"] == "all":
+            n, key = task.enumeration_size(params) or 0, ["pool"]
+        else:
+            n, key = resolved["pool"]["n"], ["pool", "n"]
+        sizes = resolved.get("sizes") or {}
+        written = min(n, sum(sizes.values())) if all(part in sizes for part in ("train", "validation", "test")) else n
+        return n, written, key, params
+    n = sum(resolved["sizes"].values())
+    if resolved["kind"] == "sampled_length":
+        params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
+    else:
+        params = task.level(max(resolved["test_levels"]))
+    return n, n, ["sizes"], params
+
+
 def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, source: YamlSource | None = None) -> None:
-    """SuiteError when a resolved entry holds more records (pool, or sampled sizes) than the
-    record limit allows (default: RecordLimit.from_environment(); see gengap.limits)."""
+    """SuiteLimitError when a resolved entry holds more records (its pool: n, or the size of
+    the task's enumeration for ``pool: all``; or its sampled sizes) than the record limit
+    allows, or all entries together more than the limit on the total (default:
+    RecordLimit.from_environment(); see gengap.limits); SuiteError when a task refuses to
+    enumerate an entry's ``pool: all``. Nothing is built."""
     try:
         limit = limit or RecordLimit.from_environment()
     except LimitError as err:
-        raise SuiteError(str(err)) from None
+        raise SuiteLimitError(str(err)) from None
     raw = (source.data.get("entries") if source is not None and isinstance(source.data, dict) else None) or []
+
+    def error(resolved: dict[str, Any], key: list[str], message: str, kind: type[SuiteError]) -> SuiteError:
+        index = _raw_index(raw, resolved)
+        if source is None or index is None:
+            return kind(f"config {resolved['name']}: {message}")
+        return kind(str(source.error(["entries", index, *key], message)))
+
+    total = 0
     for resolved in suite["entries"]:
-        task = get_task(resolved["task"])
-        if resolved["kind"] == "pool":
-            if resolved["pool"] == "all":
-                continue  # bounded by the task's own enumeration limit
-            n, key, params = resolved["pool"]["n"], ["pool", "n"], task.make_params(resolved["params"])
-        else:
-            n, key = sum(resolved["sizes"].values()), ["sizes"]
-            if resolved["kind"] == "sampled_length":
-                params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
-            else:
-                params = task.level(max(resolved["test_levels"]))
         try:
-            check_records(task.name, params, n, limit)
+            n, _, key, params = _entry_records(resolved)
+        except ParamError as err:
+            raise error(resolved, ["pool"], str(err), SuiteError) from None
+        try:
+            check_records(resolved["task"], params, n, limit)
         except LimitError as err:
-            index = _raw_index(raw, resolved)
-            if source is None or index is None:
-                raise SuiteError(f"config {resolved['name']}: {err}") from None
-            raise source.error(["entries", index, *key], str(err)) from None
+            raise error(resolved, key, str(err), SuiteLimitError) from None
+        total += n
+    try:
+        check_total(total, len(suite["entries"]), limit)
+    except LimitError as err:
+        raise SuiteLimitError(str(source.error(["entries"], str(err))) if source is not None else str(err)) from None
+
+
+def suite_data_bytes(suite: dict[str, Any]) -> int:
+    """Estimated bytes of the data files of a resolved suite (within the limits: check_suite_limits
+    first), from a small sample of each entry's records (gengap.limits.record_bytes)."""
+    total = 0
+    for resolved in suite["entries"]:
+        _, written, _, params = _entry_records(resolved)
+        total += written * record_bytes(resolved["task"], params)
+    return total
 
 
 def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:

@@ -9,7 +9,6 @@ any failed (after its retries), 2 for bad input.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -20,6 +19,7 @@ from tqdm import tqdm
 
 from baselines.data import release_configs
 from baselines.errors import BaselineError
+from generators.reading import ReadError, read_json
 from baselines.sweep import STATE_FILE, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
 from gengap.errors import UsageError
 from gengap.locking import destination_lock
@@ -57,8 +57,14 @@ def sweep_data(sweep: Sweep, out: Path) -> tuple[Path, list[str], dict[str, Any]
     manifest = target / "manifest.json"
     if not manifest.is_file():
         return target, names, suite
-    built = json.loads(manifest.read_text(encoding="utf-8"))
-    if _suite_config(built["suite"]["config"]) != _suite_config(suite["config"]):
+    try:
+        built = read_json(manifest)
+        recorded = built["suite"]["config"]
+    except ReadError as err:
+        raise UsageError(str(err)) from None
+    except (KeyError, TypeError):
+        raise UsageError(f"{manifest} is not the manifest of a release: remove {target} or choose another --out") from None
+    if _suite_config(recorded) != _suite_config(suite["config"]):
         raise UsageError(f"{target} was built from another suite than {sweep.suite}: remove it or choose another --out")
     return target, names, None
 

@@ -6,7 +6,9 @@ The workers
 
 - end when the map ends, fails or is interrupted (the pool is terminated: SIGTERM);
 - ignore SIGINT (a terminal's Ctrl-C reaches the whole process group; the parent ends them)
-  and take SIGTERM's default action (die at once, without a traceback);
+  and take SIGTERM's default action (die at once, without a traceback); they are forked
+  with both signals blocked and unblock them only once these dispositions are set, so a
+  worker terminated while it starts never runs the parent's handlers (a traceback);
 - end by themselves within ``WATCH_INTERVAL`` seconds when the parent dies without ending
   them (SIGKILL), instead of blocking forever on their task pipe.
 """
@@ -21,6 +23,8 @@ import threading
 import time
 from multiprocessing.pool import AsyncResult
 from typing import Callable, Iterable, Iterator, TypeVar
+
+from gengap.signals import signals_deferred
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,6 +47,7 @@ def _start_worker(parent: int | None) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # blocked by ordered_map's fork
     if parent is None:
         parent = os.getppid()
     elif os.getppid() != parent:  # the parent died before this worker started
@@ -59,9 +64,11 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], workers: int, window
     window = window or 2 * workers
     forked = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if forked else None)
-    pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid() if forked else None,))
+    pool = None
     finished = False
     try:
+        with signals_deferred():  # the workers start with SIGINT and SIGTERM blocked (see _start_worker)
+            pool = context.Pool(workers, initializer=_start_worker, initargs=(os.getpid() if forked else None,))
         pending: collections.deque[AsyncResult[R]] = collections.deque()
         iterator = iter(items)
         exhausted = False
@@ -78,8 +85,9 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], workers: int, window
             yield pending.popleft().get()
         finished = True
     finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+        if pool is not None:
+            if finished:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()

@@ -3,19 +3,22 @@
 A release is ``DIR/manifest.json`` plus ``DIR/data/<config>/{train,validation,test}.jsonl``
 (what ``gengap release`` writes). The harnesses read records only through this module; the
 manifest is optional (without it a config's task comes from its records and the prompt
-parameters from the task's defaults and the records' ``meta``). Nothing here imports
-baselines or gengap.
+parameters from the task's defaults and the records' ``meta``). With a manifest only the
+configs it lists are read; data directories and files are never read through a symlink
+(generators.reading.release_configs); every record must name the config's task. Nothing
+here imports baselines or gengap.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from generators.jsonl import read_records
+from generators.reading import ReadError, read_json, release_configs, release_part
 from harnesses.errors import HarnessError
 
 PARTS = ("train", "validation", "test")
@@ -70,11 +73,15 @@ class Release:
         return dict(params) if isinstance(params, Mapping) else {}
 
     def load(self, config: str) -> ReleaseConfig:
-        """The records of one config (every part), with its task and parameters."""
+        """The records of one config (every part), with its task and parameters; every record
+        must name that task (the manifest's, or the one all records name without a manifest)."""
         if config not in self.configs:
             raise HarnessError(f"{self.root} has no config {config!r}; configs: {', '.join(self.configs)}")
         folder = self.root / "data" / config
-        parts = {part: read_jsonl(folder / f"{part}.jsonl") for part in PARTS}
+        try:
+            parts = {part: read_jsonl(release_part(self.root, config, part)) for part in PARTS}
+        except ReadError as err:
+            raise HarnessError(str(err)) from None
         entry = self.entry(config)
         task = entry.get("task")
         if not isinstance(task, str):
@@ -82,6 +89,10 @@ class Release:
             if len(tasks) != 1:
                 raise HarnessError(f"{folder}: cannot tell the config's task (records name {', '.join(tasks) or 'none'})")
             task = tasks[0]
+        for part, records in parts.items():
+            stray = next((i for i, r in enumerate(records) if r["task"] != task), None)
+            if stray is not None:
+                raise HarnessError(f"{folder / part}.jsonl: record {stray + 1} is of task {records[stray]['task']!r}, not the config's task {task!r}")
         report = entry.get("report")
         return ReleaseConfig(
             name=config,
@@ -120,23 +131,22 @@ def open_release(root: str | Path) -> Release:
     path = Path(root)
     if not path.is_dir():
         raise HarnessError(f"{path} is not a directory")
-    data = path / "data"
-    configs = sorted(p.name for p in data.iterdir() if (p / "train.jsonl").is_file()) if data.is_dir() else []
-    if not configs:
-        raise HarnessError(f"{path} is not a release: no data/<config>/train.jsonl")
-    manifest: Any = {}
+    manifest: Any = None
     manifest_path = path / "manifest.json"
-    if manifest_path.is_file():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise HarnessError(f"cannot read {manifest_path}: {err}") from None
+    try:
+        if os.path.lexists(manifest_path):
+            manifest = read_json(manifest_path)
+        configs = release_configs(path, manifest)
+    except ReadError as err:
+        raise HarnessError(f"cannot read {err}") from None
+    if not configs:
+        raise HarnessError(f"{path} is not a release: no data/<config>/train.jsonl" + (" of a config manifest.json lists" if manifest is not None else ""))
     return Release(path, manifest if isinstance(manifest, dict) else {}, configs)
 
 
-def read_jsonl(path: Path) -> list[Record]:
-    """Records of a JSONL file ([] when it is missing); HarnessError naming the first bad line."""
-    if not path.exists():
+def read_jsonl(path: Path | None) -> list[Record]:
+    """Records of a JSONL file ([] when it is missing: None); HarnessError naming the first bad line."""
+    if path is None:
         return []
     return read_records(path, HarnessError, _check_record)
 
@@ -144,3 +154,5 @@ def read_jsonl(path: Path) -> list[Record]:
 def _check_record(record: Any, where: str) -> None:
     if not isinstance(record, dict) or not all(isinstance(record.get(k), str) and record[k].split() for k in ("input", "target")):
         raise HarnessError(f"{where}: a record needs non-empty input and target strings")
+    if not isinstance(record.get("task"), str):
+        raise HarnessError(f"{where}: a record needs its task (a string)")

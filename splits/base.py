@@ -182,18 +182,18 @@ def divergence_report(
     train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False
 ) -> dict[str, Any]:
     """Atom and compound divergence of train vs test (rounded: splits.precision), unseen atoms,
-    atom definition used."""
+    atom definition used. A divergence is None when a side has no atoms or no compounds (e.g.
+    inputs of one token have no token bigrams)."""
     if not train or not test:
         return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
     train_atoms = sum_counters([record_atoms(r) for r in train])
     test_atoms = sum_counters([record_atoms(r) for r in test])
     unseen = sorted(set(test_atoms) - set(train_atoms))
+    train_compounds = sum_counters([record_compounds(r, abstract_lexical) for r in train])
+    test_compounds = sum_counters([record_compounds(r, abstract_lexical) for r in test])
     return rounded({
-        "atom_divergence": atom_divergence(train_atoms, test_atoms),
-        "compound_divergence": compound_divergence(
-            sum_counters([record_compounds(r, abstract_lexical) for r in train]),
-            sum_counters([record_compounds(r, abstract_lexical) for r in test]),
-        ),
+        "atom_divergence": atom_divergence(train_atoms, test_atoms) if train_atoms and test_atoms else None,
+        "compound_divergence": compound_divergence(train_compounds, test_compounds) if train_compounds and test_compounds else None,
         "unseen_atoms": unseen[:UNSEEN_LISTED],
         "unseen_atom_count": len(unseen),
         "atoms_source": atoms_source(list(train[:1000]) + list(test[:1000])),

@@ -245,7 +245,7 @@ def test_load_release_split_dir_and_memory(tmp_path: Path) -> None:
         load_split(tmp_path)
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "train.jsonl").write_text("{not json\n")
-    with pytest.raises(BaselineError, match="line 1 is not valid JSON"):
+    with pytest.raises(BaselineError, match="line 1: not valid JSON"):
         load_split(tmp_path / "bad")
 
 
@@ -288,10 +288,17 @@ def test_divergence_read_from_every_kind_of_report(tmp_path: Path) -> None:
     rev = load_split(tmp_path / "rel", "rev")
     assert rev.divergence == FIGURES and rev.fingerprint() == plain.fingerprint()
     assert load_split(tmp_path / "rel", "par").divergence == {"atom_divergence": 0.5, "compound_divergence": None, "compounds": "lexical"}
+    # the manifest says which configs there are: one that cannot be read is an error
     (tmp_path / "rel" / "manifest.json").write_text("{broken")
-    assert load_split(tmp_path / "rel", "rev").divergence == NONE  # never an error
+    with pytest.raises(BaselineError, match="manifest.json: not valid JSON"):
+        load_split(tmp_path / "rel", "rev")
     (tmp_path / "rel" / "manifest.json").write_text(json.dumps({"configs": {"rev": REPORT}}))
-    assert load_split(tmp_path / "rel", "rev").divergence == NONE
+    with pytest.raises(BaselineError, match="manifest.json: has no list of configs"):
+        load_split(tmp_path / "rel", "rev")
+    (tmp_path / "rel" / "manifest.json").write_text(json.dumps({"configs": [{"name": "rev"}]}))
+    assert load_split(tmp_path / "rel", "rev").divergence == NONE  # a report it lacks is never an error
+    with pytest.raises(BaselineError, match="no config 'par'; configs: rev"):
+        load_split(tmp_path / "rel", "par")  # on disk, but not a config of the manifest
     # a split directory: report.json
     write_parts(tmp_path / "split", PARTS)
     assert load_split(tmp_path / "split").divergence == NONE

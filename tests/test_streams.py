@@ -168,7 +168,7 @@ def test_exclusion_from_a_release_and_a_split(tmp_path: Path) -> None:
     split = {part: [{"input": x} for x in inputs] for part, inputs in parts.items()}
     assert np.array_equal(Exclusion.from_split(split).hashes, exclusion.hashes)
     (folder / "test.jsonl").write_text("not json\n")
-    with pytest.raises(ValueError, match="line 1 is not valid JSON"):
+    with pytest.raises(ValueError, match="line 1: not valid JSON"):
         Exclusion.from_release(tmp_path / "rel", "cfg")
     with pytest.raises(ValueError, match="cannot read"):
         Exclusion.from_release(tmp_path / "rel", "other")

@@ -444,8 +444,8 @@ class ModularOperation(Task[ModularParams]):
 
     def solve(self, example: Mapping[str, Any]) -> str:
         p = meta_value(example, "p")
-        if not isinstance(p, int) or not is_prime(p):
-            raise ValueError("meta.p must be a prime")
+        if not isinstance(p, int) or not 2 <= p <= MAX_MODULUS or not is_prime(p):  # bounded: trial division
+            raise ValueError(f"meta.p must be a prime of at most {MAX_MODULUS}")
         tokens = example["input"].split()
         if len(tokens) != 3 or tokens[1] not in MODULAR_OPS:
             raise ValueError("input must be 'x op y'")
@@ -466,6 +466,9 @@ class ModularOperation(Task[ModularParams]):
 
     def input_space_size(self, params: ModularParams) -> int:
         return params.p * (params.p - 1 if params.op == "/" else params.p)
+
+    def enumeration_size(self, params: ModularParams) -> int:
+        return self.input_space_size(params)  # the table has one record per input
 
 
 def _inverse_mod(y: np.ndarray, p: int) -> np.ndarray:

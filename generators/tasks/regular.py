@@ -254,11 +254,11 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
             if i % 2 == 0:
                 if len(token) != 1 or token not in digits:
                     raise ValueError(f"unexpected number token {token!r}")
-                product *= int(token)
+                product = product * int(token) % modulus  # reduced as it goes: a long input stays cheap
             elif token == "*":
                 continue
             elif token in ("+", "-"):
-                total += sign * product
+                total = (total + sign * product) % modulus
                 product, sign = 1, (1 if token == "+" else -1)
             else:
                 raise ValueError(f"unexpected operator token {token!r}")

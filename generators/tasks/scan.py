@@ -631,6 +631,11 @@ class Scan(Task[ScanParams]):
         """Every command params allow, once each, ordered by conjunct count, then connectives
         (and before after, left to right), then S indices (repetitions outer, V in grammar
         order inner). ParamError when more than ENUMERATE_LIMIT commands."""
+        self.enumeration_size(params)
+        return _render(list(_tuples(params)), params.max_repeats)
+
+    def enumeration_size(self, params: ScanParams) -> int:
+        """The number of commands params allow; ParamError when more than ENUMERATE_LIMIT."""
         if _sampler(params).log_size > math.log(ENUMERATE_LIMIT) + 1.0:
             digits = _sampler(params).log_size / math.log(10)
             raise ParamError(
@@ -639,7 +644,7 @@ class Scan(Task[ScanParams]):
         size = count_commands(params)
         if size > ENUMERATE_LIMIT:
             raise ParamError(f"scan: {size} commands are too many to enumerate (limit {ENUMERATE_LIMIT})")
-        return _render(list(_tuples(params)), params.max_repeats)
+        return size
 
     def solve(self, example: Mapping[str, Any]) -> str:
         words = example["input"].split()
