@@ -36,7 +36,8 @@ from baselines.errors import BaselineError
 from generators import batch_to_jsonl, get_task, record_id, task_names
 from gengap.cli import main
 from gengap.release import fingerprint, write_checksums
-from tests.test_output_discipline import TINY, _default_sigint
+from tests.output_helpers import _default_sigint
+from tests.test_output_discipline import TINY
 
 # -- running gengap and looking at the disk --------------------------------------------------------
 
