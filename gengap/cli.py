@@ -158,15 +158,22 @@ def _check_generate_size(task: str, params: Any, args: argparse.Namespace) -> No
         limit = RecordLimit.from_environment(args.max_records)
     except LimitError as err:
         raise UsageError(str(err)) from None
-    if args.n is not None and args.n > limit.max_records:
+    count = args.n
+    if args.all:
+        try:
+            count = get_task(task).enumeration_size(params)
+        except ParamError as err:
+            raise UsageError(_prefixed(task, err)) from None
+    if count is not None and count > limit.max_records:
+        given = f"--n {count:,}" if args.n is not None else f"--all ({count:,} records)"
         raise UsageError(
-            f"--n {args.n:,} is more than the limit of {limit.max_records:,} records "
+            f"{given} is more than the limit of {limit.max_records:,} records "
             f"(raise it with --max-records N or {ENVIRONMENT_VARIABLE}=N)"
         )
     if args.out:
         target = check_writable_file(args.out, args.force)
-        if args.n is not None and args.n > SIZE_CHECKED_FROM:
-            check_space(target, args.n * record_bytes(task, params))
+        if count is not None and count > SIZE_CHECKED_FROM:
+            check_space(target, count * record_bytes(task, params))
 
 
 @contextmanager
@@ -448,7 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (output is identical for any count)")
     p.add_argument("--out", help="output file (written atomically); default stdout")
     p.add_argument("--force", action="store_true", help="replace an existing regular file at --out")
-    p.add_argument("--max-records", type=int, metavar="N", help=f"most records --n may ask for (default {DEFAULT_MAX_RECORDS:,}; env {ENVIRONMENT_VARIABLE})")
+    p.add_argument("--max-records", type=int, metavar="N", help=f"most records --n or --all may ask for (default {DEFAULT_MAX_RECORDS:,}; env {ENVIRONMENT_VARIABLE})")
     p.set_defaults(func=cmd_generate)
 
     p = commands.add_parser("check", help="validate records and re-check every target")

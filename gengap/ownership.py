@@ -18,13 +18,13 @@ that are missing do not matter (a partly deleted output may be replaced).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
+from generators.reading import ReadError, json_value
 from harnesses.export import EXPORT_MARKER, export_files
 from splits import STRATEGIES
 from splits.base import PARTS
@@ -69,8 +69,8 @@ def _read_json(path: Path) -> Any:
             data = handle.read(MAX_MARKER_BYTES + 1)
         if len(data) > MAX_MARKER_BYTES:
             return None
-        return json.loads(data.decode("utf-8"))
-    except (OSError, ValueError, RecursionError, UnicodeError):
+        return json_value(data)
+    except (OSError, ReadError):
         return None
 
 

@@ -258,6 +258,22 @@ def test_generate_refuses_an_n_beyond_the_record_limit_up_front(tmp_path: Path) 
     assert len(out.read_text().splitlines()) == 6
 
 
+def test_generate_all_is_held_to_the_record_limit_before_enumerating(tmp_path: Path) -> None:
+    """`generate --all` of a huge enumerable table (p=4001: 16,008,001 records) is refused up
+    front by its counted size, as `pool: all` is; a small table still enumerates."""
+    out = tmp_path / "out.jsonl"
+    for extra in (["--out", str(out)], []):
+        result = gengap("generate", "modular_operation", "--all", "--param", "p=4001", *extra)
+        one_line_error(result, "--all (16,008,001 records) is more than the limit of 10,000,000 records")
+        assert result.stdout == ""
+    assert os.listdir(tmp_path) == []
+    small = gengap("generate", "modular_operation", "--all", "--param", "p=7", "--max-records", "49", "--out", str(out))
+    assert small.returncode == 0
+    assert len(out.read_text().splitlines()) == 49
+    out.unlink()
+    one_line_error(gengap("generate", "modular_operation", "--all", "--param", "p=7", "--max-records", "48"), "--all (49 records)")
+
+
 def test_generate_refuses_an_output_its_disk_cannot_hold(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     result = gengap_with({"free_bytes": 100_000}, "generate", "parity_check", "--n", "20000", "--out", str(out))
