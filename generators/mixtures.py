@@ -106,6 +106,7 @@ class Component:
             raise MixtureError(f"{self.task}: a component needs at least one level")
         parse_curriculum(self.curriculum, sorted(self.levels))
         object.__setattr__(self, "levels", dict(sorted(self.levels.items())))
+        object.__setattr__(self, "weight", float(self.weight))
 
     @classmethod
     def from_settings(cls, task: str, weight: float = 1.0, **settings: Any) -> "Component":
@@ -271,9 +272,6 @@ def _component(entry: Any, where: str) -> Component:
     unknown = sorted(str(key) for key in entry if key not in COMPONENT_KEYS)
     if unknown:
         raise MixtureError(f"{where}: unknown key(s) {', '.join(unknown)}; a component has {', '.join(COMPONENT_KEYS)}")
-    weight = entry.get("weight", 1.0)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
-        raise MixtureError(f"{where}: weight must be a finite number >= 0, got {weight!r}")
     params = entry.get("params") or {}
     if not isinstance(params, dict) or any(not isinstance(v, (str, int, float, bool)) for v in params.values()):
         raise MixtureError(f"{where}: params must be a mapping of parameter names to single values")
@@ -286,7 +284,7 @@ def _component(entry: Any, where: str) -> Component:
         raise MixtureError(f"{where}: sizes must be a list of [lo, hi] integer pairs with lo <= hi")
     try:
         return Component.from_settings(
-            entry["task"], float(weight), params=tuple((str(k), _text(v)) for k, v in params.items()),
+            entry["task"], entry.get("weight", 1.0), params=tuple((str(k), _text(v)) for k, v in params.items()),
             level=level, curriculum=curriculum, sizes=tuple((lo, hi) for lo, hi in sizes),
         )
     except (UnknownTaskError, ParamError, CurriculumError, MixtureError) as err:
