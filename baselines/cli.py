@@ -103,7 +103,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--precision", choices=("auto", "fp32", "bf16"), help="auto (default: bf16 autocast on CUDA, fp32 on the CPU), fp32, or bf16 autocast on any device")
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
-    p.add_argument("--stream", metavar="TASK", help="train on records of TASK generated on the fly (never an input of the config's validation or test side); evaluate on --config")
+    p.add_argument("--stream", metavar="TASK|MIXTURE.yaml", help="train on records of TASK, or of the weighted tasks of a mixture file (.yaml, .yml, .json; each task with its own curriculum), generated on the fly (never an input of the config's validation or test side); evaluate on --config")
     p.add_argument("--curriculum", metavar="SPEC", help="with --stream: levels over training, e.g. fixed:3, mixture:1=0.5,2=0.5, step:start=1,end=10,every=500, linear:start=1,end=10,steps=5000, adaptive:start=1,end=10,threshold=0.9,window=50,replay=0.2")
     p.add_argument("--level", type=int, help="with --stream: the task's difficulty level 1..10 (one level throughout)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="with --stream: set a task parameter at every level (repeatable)")

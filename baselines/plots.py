@@ -102,22 +102,27 @@ def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None
     plt, figure, axis, path = canvas
     for seed in results["per_seed"]:
         curriculum = seed.get("curriculum") or {}
-        trace = curriculum.get("trace") or []
-        if not trace:
-            continue
-        steps = [step for step, _ in trace] + [results["steps"]]
-        levels = [level for _, level in trace] + [trace[-1][1]]
-        line = axis.step(steps, levels, where="post", linewidth=1.5, label=f"seed {seed['seed']} level")[0]
-        means = curriculum.get("mean_levels") or []
-        if means:
-            axis.plot([s for s, _ in means], [m for _, m in means], ".", color=line.get_color(), alpha=0.6)
+        parts = curriculum.get("components") or [curriculum]  # a mixture: one line per component
+        for k, part in enumerate(parts):
+            trace = part.get("trace") or []
+            if not trace:
+                continue
+            steps = [step for step, _ in trace] + [results["steps"]]
+            levels = [level for _, level in trace] + [trace[-1][1]]
+            name = f" {part['task']}" if "task" in part else ""
+            line = axis.step(steps, levels, where="post", linewidth=1.5, label=f"seed {seed['seed']}{name} level")[0]
+            means = [(s, m[k] if isinstance(m, list) else m) for s, m in curriculum.get("mean_levels") or []]
+            means = [(s, m) for s, m in means if m is not None]
+            if means:
+                axis.plot([s for s, _ in means], [m for _, m in means], ".", color=line.get_color(), alpha=0.6)
     from matplotlib.ticker import MaxNLocator
 
     axis.yaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlabel("training step")
     axis.set_ylabel("level")
     stream = results.get("stream") or {}
-    axis.set_title(f"{stream.get('task', results['config'])}: {stream.get('curriculum', '')} (dots: mean level trained)")
+    what = f"{stream.get('task', results['config'])}: {stream.get('curriculum', '')}" if "components" not in stream else f"mixture of {len(stream['components'])} tasks"
+    axis.set_title(f"{what} (dots: mean level trained)")
     return _save(plt, figure, axis, path)
 
 

@@ -11,8 +11,13 @@
   other, so an infinite stream cannot be several of its shards; a data loader therefore
   reads it with one worker, and ``datasets.distributed.split_dataset_by_node`` keeps every
   world_size-th row per rank, which is also disjoint and complete.) Rows are flat:
-  ``position``, ``level``, ``id``, ``task``, ``input``, ``target``, and ``difficulty`` and
-  ``meta`` as JSON text (the columns ``harnesses.gengap_reward`` reads).
+  ``position``, ``component`` (the mixture component; 0 for a one-task stream), ``level``,
+  ``id``, ``task``, ``input``, ``target``, and ``difficulty`` and ``meta`` as JSON text (the
+  columns ``harnesses.gengap_reward`` reads, routing each row by its task).
+
+Either takes a one-task :class:`~generators.streams.RecordStream` or a multi-task
+:class:`~generators.mixtures.MixtureStream`; for a mixture, ``curriculum`` is one curriculum
+per component (default: each component's own, from its spec).
 
 A curriculum given to either is followed by position (``records_per_step`` records per
 step, the step index is ``position // records_per_step``); an adaptive curriculum changes
@@ -30,15 +35,16 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from generators.curriculum import Curriculum
+from generators.mixtures import MixtureChooser, MixtureStream
 from generators.streams import Chooser, RecordStream, Shard
 
-ROW_COLUMNS = ("position", "level", "id", "task", "input", "target", "difficulty", "meta")
+ROW_COLUMNS = ("position", "component", "level", "id", "task", "input", "target", "difficulty", "meta")
 
 
 def _world(rank: int | None, world_size: int | None) -> tuple[int, int]:
@@ -55,23 +61,48 @@ def _world(rank: int | None, world_size: int | None) -> tuple[int, int]:
 
 @dataclass(frozen=True, eq=False)
 class StreamView:
-    """What a dataset reads: the stream from `start`, levels by `curriculum` at ``position //
-    records_per_step``, the shard of this rank (``rank`` / ``world_size``, else torch.distributed's)."""
+    """What a dataset reads: the stream from `start`, levels by `curriculum` (a mixture: one per
+    component, default their own) at ``position // records_per_step``, the shard of this rank
+    (``rank`` / ``world_size``, else torch.distributed's)."""
 
-    stream: RecordStream
-    curriculum: Curriculum | None = None
+    stream: RecordStream | MixtureStream
+    curriculum: Curriculum | Sequence[Curriculum] | None = None
     records_per_step: int = 1
     start: int = 0
     rank: int | None = None
     world_size: int | None = None
 
-    def reading(self, worker: int = 0, workers: int = 1) -> tuple[int, Shard, Chooser | None]:
-        """(start, shard, chooser) for RecordStream.iterate or .records: shard ``rank * workers +
+    def __post_init__(self) -> None:
+        mixture, one = isinstance(self.stream, MixtureStream), isinstance(self.curriculum, Curriculum)
+        if (mixture and one) or (not mixture and self.curriculum is not None and not one):
+            raise ValueError("a mixture stream takes one curriculum per component (or none), a one-task stream one curriculum")
+        if isinstance(self.stream, MixtureStream):
+            given = self.curriculum if self.curriculum is not None else self.stream.mixture.new_curricula()
+            object.__setattr__(self, "curriculum", list(given))
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether a curriculum read is adaptive (updated by the training loop)."""
+        chosen = [self.curriculum] if isinstance(self.curriculum, Curriculum) else self.curriculum or []
+        return any(c.adaptive for c in chosen)
+
+    def reading(self, worker: int = 0, workers: int = 1) -> tuple[int, Shard, Chooser | MixtureChooser | None]:
+        """(start, shard, chooser) for the stream's iterate or records: shard ``rank * workers +
         worker`` of ``world_size * workers``."""
         rank, world = _world(self.rank, self.world_size)
         curriculum = self.curriculum
-        chooser = self.stream.chooser(curriculum.choose, self.records_per_step) if curriculum is not None else None
+        if isinstance(self.stream, MixtureStream):
+            chooser: Chooser | MixtureChooser | None = self.stream.chooser(curriculum, self.records_per_step)  # type: ignore[arg-type]
+        else:
+            chooser = self.stream.chooser(curriculum.choose, self.records_per_step) if isinstance(curriculum, Curriculum) else None
         return self.start, Shard.of(rank * workers + worker, world * workers), chooser
+
+    def items(self) -> Iterator[tuple[int, int, int, Any]]:
+        """(position, component, level, record) of this rank's shard (component 0 for a one-task stream)."""
+        items = self.stream.iterate(*self.reading())  # type: ignore[arg-type]
+        if isinstance(self.stream, MixtureStream):
+            return items  # type: ignore[return-value]
+        return ((position, 0, level, record) for position, level, record in items)
 
 
 class TorchRecordStream(IterableDataset):
@@ -83,17 +114,17 @@ class TorchRecordStream(IterableDataset):
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         info = get_worker_info()
-        if info is not None and self.view.curriculum is not None and self.view.curriculum.adaptive:
+        if info is not None and self.view.adaptive:
             raise ValueError("an adaptive curriculum is updated by the training loop: iterate it with num_workers=0")
         worker, workers = (info.id, info.num_workers) if info is not None else (0, 1)
-        for record in self.view.stream.records(*self.view.reading(worker, workers)):
+        for record in self.view.stream.records(*self.view.reading(worker, workers)):  # type: ignore[arg-type]
             yield copy.deepcopy(record)
 
 
 def _rows(view: StreamView) -> Iterator[dict[str, Any]]:
-    for position, level, record in view.stream.iterate(*view.reading()):
+    for position, component, level, record in view.items():
         yield {
-            "position": position, "level": level, "id": record["id"], "task": record["task"],
+            "position": position, "component": component, "level": level, "id": record["id"], "task": record["task"],
             "input": record["input"], "target": record["target"],
             "difficulty": json.dumps(record["difficulty"]), "meta": json.dumps(record.get("meta") or {}),
         }
@@ -134,10 +165,10 @@ def hf_iterable_dataset(stream: RecordStream, **options: Any) -> Any:
     import datasets
 
     view = StreamView(stream, **options)
-    if view.curriculum is not None and view.curriculum.adaptive:
+    if view.adaptive:
         raise ValueError("an adaptive curriculum is updated by the training loop: use TorchRecordStream with num_workers=0")
     features = datasets.Features({
-        "position": datasets.Value("int64"), "level": datasets.Value("int64"),
-        **{name: datasets.Value("string") for name in ROW_COLUMNS[2:]},
+        **{name: datasets.Value("int64") for name in ROW_COLUMNS[:3]},
+        **{name: datasets.Value("string") for name in ROW_COLUMNS[3:]},
     })  # fmt: skip
     return datasets.IterableDataset.from_generator(_rows, features=features, gen_kwargs={"view": view})

@@ -1,16 +1,19 @@
-"""Training data from a record stream (``gengap train --stream TASK``): levels, curriculum, exclusion, batches.
+"""Training data from a record stream (``gengap train --stream TASK`` or ``--stream MIXTURE.yaml``).
 
 :class:`StreamPlan` turns the stream settings of a run (task, ``--param`` overrides, a
-``--level``, ``--sizes`` bands or a ``--curriculum`` spec) into a level table and a
-curriculum. :class:`StreamSource` serves one seed's batches: step s (1-based) takes the
-next ``batch_size`` kept records of the stream (seed: the run's data seed) from its cursor,
-each at the level the curriculum chooses at step index s - 1 for the record's position
-(generators.streams), never an input of the evaluated config's validation or test side.
-With an adaptive curriculum, after each step the teacher-forced exact match (every target
-token and the end token predicted) of the batch's records at the current level is
-observed as of step s (a promotion recorded at step s applies from step s + 1 on). The
-cursor, the curriculum's state and the level trace are the source's
-state; they go into the checkpoint, so a resumed run continues exactly.
+``--level``, ``--sizes`` bands or a ``--curriculum`` spec; or a mixture file,
+generators.mixtures) into a task mixture: one component for a task, one per task of a
+mixture file, each with its level table and curriculum. :class:`StreamSource` serves one
+seed's batches: step s (1-based) takes the next ``batch_size`` kept records of the mixture
+stream (seed: the run's data seed) from its cursor, each from the component drawn at its
+position, at the level that component's curriculum chooses at step index s - 1 for the
+position (generators.streams, generators.mixtures), never an input of the evaluated
+config's validation or test side. With an adaptive curriculum, after each step the
+teacher-forced exact match (every target token and the end token predicted) of the batch's
+records of that component at its current level is observed as of step s (a promotion
+recorded at step s applies from step s + 1 on). The cursor, the curricula's states and the
+level traces are the source's state; they go into the checkpoint, so a resumed run
+continues exactly (and refuses a mixture file that changed meanwhile).
 """
 
 from __future__ import annotations
@@ -23,22 +26,23 @@ import torch
 
 from baselines.errors import BaselineError
 from generators.batch import Record
-from generators.curriculum import Curriculum, CurriculumError, parse_curriculum
+from generators.curriculum import Curriculum, CurriculumError
 from generators.exclusion import Exclusion
+from generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, resolve_stream
 from generators.params import ParamError, Params
-from generators.registry import UnknownTaskError, get_task
-from generators.streams import RecordStream, Uniforms, size_levels
+from generators.registry import UnknownTaskError
+from generators.streams import Uniforms
 
 IGNORE = -100  # same as baselines.training.IGNORE
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StreamPlan:
-    """A stream run's task, level table and curriculum spec (one-level streams get ``fixed:<level>``)."""
+    """A stream run's task mixture: one component for ``--stream TASK`` (``source`` None), or
+    a mixture file's components (``source``: the file)."""
 
-    task: str
-    levels: Mapping[int, Params]
-    curriculum: str
+    mixture: TaskMixture
+    source: str | None = None
 
     @classmethod
     def from_settings(
@@ -49,40 +53,55 @@ class StreamPlan:
         curriculum: str | None = None,
         sizes: Sequence[tuple[int, int]] = (),
     ) -> "StreamPlan":
-        """Resolve the settings; BaselineError naming the problem."""
+        """Resolve the settings (``task`` may name a mixture file); BaselineError naming the problem."""
+        if is_mixture_file(task):
+            if params or level is not None or curriculum is not None or sizes:
+                raise BaselineError("a mixture file sets level, curriculum, params and sizes per component: drop --level, --curriculum, --param and --sizes")
+            try:
+                return cls(load_mixture(task), task)
+            except MixtureError as err:
+                raise BaselineError(str(err)) from None
         try:
-            spec = get_task(task)
+            levels, spec = resolve_stream(task, params, level, curriculum, sizes)
         except UnknownTaskError as err:
             raise BaselineError(str(err)) from None
-        if level is not None and curriculum is not None:
-            raise BaselineError("give --level or --curriculum, not both")
-        try:
-            typed = {key: spec.params_type.parse_value(key, value) for key, value in params}
-            if sizes:
-                base = size_levels(task, sizes)
-            elif level is None and curriculum is None:
-                base = {0: spec.default_params()}
-            else:
-                base = spec.levels()
-            chosen = parse_curriculum(curriculum or f"fixed:{level if level is not None else min(base)}", sorted(base))
-            table = {k: base[k].replace(**typed) if typed else base[k] for k in chosen.levels()}
         except (ParamError, CurriculumError) as err:
             raise BaselineError(f"{task}: {err}") from None
-        return cls(task, table, chosen.spec)
+        return cls(TaskMixture((Component(task, levels, spec),)))
 
-    def new_curriculum(self) -> Curriculum:
-        return parse_curriculum(self.curriculum)
+    @property
+    def single(self) -> Component | None:
+        """The component of a one-task run (``--stream TASK``), else None."""
+        return self.mixture.components[0] if self.source is None else None
 
-    def stream(self, seed: int, exclusion: Exclusion | None = None) -> RecordStream:
-        return RecordStream(self.task, self.levels, seed, exclusion)
+    @property
+    def task(self) -> str:
+        return self.mixture.components[0].task
+
+    @property
+    def levels(self) -> Mapping[int, Params]:
+        return self.mixture.components[0].levels
+
+    @property
+    def curriculum(self) -> str:
+        return self.mixture.components[0].curriculum
+
+    def new_curricula(self) -> list[Curriculum]:
+        return self.mixture.new_curricula()
+
+    def stream(self, seed: int, exclusion: Exclusion | None = None) -> MixtureStream:
+        return self.mixture.stream(seed, exclusion)
 
     def probe(self, seed: int) -> list[Record]:
-        """Block 0 of every level at seed (what the run reads first): sizes the vocabulary and the model."""
+        """Block 0 of every level of every component at seed (what the run reads first): sizes the vocabulary and the model."""
         stream = self.stream(seed)
-        return [r for level in self.levels for r in stream.block(level, 0).records]
+        return [r for part in stream.streams for level in part.levels for r in part.block(level, 0).records]
 
     def describe(self) -> dict[str, Any]:
-        return {"task": self.task, "curriculum": self.curriculum, "levels": {str(k): p.to_dict() for k, p in self.levels.items()}}
+        if self.single is not None:
+            single = self.single.describe()
+            return {"task": single["task"], "curriculum": single["curriculum"], "levels": single["levels"]}
+        return {"mixture": self.source, "components": self.mixture.describe()}
 
 
 class StreamSource:
@@ -93,72 +112,97 @@ class StreamSource:
     def __init__(self, plan: StreamPlan, seed: int, exclusion: Exclusion, encode: Any, batch_size: int) -> None:
         self.plan = plan
         self.stream = plan.stream(seed, exclusion)
-        self.curriculum = plan.new_curriculum()
+        self.curricula = plan.new_curricula()
         self.uniforms = Uniforms(seed)
         self.encode = encode  # records -> (ids, labels, tokens)
         self.batch_size = batch_size
-        self.needs_logits = self.curriculum.adaptive
+        self.needs_logits = any(c.adaptive for c in self.curricula)
         self.position = 0  # the next position to read
         self.t = 0  # 0-based index of the step being served
-        self.trace: list[list[int]] = []  # [step, headline level] at every change
-        self.window_levels: list[int] = []  # levels trained since the last metrics row
+        self.traces: list[list[list[int]]] = [[] for _ in self.curricula]  # per component: [step, headline level] at every change
+        self.window: list[list[int]] = []  # [component, level] of the records trained since the last metrics row
+        self.components = np.zeros(0, dtype=np.int64)
         self.levels = np.zeros(0, dtype=np.int64)
         self._records: Any = None
 
-    def _choose(self, position: int) -> int:
-        return self.curriculum.choose(self.t, self.uniforms(position))
+    def _choose(self, component: int, position: int) -> int:
+        return self.curricula[component].choose(self.t, self.uniforms(position))
 
     def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
         self.t = step - 1
-        headline = self.curriculum.level(self.t)
-        if not self.trace or self.trace[-1][1] != headline:
-            self.trace.append([step, headline])
+        for curriculum, trace in zip(self.curricula, self.traces):
+            headline = curriculum.level(self.t)
+            if not trace or trace[-1][1] != headline:
+                trace.append([step, headline])
         if self._records is None:
             self._records = self.stream.iterate(self.position, chooser=self._choose)
-        records, levels = [], []
+        records, chosen = [], []
         try:
             for _ in range(self.batch_size):
-                position, level, record = next(self._records)
+                position, component, level, record = next(self._records)
                 records.append(record)
-                levels.append(level)
+                chosen.append([component, level])
                 self.position = position + 1
         except ValueError as err:
             raise BaselineError(str(err)) from None
-        self.levels = np.asarray(levels, dtype=np.int64)
-        self.window_levels.extend(levels)
+        self.components = np.asarray([c for c, _ in chosen], dtype=np.int64)
+        self.levels = np.asarray([level for _, level in chosen], dtype=np.int64)
+        self.window.extend(chosen)
         return self.encode(records)
 
     def observe(self, step: int, logits: torch.Tensor | None, labels: torch.Tensor) -> None:
-        """After the step: feed the adaptive curriculum the exact match of the current level's records."""
-        if logits is None or not self.curriculum.adaptive:
-            return
-        rows = torch.from_numpy(self.levels == self.curriculum.current).to(labels.device)
-        if not bool(rows.any()):
+        """After the step: feed each adaptive curriculum the exact match of its component's records at its current level."""
+        if logits is None or not self.needs_logits:
             return
         correct = ((logits.argmax(-1) == labels) | (labels == IGNORE)).all(dim=1)
-        self.curriculum.observe(step, float(correct[rows].float().mean()))
+        for k, curriculum in enumerate(self.curricula):
+            if not curriculum.adaptive:
+                continue
+            rows = torch.from_numpy((self.components == k) & (self.levels == curriculum.current)).to(labels.device)
+            if bool(rows.any()):
+                curriculum.observe(step, float(correct[rows].float().mean()))
 
     def metrics(self) -> dict[str, Any]:
-        """For the metrics row: the headline level now and the mean level trained since the last row."""
-        mean = sum(self.window_levels) / len(self.window_levels) if self.window_levels else None
-        self.window_levels = []
-        return {"level": self.curriculum.level(self.t), "mean_level": mean}
+        """For the metrics row: the headline level now and the mean level trained since the last row
+        (per component, with each component's share of the records, for a mixture)."""
+        window, self.window = self.window, []
+        means: list[float | None] = []
+        counts: list[int] = []
+        for k in range(len(self.curricula)):
+            levels = [level for component, level in window if component == k]
+            counts.append(len(levels))
+            means.append(sum(levels) / len(levels) if levels else None)
+        if self.plan.single is not None:
+            return {"level": self.curricula[0].level(self.t), "mean_level": means[0]}
+        total = max(sum(counts), 1)
+        return {"levels": [c.level(self.t) for c in self.curricula], "mean_levels": means, "shares": [n / total for n in counts]}
 
     def state(self) -> dict[str, Any]:
-        return {"position": self.position, "t": self.t, "curriculum": self.curriculum.state_dict(),
-                "trace": [list(x) for x in self.trace], "window_levels": list(self.window_levels)}
+        return {"position": self.position, "t": self.t, "curricula": [c.state_dict() for c in self.curricula],
+                "traces": [[list(x) for x in trace] for trace in self.traces], "window": [list(x) for x in self.window],
+                "components": self.plan.mixture.describe()}
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         if not state:
             return
+        if "curriculum" in state:  # a one-task checkpoint written before mixtures
+            state = {**state, "curricula": [state["curriculum"]], "traces": [state["trace"]],
+                     "window": [[0, level] for level in state["window_levels"]], "components": self.plan.mixture.describe()}
+        if state["components"] != self.plan.mixture.describe():
+            raise BaselineError(f"the stream's components changed since the checkpoint ({self.plan.source or self.plan.task}); cannot resume")
         self.position = int(state["position"])
         self.t = int(state["t"])
-        self.curriculum.load_state_dict(state["curriculum"])
-        self.trace = [[int(a), int(b)] for a, b in state["trace"]]
-        self.window_levels = [int(x) for x in state["window_levels"]]
+        for curriculum, saved in zip(self.curricula, state["curricula"]):
+            curriculum.load_state_dict(saved)
+        self.traces = [[[int(a), int(b)] for a, b in trace] for trace in state["traces"]]
+        self.window = [[int(a), int(b)] for a, b in state["window"]]
         self._records = None
 
     def summary(self) -> dict[str, Any]:
         """What results.json keeps per seed."""
-        return {"spec": self.curriculum.spec, "final_level": self.curriculum.level(self.t), "trace": self.trace,
-                "promotions": self.curriculum.promotions, "records_read_to": self.position}
+        parts = [{"task": component.task, "spec": curriculum.spec, "final_level": curriculum.level(self.t), "trace": trace,
+                  "promotions": curriculum.promotions}
+                 for component, curriculum, trace in zip(self.plan.mixture.components, self.curricula, self.traces)]
+        if self.plan.single is not None:
+            return {**{k: v for k, v in parts[0].items() if k != "task"}, "records_read_to": self.position}
+        return {"components": parts, "records_read_to": self.position}

@@ -22,12 +22,14 @@
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
-With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``) the
-batches come from a record stream seeded by the data seed instead of the train part
+With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``), or
+``stream=MIXTURE.yaml`` (a multi-task mixture file, generators.mixtures), the batches come
+from a record stream seeded by the data seed instead of the train part
 (baselines.stream_train: a :class:`StreamSource` in place of a :class:`FixedSource`),
 excluding the inputs of the split's validation and test sides; its cursor and curriculum
-state go into the checkpoint, metric rows gain ``level`` and ``mean_level``, results gain
-``stream`` and per seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
+state go into the checkpoint, metric rows gain ``level`` and ``mean_level`` (a mixture:
+``levels``, ``mean_levels`` and ``shares`` per component), results gain ``stream`` and per
+seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
 
 A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
 ``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
@@ -158,7 +160,7 @@ class TrainSettings:
     precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
     fused: bool | None = None  # fused AdamW; default: on CUDA only
     kv_cache: bool = True
-    stream: str | None = None  # train from a record stream of this task (baselines.stream_train) instead of the train part
+    stream: str | None = None  # train from a record stream of this task, or of a mixture file (.yaml, .yml, .json), instead of the train part
     stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)
     level: int | None = None  # the stream's level (one level; or use curriculum)
     curriculum: str | None = None  # a curriculum spec over the stream's levels (generators.curriculum)
@@ -676,7 +678,8 @@ class Run:
             result["by_iterations"] = {str(k): iteration_summary(v["id"], v["ood"]) for k, v in by_iterations.items()}
         summary = source.summary()
         if summary is not None:
-            means = [[row["step"], row["mean_level"]] for row in history if row.get("mean_level") is not None]
+            key = "mean_level" if self.stream is not None and self.stream.single is not None else "mean_levels"
+            means = [[row["step"], row[key]] for row in history if row.get(key) is not None]
             result["curriculum"] = {**summary, "mean_levels": means}
         if folder is not None:
             atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")

@@ -8,7 +8,9 @@ gengap stream (``RecordStream.records()``, dicts as a training loop receives the
 items/s of reasoning-gym's count_bits over 40-bit numbers (``dataset[i]`` for every i, how
 its datasets generate), and their ratio; then what exclusion costs (records/s with the
 validation and test inputs of a paired config excluded, and the bytes held per excluded
-input) and what a mixture of levels costs (records/s through a curriculum chooser).
+input), what a mixture of levels costs (records/s through a curriculum chooser), and what a
+mixture of tasks costs (records/s of a 3-task mixture, parity_check, reverse_string and
+addition at one level each, vs the one-task parity_check stream through the same path).
 Rates are items per CPU second of this process (``time.process_time``), the best of
 --repeats runs each (the two headline lines also give the wall-clock rate). Run it pinned
 to one core.
@@ -30,6 +32,7 @@ from generation import PAIRS  # noqa: E402  (count_bits' 40-bit setting, matched
 
 from generators import get_task, parse_curriculum  # noqa: E402
 from generators.exclusion import Exclusion  # noqa: E402
+from generators.mixtures import Component, TaskMixture  # noqa: E402
 from generators.streams import RecordStream  # noqa: E402
 
 TASK = "parity_check"
@@ -111,6 +114,20 @@ def main() -> None:
         levels = RecordStream.of_task(TASK, 0)
         rate = stream_rate(levels, args.n, args.repeats, chooser=lambda s: s.chooser(curriculum.choose))
         print(f"levels through a chooser, {spec}: {rate:12,.0f} records/s")
+
+    # a mixture of tasks: each component's block is generated where it is drawn
+    one = TaskMixture((Component(TASK, {0: params}, "fixed:0"),))
+    three = TaskMixture((
+        Component(TASK, {0: params}, "fixed:0", 1.0),
+        Component("reverse_string", {0: get_task("reverse_string").with_size(40, 40)}, "fixed:0", 1.0),
+        Component("addition", {0: get_task("addition").level(4)}, "fixed:0", 1.0),
+    ))  # fmt: skip
+    rates = {}
+    for name, mixture in (("1 task (parity_check)", one), ("3 tasks, equal weights", three)):
+        rates[name] = best_rate(lambda m=mixture: consume(m.stream(0).records(), args.n), args.repeats)
+        print(f"task mixture, {name}: {rates[name]:12,.0f} records/s (wall clock {WALL[0]:,.0f}/s)")
+    first, second = rates.values()
+    print(f"3-task mixture / 1-task mixture: {second / first:.2f}; 1-task mixture / plain stream: {first / ours:.2f}")
 
 
 if __name__ == "__main__":

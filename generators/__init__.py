@@ -12,6 +12,7 @@ from generators.blocks import BLOCK_SIZE, BlockPlan
 from generators.curriculum import Curriculum, CurriculumError, parse_curriculum
 from generators.exclusion import Exclusion
 from generators.streams import RecordStream, Shard, size_levels
+from generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, load_mixture
 from generators.seeding import block_rng
 from generators.task import FAMILIES, Task
 
@@ -21,16 +22,20 @@ __all__ = [
     "BLOCK_SIZE",
     "Batch",
     "BlockPlan",
+    "Component",
     "Curriculum",
     "CurriculumError",
     "Exclusion",
     "FAMILIES",
+    "MixtureError",
+    "MixtureStream",
     "ParamError",
     "Params",
     "Record",
     "RecordStream",
     "Shard",
     "Task",
+    "TaskMixture",
     "UnknownTaskError",
     "batch_to_jsonl",
     "block_rng",
@@ -39,6 +44,7 @@ __all__ = [
     "get_task",
     "parse_curriculum",
     "knob",
+    "load_mixture",
     "record_id",
     "register",
     "size_levels",

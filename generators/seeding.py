@@ -26,6 +26,8 @@ stream         seeds                                         derivation
                task's params (boolean_function's support)
 ``curriculum`` the level of each position in block b of a    SeedSequence(seed, spawn_key=(*key("curriculum"), b))
                record stream that mixes levels
+``mixture``    the component of each position in block b of  SeedSequence(seed, spawn_key=(*key("mixture"), b))
+               a multi-task mixture stream
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
 =============  ============================================  ==========================================================
@@ -36,8 +38,8 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
-boolean_function, ``curriculum`` with record streams (generators.streams) and ``noise`` with
-label noise (baselines.label_noise). Tests pin one
+boolean_function, ``curriculum`` with record streams (generators.streams), ``mixture`` with
+multi-task mixtures (generators.mixtures) and ``noise`` with label noise (baselines.label_noise). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -94,6 +96,12 @@ def curriculum_rng(seed: int, block: int) -> np.random.Generator:
     """Stream ``curriculum``: the uniforms that choose the level of each position of block
     `block` of a record stream (independent of the task, so any curriculum can read them)."""
     return stream(seed, (*labels_key("curriculum"), block))
+
+
+def mixture_rng(seed: int, block: int) -> np.random.Generator:
+    """Stream ``mixture``: the uniforms that choose the component (task) of each position of
+    block `block` of a multi-task mixture stream (independent of the ``curriculum`` uniforms)."""
+    return stream(seed, (*labels_key("mixture"), block))
 
 
 # -- splits and releases -------------------------------------------------------------------

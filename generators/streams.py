@@ -75,20 +75,26 @@ class Shard:
 
 
 class Uniforms:
-    """u(p) in [0, 1) for every position p: stream ``curriculum`` of generators.seeding, one block cached."""
+    """u(p) in [0, 1) for every position p: stream ``curriculum`` of generators.seeding (or the
+    ``source(seed, block)`` given), one block cached."""
 
-    def __init__(self, seed: int, block_size: int = BLOCK_SIZE) -> None:
+    def __init__(self, seed: int, block_size: int = BLOCK_SIZE, source: Callable[[int, int], np.random.Generator] = curriculum_rng) -> None:
         self.seed = seed
         self.block_size = block_size
+        self.source = source
         self._block = -1
         self._values = np.empty(0)
 
+    def values(self, block: int) -> np.ndarray:
+        """The uniforms of every position of `block`."""
+        if block != self._block:
+            self._values = self.source(self.seed, block).random(self.block_size)
+            self._block = block
+        return self._values
+
     def __call__(self, position: int) -> float:
         block, offset = divmod(position, self.block_size)
-        if block != self._block:
-            self._values = curriculum_rng(self.seed, block).random(self.block_size)
-            self._block = block
-        return float(self._values[offset])
+        return float(self.values(block)[offset])
 
 
 @dataclass

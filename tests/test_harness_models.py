@@ -384,6 +384,43 @@ def test_grpo_on_a_stream_keeps_its_order_and_the_curriculum_follows_the_trainer
         assert len(seen) == 2 * per_step  # each prompt once per generation
 
 
+@pytest.mark.slow
+def test_grpo_on_a_task_mixture_keeps_stream_order_and_rewards_each_row_by_its_task(model: Path, tmp_path: Path) -> None:
+    """A mixture stream through GRPOTrainer: rows in stream order, several tasks per step, each
+    row's reward computed by its own task's checker (a right answer to every row scores 1)."""
+    from transformers import AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
+    from generators import parse_curriculum
+    from generators.mixtures import parse_mixture
+    from harnesses import Prompter, gengap_token_reward
+
+    args = GRPOConfig(output_dir=str(tmp_path / "grpo"), per_device_train_batch_size=4, gradient_accumulation_steps=2, num_generations=2,
+                      max_completion_length=4, max_steps=3, report_to="none", use_cpu=True, logging_steps=1, save_strategy="no", bf16=False,
+                      shuffle_dataset=False)
+    per_step = grpo_records_per_step(args)
+    mixture = parse_mixture("components: [{task: parity_check, weight: 1, curriculum: 'step:start=1,end=3,every=1'}, {task: addition, weight: 1, level: 1}]")
+    prompters = {c.task: Prompter(c.task) for c in mixture.components}
+    curricula = [parse_curriculum("step:start=1,end=3,every=1"), parse_curriculum("fixed:1")]
+    rl = hf_iterable_dataset(mixture.stream(1), curriculum=curricula, records_per_step=per_step).map(
+        lambda row: {"prompt": prompters[row["task"]].chat({**row, "meta": json.loads(row["meta"])})})
+    steps: dict[int, list[tuple[int, str, int]]] = {}
+
+    def reward(completions, trainer_state, **kwargs):
+        steps.setdefault(trainer_state.global_step, []).extend(zip(kwargs["position"], kwargs["task"], kwargs["level"]))
+        right = [f"Answer: {target}" for target in kwargs["target"]]
+        assert gengap_reward(right, **kwargs) == [1.0] * len(right) and gengap_token_reward(right, **kwargs) == [1.0] * len(right)
+        return gengap_reward(completions, **kwargs)
+
+    GRPOTrainer(model=str(model), reward_funcs=reward, args=args, train_dataset=rl, processing_class=AutoTokenizer.from_pretrained(model)).train()
+    assert sorted(steps) == [0, 1, 2]
+    for step, seen in steps.items():
+        assert sorted({position for position, _, _ in seen}) == list(range(per_step * step, per_step * (step + 1)))
+        assert {level for _, task, level in seen if task == "parity_check"} <= {step + 1}
+    assert {task for seen in steps.values() for _, task, _ in seen} == {"parity_check", "addition"}
+
+
 def test_gengap_eval_default_run_directory(model: Path, release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["eval", str(model), "--release", str(release), "--config", "addition-iid", "--limit", "2"]) == 0

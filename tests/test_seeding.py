@@ -22,6 +22,7 @@ from generators.seeding import (
     init_seed_of,
     labels_key,
     labels_seed,
+    mixture_rng,
     side_seed,
     split_rng,
     subsample_rng,
@@ -42,6 +43,7 @@ RAW = {
     "estimate": (estimate_rng, [2001831332550685535, 6476860034933157182]),
     "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
     "chain": (lambda: chain_rngs(split_rng(3, "mcd"), 2)[1], [10707578314974008718, 16288687403343750112]),
+    "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
 }
 
 
