@@ -13,14 +13,16 @@ directory) does, in the directory WORK (created; left for inspection):
 4. from a directory outside the checkout, that environment prints ``gengap --version`` (the
    checkout's ``gengap.__version__``, the wheel's version), reads every shipped suite, sweep and
    schema through importlib.resources, builds a small release (tests/harness_fixture.py's
-   suite), verifies it plainly and with ``--regenerate``, exports it as chat data and scores a
-   reasoning-gym-compatible dataset.
+   suite; its manifest must record that version as ``gengap_version``), verifies it plainly
+   and with ``--regenerate``, exports it as chat data and scores reasoning-gym-compatible
+   datasets (``gengap.rg``) of a task and of the release.
 
 Each problem is one line; the exit code is 1 when there is any.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
@@ -134,6 +136,10 @@ def smoke(wheel: Path, work: Path, problems: list[str]) -> None:
         ["export", "release", "--to", "chat", "--out", "chat"],
     ):
         run([gengap, *args], work, problems, f"gengap {' '.join(args)}")
+    manifest = work / "release" / "manifest.json"
+    recorded = json.loads(manifest.read_text(encoding="utf-8")).get("gengap_version") if manifest.is_file() else None
+    if recorded != __version__:
+        problems.append(f"the release's manifest records gengap_version {recorded!r}, not {__version__!r}")
     run([python, "-c", DATASET], work, problems, "gengap.rg datasets")
 
 
