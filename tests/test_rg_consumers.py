@@ -107,3 +107,14 @@ def test_reseeding_dataset_runs_past_its_chunks() -> None:
     assert [e["metadata"]["source_index"] for e in items] == [0, 1, 2, 0, 1, 2, 0]
     assert items[3]["metadata"]["record"] == create_dataset("parity_check", size=3, seed=11)[0]["metadata"]["record"]
     assert all(endless.score_answer(e["answer"], e) == 1.0 for e in items)
+
+
+def test_the_readme_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both Python examples of the README's "reasoning-gym-compatible datasets" section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### reasoning-gym-compatible datasets\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
