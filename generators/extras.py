@@ -2,7 +2,7 @@
 
 gengap is not published on PyPI yet: it installs from a checkout (``pip install -e '.[extra]'``
 in the repository) or from a wheel built there (``python -m build``), so a message never tells
-the user to ``pip install 'gengap[extra]'``.
+the user to install gengap from PyPI by name.
 """
 
 from __future__ import annotations
