@@ -55,7 +55,7 @@ from harnesses.rewards import score_record, token_reward
 Record = dict[str, Any]
 Entry = dict[str, Any]
 DEFAULT_ANSWER_FORMAT = "tags"  # reasoning-gym's system prompts ask for <answer> tags
-SEED_RANGE = 2**32  # reasoning-gym draws a missing seed from 0..2**32
+SEED_RANGE = 2**32  # a missing seed is drawn below this, as reasoning-gym draws one
 
 
 def task_source(task: str) -> str:
@@ -108,8 +108,8 @@ class GengapDataset:
         """Record ``index`` (0 <= index < size)."""
         raise NotImplementedError
 
-    def metadata(self, index: int, record: Record) -> dict[str, Any]:
-        """The item's metadata beyond the record (see the module doc)."""
+    def settings(self) -> dict[str, Any]:
+        """The metadata every item adds to its index and record: difficulty, and a release part's fields."""
         raise NotImplementedError
 
     @property
@@ -129,7 +129,7 @@ class GengapDataset:
             raise IndexError(f"index {index} out of range for a dataset of {self.size} items")
         record = copy.deepcopy(self.record(index))
         metadata = {"source_dataset": self.name, "source_index": index, "task": self.task, "record": record}
-        metadata.update(self.metadata(index, record))
+        metadata.update(self.settings())
         metadata["answer_format"] = self.prompter.answer_format
         return {"question": self.prompter.chat(record)[0]["content"], "answer": record["target"], "metadata": metadata}
 
@@ -196,7 +196,7 @@ class TaskDataset(GengapDataset):
             self._block = (block, list(self.plan.generate_block(block).records(self.task)))
         return self._block[1][offset]
 
-    def metadata(self, index: int, record: Record) -> dict[str, Any]:
+    def settings(self) -> dict[str, Any]:
         return {"difficulty": dict(self.difficulty)}
 
 
@@ -240,7 +240,7 @@ class ReleaseDataset(GengapDataset):
     def record(self, index: int) -> Record:
         return self.records[index]
 
-    def metadata(self, index: int, record: Record) -> dict[str, Any]:
+    def settings(self) -> dict[str, Any]:
         part = self.config.part
         return {
             "difficulty": dict(self.difficulty),
