@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from baselines.errors import BaselineError
+from generators.extras import install_hint
 from harnesses.extraction import ANSWER_FORMATS
 
 POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as baselines.models.POSITIONAL
@@ -154,7 +155,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         from baselines.training import train_and_evaluate
     except ImportError as err:
-        raise BaselineError(f"gengap train needs torch and transformers (pip install 'gengap[train]'): {err}") from None
+        raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
     if (args.release is None) == (args.suite is None):
         raise BaselineError("give a RELEASE_DIR or --suite SUITE.yaml (not both)")
     source: Any = args.release
@@ -173,7 +174,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         from baselines.pretrained import evaluate_pretrained, model_name
     except ImportError as err:
-        raise BaselineError(f"gengap eval needs torch and transformers (pip install 'gengap[train]'): {err}") from None
+        raise BaselineError(f"gengap eval needs torch and transformers ({install_hint('train')}): {err}") from None
     from pathlib import Path
 
     from baselines.data import load_split

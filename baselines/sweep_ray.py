@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from baselines.errors import BaselineError
+from generators.extras import install_hint
 from baselines.sweep import Outcome, RunSpec, execute
 
 
@@ -35,7 +36,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise BaselineError("this needs Ray: pip install 'gengap[ray]'") from None
+        raise BaselineError(f"this needs Ray: {install_hint('ray')}") from None
     return ray
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from data_cards import card_files
 from generators import BlockPlan, dumps_record, get_task
 from generators.batch import Record
+from generators.extras import install_hint
 from data_cards.common import plot_paths
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
@@ -310,7 +311,7 @@ def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise ReleaseError("plots need matplotlib: pip install 'gengap[release]'") from None
+        raise ReleaseError(f"plots need matplotlib: {install_hint('release')}") from None
     from data_cards import write_cards as render
 
     return render(manifest, directory)

@@ -8,7 +8,11 @@
   (:func:`gengap_reward`, :func:`gengap_token_reward`, :func:`gengap_format_reward`) signatures;
 - ``export``: lm-evaluation-harness task directories, verl Parquet and chat JSONL
   (:func:`export_release`); ``lmeval``: the hooks the exported lm-eval tasks call;
-- ``releases``: reading a release's configs.
+- ``releases``: reading a release's configs;
+- ``procedural``: tasks and release parts as reasoning-gym-compatible datasets (items, metadata
+  and ``score_answer`` as reasoning-gym's ``ProceduralDataset``); ``rg_registry``: registering a
+  task with reasoning-gym's own registry (reasoning-gym imported there only). ``gengap.rg``
+  gathers both.
 
 This package uses the tasks' checkers (generators) and reads releases; it never imports
 baselines or gengap. pyarrow (verl export) and datasets (lm-eval documents) are imported when

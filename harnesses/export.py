@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from generators import get_task
+from generators.extras import install_hint
 from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.prompts import ANSWER_PREFIX, Prompter, instruction, query
@@ -380,7 +381,7 @@ def export_release(
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise HarnessError("--to verl writes Parquet and needs pyarrow (pip install 'gengap[harness]')") from None
+            raise HarnessError(f"--to verl writes Parquet and needs pyarrow ({install_hint('harness')})") from None
     source = release if isinstance(release, Release) else open_release(release)
     chosen = list(dict.fromkeys(configs)) if configs else list(source.configs)
     unknown = [name for name in chosen if name not in source.configs]

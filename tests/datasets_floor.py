@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.problems import report
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SUITE = """\
@@ -101,12 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import datasets
 
-    problems = check(Path(args.check))
-    for problem in problems:
-        print(f"datasets {datasets.__version__}: {problem}", file=sys.stderr)
-    if not problems:
-        print(f"datasets {datasets.__version__} loads every config of {args.check}")
-    return 1 if problems else 0
+    return report(check(Path(args.check)), f"datasets {datasets.__version__}", f"datasets {datasets.__version__} loads every config of {args.check}")
 
 
 if __name__ == "__main__":

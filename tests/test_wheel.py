@@ -1,0 +1,47 @@
+"""Packaging: the data files the code reads are declared package data, and the wheel as users
+install it builds, holds exactly its packages' files, installs alone and releases (tests/wheel_smoke.py)."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from tests.wheel_smoke import package_files, setuptools_table
+
+
+def test_every_data_file_of_the_packages_is_declared_package_data() -> None:
+    """A non-.py file below a package (a schema, a suite, a sweep) reaches the wheel only through
+    [tool.setuptools.package-data]; one that matches none of its patterns would be left out."""
+    table = setuptools_table()
+    packages, patterns = set(table["packages"]), table.get("package-data", {})
+    undeclared = []
+    for name in sorted(package_files()):
+        if name.endswith(".py"):
+            continue
+        path = PurePosixPath(name)
+        owner = next(".".join(path.parts[:i]) for i in range(len(path.parts) - 1, 0, -1) if ".".join(path.parts[:i]) in packages)
+        inside = str(path.relative_to(*owner.split(".")))
+        if not any(fnmatch(inside, pattern) for pattern in patterns.get(owner, [])):
+            undeclared.append(name)
+    assert undeclared == []
+
+
+@pytest.mark.slow
+def test_the_wheel_builds_installs_alone_and_releases(tmp_path: Path) -> None:
+    from tests.wheel_smoke import check
+
+    assert check(tmp_path / "wheel") == []
+
+
+def test_error_messages_ask_for_extras_from_a_checkout() -> None:
+    """gengap is not on PyPI: no message in the packages says `pip install 'gengap[...]'`; they
+    use generators.extras.install_hint, which says how to install from a checkout."""
+    from generators.extras import install_hint
+
+    assert install_hint("train") == "pip install -e '.[train]' in a gengap checkout"
+    assert install_hint("trl", "harness") == "pip install -e '.[trl,harness]' in a gengap checkout"
+    root = Path(__file__).resolve().parents[1]
+    offenders = [name for name in sorted(package_files()) if name.endswith(".py") and "pip install 'gengap" in (root / name).read_text(encoding="utf-8")]
+    assert offenders == []
