@@ -1,28 +1,29 @@
-"""Check the README's verl recipe against verl itself (run in a virtual environment holding verl).
+"""Stand in for verl's ``main_ppo``: check its overrides with verl's own config and reward loader (run where verl is).
 
 verl pins its own versions of torch, transformers and ray, so it gets an environment of its own
 (like cffconvert in .ci/run): ``python -m venv .venv-verl && .venv-verl/bin/pip install
-torch==2.13.0 && .venv-verl/bin/pip install verl==0.9.1 'transformers<5.11'``. Then, from the
-repository root, with a verl export made by gengap (``gengap export RELEASE --to verl --out DIR``)::
+torch==2.13.0 && .venv-verl/bin/pip install verl==0.9.1 'transformers<5.11'``. From the
+repository root::
 
-    PYTHONPATH=. .venv-verl/bin/python -m tests.verl_recipe --export DIR --config NAME
+    PYTHONPATH=. .venv-verl/bin/python -m tests.verl_recipe OVERRIDE ...
 
-It reads the ``python -m verl.trainer.main_ppo`` command of README.md (its Hydra overrides, with
-``verl-data/scan-length`` replaced by DIR/NAME and ``verl-data`` by DIR) and, with verl's own code:
+takes the Hydra overrides ``python -m verl.trainer.main_ppo OVERRIDE ...`` would take (those
+examples/verl_grpo/run.sh passes: tests/test_verl_recipe.py runs that script with this module in
+main_ppo's place) and, with verl's own code:
 
-1. composes verl's ``ppo_trainer`` config with those overrides and runs ``validate_config`` the
-   way ``main_ppo`` does before it starts any worker (the micro-batch settings are checked here);
+1. composes verl's ``ppo_trainer`` config with them and runs ``validate_config`` the way
+   ``main_ppo`` does before it starts any worker (the micro-batch settings are checked here);
 2. loads the reward function with verl's ``get_custom_reward_fn`` (the loader of
    ``reward.custom_reward_function``) and calls it the way verl's reward manager does
    (keyword arguments ``data_source``, ``solution_str``, ``ground_truth``, ``extra_info``) on
-   every row of the export's Parquet files, with a right and a wrong answer;
+   every row of the Parquet files of the export that holds ``reward.py``, with a right and a
+   wrong answer;
 3. does it again with ``+reward.custom_reward_function.reward_kwargs.partial_credit=true``;
-4. counter-checks: the README's command without its micro-batch settings fails validation, and
+4. counter-checks: the overrides without their micro-batch settings fail validation, and
    the top-level ``custom_reward_function.path`` key leaves verl without a custom reward.
 
-It prints one JSON line (verl's version, rows scored, checks passed) and exits 1 on a failure.
-It needs no GPU: nothing here starts Ray or a model. tests/test_verl_recipe.py runs it when
-the environment exists (GENGAP_VERL_PYTHON, or .venv-verl/bin/python).
+It prints one JSON line (verl's version, the overrides, rows scored, failures) and exits 1 on
+a failure. It needs no GPU: nothing here starts Ray or a model.
 """
 
 from __future__ import annotations
@@ -38,17 +39,15 @@ ROOT = Path(__file__).resolve().parent.parent
 MICRO_BATCH = ("ppo_micro_batch_size_per_gpu", "log_prob_micro_batch_size_per_gpu")
 
 
-def readme_overrides(readme: Path) -> list[str]:
-    """The Hydra overrides of the README's ``python -m verl.trainer.main_ppo`` command."""
-    text = readme.read_text(encoding="utf-8")
-    match = re.search(r"python -m verl\.trainer\.main_ppo((?:[^\n]*\\\n)*[^\n]*)", text)
+def command_overrides(path: Path) -> list[str]:
+    """The Hydra overrides of the ``-m verl.trainer.main_ppo`` command written in a file (a script, the README), as
+    the shell splits them before expanding variables (``"$DATA/reward.py"`` stays ``$DATA/reward.py``), less the
+    script's own arguments (``"$@"``)."""
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"-m verl\.trainer\.main_ppo((?:[^\n]*\\\n)*[^\n]*)", text)
     if match is None:
-        raise SystemExit(f"{readme}: no `python -m verl.trainer.main_ppo` command")
-    return shlex.split(match.group(1).replace("\\\n", " "))
-
-
-def localized(overrides: list[str], export: Path, config: str) -> list[str]:
-    return [o.replace("verl-data/scan-length", str(export / config)).replace("verl-data", str(export)) for o in overrides]
+        raise SystemExit(f"{path}: no `-m verl.trainer.main_ppo` command")
+    return [o for o in shlex.split(match.group(1).replace("\\\n", " ")) if o != "$@"]
 
 
 def compose(overrides: list[str]):
@@ -90,24 +89,28 @@ def score_rows(reward, table: list[dict]) -> list[tuple[object, object]]:
     return scores
 
 
+def export_of(overrides: list[str]) -> Path:
+    """The export directory: the folder of the reward file the overrides name."""
+    paths = [o.split("=", 1)[1] for o in overrides if o.split("=", 1)[0] == "reward.custom_reward_function.path"]
+    if not paths:
+        raise SystemExit("the overrides name no reward.custom_reward_function.path")
+    return Path(paths[-1]).resolve().parent
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="check the README's verl recipe against verl")
-    parser.add_argument("--export", required=True, help="a `gengap export --to verl` directory")
-    parser.add_argument("--config", required=True, help="the config of the export the command trains on")
-    parser.add_argument("--readme", default=str(ROOT / "README.md"))
-    args = parser.parse_args(argv)
+    parser = argparse.ArgumentParser(description="check main_ppo's overrides with verl's own config and reward loader")
+    parser.add_argument("overrides", nargs="*", help="the Hydra overrides main_ppo would take")
+    overrides = parser.parse_args(argv).overrides
     import verl
     from verl.trainer.ppo.reward import get_custom_reward_fn
 
-    export = Path(args.export).resolve()
-    overrides = localized(readme_overrides(Path(args.readme)), export, args.config)
     failures: list[str] = []
     config = compose(overrides)
     validate(config)  # raises as main_ppo would
-    table = rows(export)
+    table = rows(export_of(overrides))
     reward = get_custom_reward_fn(config)
     if reward is None:
-        failures.append("verl loads no custom reward from the README's keys")
+        failures.append("verl loads no custom reward from the overrides' keys")
     else:
         scores = score_rows(reward, table)
         if not all(right == 1.0 and wrong == 0.0 for right, wrong in scores):
@@ -126,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             failures.append(f"without its micro-batch settings the command fails for another reason: {err}")
     legacy = [o.replace("reward.custom_reward_function.", "custom_reward_function.") for o in overrides]
     if get_custom_reward_fn(compose(legacy)) is not None:
-        failures.append("verl now reads the top-level custom_reward_function keys: revisit the README")
-    print(json.dumps({"verl": verl.__version__, "overrides": len(overrides), "rows": len(table), "failures": failures}))
+        failures.append("verl now reads the top-level custom_reward_function keys: revisit the recipe")
+    print(json.dumps({"verl": verl.__version__, "overrides": overrides, "rows": len(table), "failures": failures}))
     return 1 if failures else 0
 
 

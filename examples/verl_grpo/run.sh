@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# GRPO with verl on a gengap release: ID (validation) and OOD (test) scores come out apart, per data source.
+# Tested with verl 0.9.1 (torch 2.13.0, transformers 5.10.4, hydra-core 1.3.8), in a virtual environment of its own.
+#
+#   MODEL=/models/Qwen2.5-0.5B-Instruct PYTHON=.venv-verl/bin/python bash examples/verl_grpo/run.sh [OVERRIDE ...]
+#
+# 1. builds the release of SUITE into OUT/release and exports CONFIG of it for verl into OUT/verl-data (Parquet and
+#    reward.py), each unless it is there (examples/export.sh: `gengap release`, `gengap export --to verl`);
+# 2. launches verl's main_ppo with the overrides below; arguments are appended to them (Hydra: the last one wins),
+#    e.g. trainer.total_epochs=3 or +reward.custom_reward_function.reward_kwargs.partial_credit=true.
+#
+# Variables: MODEL (required: a local Hugging Face model directory or a hub id), PYTHON (the Python of verl's
+# environment; gengap must be importable there too, for reward.py: install it or set PYTHONPATH to a checkout;
+# default python), GENGAP (gengap's command, default gengap), SUITE (default: suite.yaml beside this folder),
+# OUT (default verl-grpo), CONFIG (default parity_check-length), SHOTS (default 2), N_GPUS (default 1).
+# A training step needs GPU rollout workers (vLLM here); tests/test_verl_recipe.py runs this script on a CPU with
+# main_ppo replaced by a check with verl's own config and reward loader (tests/verl_recipe.py).
+set -euo pipefail
+: "${MODEL:?set MODEL to a local Hugging Face model directory or a hub id}"
+PYTHON="${PYTHON:-python}"
+CONFIG="${CONFIG:-parity_check-length}"
+N_GPUS="${N_GPUS:-1}"
+bash "$(dirname "$0")/../export.sh" "${OUT:-verl-grpo}" verl verl-data --config "$CONFIG" --shots "${SHOTS:-2}"
+DATA="$(cd "${OUT:-verl-grpo}/verl-data" && pwd)"  # absolute: verl's workers need not share this directory
+
+"$PYTHON" -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \
+  data.train_files="$DATA/$CONFIG/train.parquet" \
+  data.val_files="[$DATA/$CONFIG/validation.parquet,$DATA/$CONFIG/test.parquet]" \
+  data.train_batch_size=64 data.max_prompt_length=1024 data.max_response_length=512 \
+  reward.custom_reward_function.path="$DATA/reward.py" reward.custom_reward_function.name=compute_score \
+  actor_rollout_ref.model.path="$MODEL" \
+  actor_rollout_ref.actor.use_kl_loss=true actor_rollout_ref.actor.ppo_mini_batch_size=32 \
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 \
+  actor_rollout_ref.rollout.name=vllm actor_rollout_ref.rollout.n=8 \
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=16 \
+  actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=16 \
+  trainer.n_gpus_per_node="$N_GPUS" trainer.nnodes=1 trainer.logger=console "$@"
