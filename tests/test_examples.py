@@ -151,6 +151,20 @@ def test_trl_grpo_recipe_trains_a_few_steps_on_a_stream(model: Path, tmp_path: P
 
 
 @pytest.mark.slow
+def test_trl_grpo_recipe_trains_on_a_mixture_file_excluding_a_release_config(model: Path, tmp_path: Path) -> None:
+    from gengap.release import write_release
+    from gengap.suite import load_suite
+
+    write_release(load_suite(EXAMPLES / "suite.yaml"), tmp_path / "release")
+    (tmp_path / "mix.yaml").write_text("components: [{task: parity_check, curriculum: 'step:start=1,end=3,every=1'}, {task: addition, level: 1}]\n")
+    command = [sys.executable, str(EXAMPLES / "trl_grpo.py"), "--model", str(model), "--stream", "mix.yaml", "--release", "release",
+               "--config", "addition-iid", "--answer-format", "line", "--out", "grpo-mix"]
+    summary = run_recipe(command, tmp_path)
+    assert summary["steps"] == 2 and len(summary["rewards"]) == 2
+    assert (tmp_path / "grpo-mix" / "config.json").exists()
+
+
+@pytest.mark.slow
 def test_trl_sft_recipe_builds_exports_and_trains_on_the_completions(model: Path, tmp_path: Path) -> None:
     out = tmp_path / "sft"
     summary = run_recipe([sys.executable, str(EXAMPLES / "trl_sft.py"), "--model", str(model), "--out", str(out)], tmp_path)
