@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from harnesses.export import VERL_VERSION
-from tests.verl_recipe import ROOT
 
+ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 OFFLINE = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
