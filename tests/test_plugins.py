@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from baselines.data import release_configs
+from baselines.errors import BaselineError
 from generators import get_task, registry, task_names
 from generators import plugins
 from gengap.cli import main
@@ -124,6 +126,8 @@ def test_verify_and_export_name_the_plugin_a_release_needs(fresh_registry, tmp_p
     assert main(["export", str(tmp_path / "release"), "--to", "chat", "--out", str(tmp_path / "chat")]) == 2
     assert capsys.readouterr().err == f"gengap: error: {tmp_path / 'release'}: {needed}\n"
     assert not (tmp_path / "chat").exists()
+    with pytest.raises(BaselineError, match="this release needs module gengap_demo_tasks"):  # gengap train RELEASE
+        release_configs(tmp_path / "release")
     recorded = [{"module": "gengap_demo_gone", "distribution": "gengap-plugin-demo", "version": "0.1.0", "tasks": [PLUGIN_TASK]}]
     assert plugins.load_recorded(recorded) == [
         "this release needs gengap-plugin-demo==0.1.0 for demo_rotate: plugin gengap_demo_gone: "
@@ -142,3 +146,14 @@ def test_plugin_versions_are_notes():
         f"plugin numpy is {metadata.version('numpy')} here, 0.0.1 in the release"
     ]
     assert plugins.version_notes([{"module": "x", "distribution": "no-such-distribution-here", "version": "1"}]) == []
+
+
+def test_regenerate_imports_the_suite_plugins(fresh_registry, tmp_path, capsys):
+    write_plugin(fresh_registry)
+    (tmp_path / "suite.yaml").write_text(suite_text(["gengap_demo_tasks"]))
+    assert main(["release", str(tmp_path / "suite.yaml"), "--out", str(tmp_path / "release"), "--workers", "1"]) == 0
+    del sys.modules["gengap_demo_tasks"]  # imported again from the manifest's suite
+    before = registry._TASKS.pop(PLUGIN_TASK)
+    assert main(["verify", str(tmp_path / "release"), "--regenerate", "--workers", "1"]) == 0
+    assert "it matches a rebuild from its manifest" in capsys.readouterr().out
+    assert type(get_task(PLUGIN_TASK)).__name__ == type(before).__name__
