@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from baselines.errors import BaselineError
 from generators.jsonl import read_records
+from generators.plugins import load_recorded
 from generators.reading import ReadError, read_json, release_part
 from generators.reading import release_configs as listed_configs
 
@@ -110,13 +111,19 @@ def check_record(record: Any, where: str) -> None:
 def release_configs(root: Path) -> list[str]:
     """Config names of a release directory that a baseline may read: those its manifest.json
     lists (without a manifest, the subdirectories of data/ holding a train.jsonl), never
-    through a symlink (generators.reading.release_configs); BaselineError when manifest.json
-    is there but cannot be read."""
+    through a symlink (generators.reading.release_configs), with the plugins it records
+    imported; BaselineError when manifest.json is there but cannot be read, or a plugin it
+    records cannot be imported."""
     path = root / "manifest.json"
     try:
-        return listed_configs(root, read_json(path) if os.path.lexists(path) else None)
+        manifest = read_json(path) if os.path.lexists(path) else None
+        configs = listed_configs(root, manifest)
     except ReadError as err:
         raise BaselineError(f"cannot read {err}") from None
+    missing = load_recorded(manifest.get("plugins")) if isinstance(manifest, Mapping) else []
+    if missing:
+        raise BaselineError(f"{root}: {missing[0]}")
+    return configs
 
 
 def _read_json(path: Path) -> Any:

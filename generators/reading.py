@@ -217,13 +217,23 @@ def iter_jsonl(path: str | Path, handle: IO[bytes] | None = None) -> Iterator[tu
         with handle:
             yield from iter_jsonl(path, handle)
         return
+    for number, value in jsonl_values(handle):
+        if isinstance(value, ReadError):
+            raise ReadError(value.reason, f"{path}: line {number}") from None
+        yield number, value
+
+
+def jsonl_values(handle: IO[bytes]) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for each non-blank line of a binary stream, where the value of a
+    line that cannot be read is its ReadError (without a location), so a caller can collect
+    every such line."""
     for number, line in jsonl_lines(handle):
         if line is not None and not line.strip():
             continue
         try:
             value = json_line(line)
         except ReadError as err:
-            raise ReadError(err.reason, f"{path}: line {number}") from None
+            value = err
         yield number, value
 
 

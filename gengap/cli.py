@@ -6,7 +6,9 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -16,7 +18,8 @@ from tqdm import tqdm
 
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
 from generators.jsonl import read_records as jsonl_records
-from generators.reading import jsonl_lines
+from generators.plugins import PluginError
+from generators.reading import jsonl_lines, jsonl_values
 from gengap import __version__
 from gengap.checking import check_lines, pool_record_problem
 from gengap.errors import UsageError, one_line
@@ -43,11 +46,13 @@ from harnesses.export import FORMATS, VERL_VERSION, export_release, verl_reward_
 from harnesses.extraction import ANSWER_FORMATS
 from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
 from splits.base import divergence_report
+from splits.external import ExternalDataError, ExternalFormat, is_plain, make_format, plain_records
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 
 
+STDIN_IN_MEMORY = 64 << 20  # a pool read from a pipe is spooled to disk beyond this many bytes
 SIZE_CHECKED_FROM = 10_000  # generate --n above this is checked against the free disk space (from a sample)
 
 
@@ -226,12 +231,48 @@ def cmd_check(args: argparse.Namespace) -> int:
 # -- split and divergence ------------------------------------------------------------
 
 
-def read_records(path: str) -> list[dict[str, Any]]:
-    """Records of a JSONL file (or - for stdin) for a split or a divergence; UsageError naming
-    the first line that cannot be read or is no such record (gengap.checking.pool_record_problem)."""
+def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[str, Any]]:
+    """Records of a JSONL file (or - for stdin) for a split or a divergence. A file whose first
+    record is an object without ``id`` holds plain records (splits.external, made into records
+    as `plain` says; default task ``external``): UsageError listing every problem. Otherwise
+    gengap records: UsageError naming the first line that cannot be read or is no such record
+    (gengap.checking.pool_record_problem); `plain` must then be None."""
+    label = "<stdin>" if path == "-" else path
+    with _seekable_input(path) as handle:
+        first = next((value for _, value in jsonl_values(handle)), None)
+        handle.seek(0)
+        if is_plain(first):
+            try:
+                return plain_records(handle, label, plain or ExternalFormat())
+            except ExternalDataError as err:
+                raise UsageError(str(err)) from None
+        if plain is not None:
+            raise UsageError(f"--task-name and --ngrams are for plain records (input and target, no id); {label} holds gengap records")
+        return jsonl_records(label, UsageError, _pool_record_check, handle)
+
+
+@contextmanager
+def _seekable_input(path: str) -> Iterator[BinaryIO]:
+    """The file at path, or standard input (-), to read twice: spooled to a temporary file
+    when it cannot seek (a pipe)."""
     if path == "-":
-        return jsonl_records("<stdin>", UsageError, _pool_record_check, sys.stdin.buffer)
-    return jsonl_records(path, UsageError, _pool_record_check)
+        source: BinaryIO = sys.stdin.buffer
+    else:
+        try:
+            source = open(path, "rb")
+        except OSError as err:
+            raise UsageError(f"{path}: cannot read it: {err.strerror or err}") from None
+    try:
+        if source.seekable():
+            yield source
+            return
+        with tempfile.SpooledTemporaryFile(max_size=STDIN_IN_MEMORY) as spool:
+            shutil.copyfileobj(source, spool)
+            spool.seek(0)
+            yield spool  # type: ignore[misc]
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
 
 
 def _pool_record_check(record: Any, where: str) -> None:
@@ -246,11 +287,17 @@ def cmd_split(args: argparse.Namespace) -> int:
         options = parse_options(strategy, parse_key_values(args.option, "--option"))
     except SplitError as err:
         raise UsageError(str(err)) from None
+    plain = None
+    if args.task_name is not None or args.ngrams is not None:
+        try:
+            plain = make_format(args.task_name or "external", args.ngrams or 0)
+        except ExternalDataError as err:
+            raise UsageError(str(err)) from None
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     inputs = [args.file] if args.file != "-" else []
     check_output_directory(args.out, args.force, inputs, SPLIT)
-    records = read_records(args.file)
+    records = read_records(args.file, plain)
     try:
         if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
             with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(bar.update):
@@ -469,6 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")
     p.add_argument("--force", action="store_true", help="replace an existing split directory (one holding report.json)")
+    p.add_argument("--task-name", metavar="NAME", help="plain records (input, target; no id): their task name (default external)")
+    p.add_argument("--ngrams", type=int, metavar="N", help="plain records: compounds are the input-token n-grams of 2..N tokens (2..8)")
     p.set_defaults(func=cmd_split)
 
     p = commands.add_parser("divergence", help="atom and compound divergence of two JSONL files")
@@ -605,7 +654,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = args.func(args)
             _flush_stdout()
             return code
-        except (UsageError, BaselineError, HarnessError) as err:
+        except (UsageError, BaselineError, HarnessError, PluginError) as err:
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return 2
         except OSError as err:

@@ -28,6 +28,8 @@ from data_cards import card_files
 from generators import BlockPlan, dumps_record, get_task
 from generators.batch import Record
 from generators.extras import install_hint
+from generators.plugins import provenance
+from generators.registry import task_module
 from data_cards.common import plot_paths
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
@@ -286,6 +288,7 @@ def write_release(
             "numpy_version": np.__version__,
             "python_version": platform.python_version(),
             "created": suite["created"],
+            **release_plugins(suite),
             "suite": suite,
             "configs": configs,
             "data_files": data_files,
@@ -299,6 +302,15 @@ def write_release(
             write_cards(manifest, staging)
         write_checksums(staging)
     return manifest
+
+
+def release_plugins(suite: dict[str, Any]) -> dict[str, Any]:
+    """``{"plugins": [...]}``: the plugins providing the suite's tasks (module, distribution,
+    version, tasks; generators.plugins.provenance), or {} when every task is built in (so the
+    manifest of such a release has no ``plugins`` key)."""
+    tasks = [entry["task"] for entry in suite["entries"]]
+    found = provenance({task: task_module(task) for task in tasks}, tasks)
+    return {"plugins": [plugin.to_dict() for plugin in found]} if found else {}
 
 
 def manifest_text(manifest: dict[str, Any]) -> str:

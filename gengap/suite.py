@@ -15,6 +15,10 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
   config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
 
+``plugins`` (optional) lists modules imported before the entries are resolved, each
+registering tasks (generators.plugins); the manifest of a release records which plugin
+(and distribution version) provides each task it uses.
+
 Errors name the config file, the line and the offending key (SuiteError).
 """
 
@@ -29,6 +33,7 @@ from typing import Any
 import yaml
 
 from generators import ParamError, Params, Task, UnknownTaskError, get_task
+from generators.plugins import PluginError, import_module
 from generators.reading import ReadError, read_text, yaml_document
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
@@ -181,6 +186,7 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
             date.fromisoformat(str(data["created"]))
         except ValueError:
             raise source.error(["created"], f"{data['created']!r} is not a date (YYYY-MM-DD)") from None
+    load_plugins(data.get("plugins") or [], source)
     config = dict(data)
     config["created"] = data.get("created") or date.today().isoformat()
     suite = {
@@ -205,6 +211,16 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
             names[resolved["name"]] = index
             suite["entries"].append(resolved)
     return suite
+
+
+def load_plugins(modules: list[str], source: YamlSource) -> None:
+    """Import the suite's ``plugins`` (modules that register tasks) before its entries are
+    resolved; a module that cannot be imported is a SuiteError at its line."""
+    for index, module in enumerate(modules):
+        try:
+            import_module(module)
+        except PluginError as err:
+            raise source.error(["plugins", index], str(err)) from None
 
 
 SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of 1/1000>

@@ -29,6 +29,7 @@ from typing import Any
 
 from data_cards import card_files
 from generators import ParamError
+from generators.plugins import load_recorded, version_notes, without_versions
 from generators.reading import MAX_JSON_BYTES, ReadError, read_json
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
@@ -189,7 +190,12 @@ def _check_manifest(root: Path, manifest: dict[str, Any], sums: dict[str, str], 
         report.problems.append("manifest fingerprint does not match its data files")
     elif report.fingerprint is not None:
         report.problems += fingerprint_problems(root, report.fingerprint, listed)
-    if records:
+    missing_plugins = load_recorded(manifest.get("plugins"))
+    report.problems += missing_plugins
+    report.notes += version_notes(manifest.get("plugins"))
+    if records and missing_plugins:
+        report.problems.append("records not checked: their tasks come from the missing plugins")
+    elif records:
         audit = audit_records(root, manifest, set(sums) & set(data_files), files)
         report.records = audit.records
         report.problems += audit.problems
@@ -313,6 +319,8 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1, limit: Recor
             for key, value in theirs.items()
             if key not in ENVIRONMENT_FIELDS or key in manifest
         }
+        if "plugins" in aligned and without_versions(aligned["plugins"]) == without_versions(manifest.get("plugins")):
+            aligned["plugins"] = manifest["plugins"]  # plugin versions are set aside like the environment's (notes)
         (rebuilt / "manifest.json").write_text(manifest_text(aligned), encoding="utf-8")
         try:
             write_cards(aligned, rebuilt)

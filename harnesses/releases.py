@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from generators.jsonl import read_records
+from generators.plugins import load_recorded
 from generators.reading import ReadError, read_json, release_configs, release_part
 from harnesses.errors import HarnessError
 
@@ -127,7 +128,8 @@ def first_in_evaluation_order(records: list[Record], limit: int | None) -> list[
 
 
 def open_release(root: str | Path) -> Release:
-    """A release directory; HarnessError when it holds no config."""
+    """A release directory, with the plugins its manifest records imported; HarnessError when
+    it holds no config or a plugin it needs cannot be imported."""
     path = Path(root)
     if not path.is_dir():
         raise HarnessError(f"{path} is not a directory")
@@ -141,6 +143,9 @@ def open_release(root: str | Path) -> Release:
         raise HarnessError(f"cannot read {err}") from None
     if not configs:
         raise HarnessError(f"{path} is not a release: no data/<config>/train.jsonl" + (" of a config manifest.json lists" if manifest is not None else ""))
+    missing = load_recorded(manifest.get("plugins")) if isinstance(manifest, dict) else []
+    if missing:
+        raise HarnessError(f"{path}: {missing[0]}")
     return Release(path, manifest if isinstance(manifest, dict) else {}, configs)
 
 

@@ -1,8 +1,11 @@
 """Atoms and compounds of records, from their task.
 
-Compositional tasks define ``atoms``/``compounds`` from their derivations. For any other
-task the fallback is lexical: atoms are the input tokens and compounds the adjacent input
-token pairs (``a b``), so divergences stay defined for every record.
+Compositional tasks define ``atoms``/``compounds`` from their derivations. A record of a
+task gengap does not know (your own data, splits.external) gives its own: ``meta.atoms`` /
+``meta.compounds`` (lists of strings), else those of its ``structure`` tree
+(generators.derivation). Otherwise the fallback is lexical: atoms are the input tokens and
+compounds the adjacent input token pairs (``a b``), so divergences stay defined for every
+record.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from typing import Any, Mapping, Sequence
 
 from generators import UnknownTaskError, get_task
 from generators.batch import Record
+from generators.derivation import tree_atoms, tree_compounds
+from splits.external import declared, tree_of
 
 
 def _task(record: Mapping[str, Any]):
@@ -21,16 +26,28 @@ def _task(record: Mapping[str, Any]):
         return None
 
 
+def _own_atoms(record: Mapping[str, Any]) -> Counter[str] | None:
+    """The atoms a record of an unknown task gives (meta.atoms, else its structure's); None: none."""
+    found, tree = declared(record, "atoms"), tree_of(record)
+    return tree_atoms(tree) if found is None and tree is not None else found
+
+
 def record_atoms(record: Mapping[str, Any]) -> Counter[str]:
     task = _task(record)
-    found = task.atoms(record) if task is not None else None
+    found = task.atoms(record) if task is not None else _own_atoms(record)
     return found if found is not None else Counter(record["input"].split())
 
 
 def record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-    """Compounds of a record; with abstract_lexical, lexical items are written * (structure only)."""
+    """Compounds of a record; with abstract_lexical, lexical items are written * (structure only;
+    no effect on compounds a record lists in meta.compounds)."""
     task = _task(record)
-    found = task.compounds(record, abstract_lexical) if task is not None else None
+    if task is not None:
+        found = task.compounds(record, abstract_lexical)
+    else:
+        found, tree = declared(record, "compounds"), tree_of(record)
+        if found is None and tree is not None:
+            found = tree_compounds(tree, abstract_lexical)
     if found is not None:
         return found
     tokens = record["input"].split()
@@ -38,11 +55,13 @@ def record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) 
 
 
 def atoms_source(records: Sequence[Record]) -> str:
-    """"derivation" when every record's task defines atoms, "tokens" when none, else "mixed"."""
+    """"derivation" when every record's task defines atoms (or, of an unknown task, the record
+    gives them: meta.atoms or a structure tree), "tokens" when none, else "mixed"."""
     kinds = set()
     for record in records:
         task = _task(record)
-        kinds.add("derivation" if task is not None and task.atoms(record) is not None else "tokens")
+        own = task.atoms(record) if task is not None else _own_atoms(record)
+        kinds.add("derivation" if own is not None else "tokens")
         if len(kinds) > 1:
             return "mixed"
     return kinds.pop() if kinds else "tokens"

@@ -1,0 +1,195 @@
+"""Your own data: plain JSONL records made into records gengap can split.
+
+A plain record is a JSON object with ``input`` and ``target`` (strings of whitespace-separated
+tokens) and optionally
+
+- ``structure``: a tree, nested lists ``[label, child, ...]`` with string leaves, from which
+  atoms (labels and leaves) and compounds (connected subtrees of 2 to 5 internal nodes) are
+  read as for gengap's compositional tasks (generators.derivation);
+- ``atoms`` and/or ``compounds``: lists of strings (a multiset each), the record's own;
+- ``meta``: an object, kept;
+- ``difficulty``: an object of integer features (for the ``difficulty`` strategy); its
+  ``input_length``/``output_length``, when given, must be the token counts.
+
+``plain_records`` gives each the fields a gengap record has: ``task`` (ExternalFormat.task,
+``external`` by default, a name of no registered task), ``id`` (task + sha256 of input and
+target), ``difficulty.input_length``/``output_length``; tokens are written with single
+spaces. Given atoms and compounds go to ``meta.atoms``/``meta.compounds``, where
+splits.atoms reads them for records of a task gengap does not know. With ``ngrams`` N >= 2
+every record's compounds are its input-token n-grams of 2..N tokens (``meta.compounds``),
+and its atoms the input tokens. Without any of these a record's atoms are its input tokens
+and its compounds adjacent input-token pairs (splits.atoms).
+
+Every problem of every line is collected and reported at once (ExternalDataError, one line).
+The output is a function of the input bytes and the options alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import IO, Any
+
+from generators.batch import Record, record_id
+from generators.reading import ReadError, jsonl_values
+
+KEYS = ("input", "target", "structure", "atoms", "compounds", "meta", "difficulty")
+SHOWN = 8  # problems written out in the error; the rest are counted
+NGRAMS_MAX = 8
+TASK_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+class ExternalDataError(ValueError):
+    """Plain records that cannot be used; the message lists the problems found (one line)."""
+
+
+@dataclass(frozen=True)
+class ExternalFormat:
+    """How plain records become gengap records: their task name, and n-gram compounds (0: none)."""
+
+    task: str = "external"
+    ngrams: int = 0
+
+
+def make_format(task: str = "external", ngrams: int = 0) -> ExternalFormat:
+    """ExternalFormat after checking its fields: task a snake_case name of no registered task,
+    ngrams 0 or 2..NGRAMS_MAX; ExternalDataError otherwise."""
+    from generators import task_names
+
+    if not TASK_NAME.fullmatch(task):
+        raise ExternalDataError(f"task name {task[:80]!r} is not snake_case (lowercase letters, digits, _; a letter first)")
+    if task in task_names():
+        raise ExternalDataError(f"task name {task!r} is a gengap task: plain records need a name of their own")
+    if ngrams and not 2 <= ngrams <= NGRAMS_MAX:
+        raise ExternalDataError(f"n-gram compounds have 2 to {NGRAMS_MAX} tokens, got {ngrams}")
+    return ExternalFormat(task, ngrams)
+
+
+def is_plain(first: Any) -> bool:
+    """Whether the first record of a file makes it a file of plain records (an object without ``id``)."""
+    return isinstance(first, dict) and "id" not in first
+
+
+def _is_tree(value: Any) -> bool:
+    """A str leaf, or a list [str label, child, ...] of trees (checked without recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if not node:
+                return False
+            continue
+        if not isinstance(node, list) or not node or not isinstance(node[0], str) or not node[0]:
+            return False
+        stack.extend(node[1:])
+    return True
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def ngrams(tokens: list[str], n: int) -> list[str]:
+    """Contiguous token n-grams of 2..n tokens, in order of length, then position."""
+    return [" ".join(tokens[i : i + k]) for k in range(2, n + 1) for i in range(len(tokens) - k + 1)]
+
+
+def _problems(value: Any, fmt: ExternalFormat) -> list[str]:
+    """What is wrong with one plain record (phrases completed by ``line N``)."""
+    if not isinstance(value, dict):
+        return ["is not a JSON object"]
+    found = [f"lacks {key}" for key in ("input", "target") if key not in value]
+    if len(found) == 2:
+        found = ["lacks input and target"]
+    for key in ("input", "target"):
+        if key in value and (not isinstance(value[key], str) or not value[key].split()):
+            found.append(f"has no tokens in {key}" if isinstance(value[key], str) else f"has a {key} that is not a string")
+    unknown = sorted(set(value) - set(KEYS))
+    if unknown:
+        found.append("has unknown key" + ("s " if len(unknown) > 1 else " ") + ", ".join(repr(k[:40]) for k in unknown))
+    if "structure" in value and not _is_tree(value["structure"]):
+        found.append("has a structure that is not a tree ([label, child, ...] with string leaves)")
+    for key in ("atoms", "compounds"):
+        if key in value and not _strings(value[key]):
+            found.append(f"has {key} that are not a list of strings")
+    if "structure" in value and ("atoms" in value or "compounds" in value):
+        found.append("has both a structure and atoms or compounds")
+    if fmt.ngrams and ("structure" in value or "compounds" in value):
+        found.append("has its own compounds or structure, but n-gram compounds were asked for")
+    meta = value.get("meta", {})
+    if not isinstance(meta, dict):
+        found.append("has a meta that is not an object")
+    elif ("atoms" in meta and "atoms" in value) or ("compounds" in meta and "compounds" in value):
+        found.append("gives atoms or compounds both at the top and in meta")
+    difficulty = value.get("difficulty", {})
+    if not isinstance(difficulty, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in difficulty.values()):
+        found.append("has a difficulty that is not an object of integers")
+    else:
+        for key, field in (("input_length", "input"), ("output_length", "target")):
+            text = value.get(field)
+            if key in difficulty and isinstance(text, str) and text.split() and difficulty[key] != len(text.split()):
+                found.append(f"has difficulty.{key} {difficulty[key]}, but its {field} has {len(text.split())} tokens")
+    return found
+
+
+def gengap_record(value: dict[str, Any], fmt: ExternalFormat) -> Record:
+    """The gengap record of a valid plain record (see the module doc)."""
+    text_in, text_out = " ".join(value["input"].split()), " ".join(value["target"].split())
+    difficulty = {"input_length": len(text_in.split()), "output_length": len(text_out.split())}
+    difficulty.update({k: v for k, v in (value.get("difficulty") or {}).items() if k not in difficulty})
+    record: Record = {
+        "id": record_id(fmt.task, text_in, text_out),
+        "task": fmt.task,
+        "input": text_in,
+        "target": text_out,
+        "difficulty": difficulty,
+    }
+    meta = dict(value.get("meta") or {})
+    for key in ("atoms", "compounds"):
+        if key in value:
+            meta[key] = list(value[key])
+    if fmt.ngrams:
+        meta["compounds"] = ngrams(text_in.split(), fmt.ngrams)
+    if meta:
+        record["meta"] = meta
+    if "structure" in value:
+        record["structure"] = value["structure"]
+    return record
+
+
+def plain_records(handle: IO[bytes], label: str, fmt: ExternalFormat = ExternalFormat()) -> list[Record]:
+    """The gengap records of a stream of plain JSONL records (blank lines skipped); label names
+    it in errors. ExternalDataError listing every problem found, or when there is no record."""
+    records: list[Record] = []
+    problems: list[str] = []
+    for number, value in jsonl_values(handle):
+        if isinstance(value, ReadError):
+            problems.append(f"line {number} cannot be read ({value.reason})")
+            continue
+        found = _problems(value, fmt)
+        problems += [f"line {number} {phrase}" for phrase in found]
+        if not found:
+            records.append(gengap_record(value, fmt))
+    if problems:
+        hint = " (a plain record has input, target and optionally " + ", ".join(KEYS[2:]) + ")"
+        shown = "; ".join(problems[:SHOWN]) + ("; ..." if len(problems) > SHOWN else "")
+        count = f"{len(problems)} problem" + ("s" if len(problems) > 1 else "")
+        unknown = any("unknown key" in p for p in problems)
+        raise ExternalDataError(f"{label}: {shown} ({count}){hint if unknown else ''}")
+    if not records:
+        raise ExternalDataError(f"{label}: no records")
+    return records
+
+
+def declared(record: Record, key: str) -> Counter[str] | None:
+    """The record's own atoms or compounds (meta.atoms, meta.compounds), when it gives them."""
+    meta = record.get("meta")
+    value = meta.get(key) if isinstance(meta, dict) else None
+    return Counter(value) if _strings(value) else None
+
+
+def tree_of(record: Record) -> Any:
+    """The record's ``structure`` when it is a tree (see _is_tree); else None."""
+    structure = record.get("structure")
+    return structure if structure is not None and _is_tree(structure) else None
