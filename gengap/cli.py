@@ -600,7 +600,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         except (UsageError, BaselineError, HarnessError) as err:
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
-            return 2
+            return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (baselines.errors.RunFileError)
         except OSError as err:
             interruption = _interruption(err)
             if isinstance(interruption, Terminated):
