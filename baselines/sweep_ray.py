@@ -15,6 +15,8 @@ what it started.
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
@@ -51,11 +53,15 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
         options["address"] = address
     else:
         options.update(num_cpus=num_cpus, include_dashboard=False)
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(**options)
     except (ConnectionError, RuntimeError, ValueError) as err:
         where = f"the Ray cluster at {address}" if address else "a local Ray runtime"
         raise BaselineError(f"cannot start or reach {where}: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)  # ray.init put its own (sys.exit) in place of gengap's: SIGTERM as SIGINT
     try:
         yield ray
     finally:
@@ -70,9 +76,21 @@ def error_text(err: BaseException) -> str:
     return f"{type(inner).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
 
 
+def check_resources(ray: Any, resources: Resources) -> None:
+    """BaselineError when no live node of the cluster has the GPUs and CPUs one run reserves
+    (Ray would wait for such a node forever)."""
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    for key, wanted in (("GPU", resources.gpus), ("CPU", resources.cpus)):
+        most = max((float(node.get(key, 0)) for node in nodes), default=0.0)
+        if wanted > most:
+            raise BaselineError(f"resources: a run reserves {wanted:g} {key}s, but no node of the Ray cluster has more than {most:g}")
+
+
 def run_on_ray(runs: Sequence[RunSpec], resources: Resources, retries: int) -> Iterator[Outcome]:
-    """Outcomes of runs, in the order they finish, each run one Ray task (ray must be initialised)."""
+    """Outcomes of runs, in the order they finish, each run one Ray task (ray must be initialised;
+    BaselineError before any is submitted when no node can take one)."""
     ray = import_ray()
+    check_resources(ray, resources)
     task = ray.remote(num_cpus=resources.cpus, num_gpus=resources.gpus, max_retries=retries, retry_exceptions=True)(execute)
     pending = {task.remote(spec): (spec, time.perf_counter()) for spec in runs}
     try:
