@@ -9,7 +9,8 @@ run that still fails is a failed outcome carrying the error; the other runs go o
 
 ``ray_runtime(address, num_cpus)`` connects to a running cluster (address, e.g.
 ``ray://head:10001`` or ``auto``) or starts a local runtime on this machine, and shuts down
-what it started.
+what it started; a local runtime ends with the driver even when the driver is killed
+(baselines.ray_watchdog).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from baselines.errors import BaselineError
+from baselines.ray_watchdog import watch_local_runtime
 from baselines.sweep import Outcome, RunSpec, execute
 
 
@@ -62,10 +64,22 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
     finally:
         if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)  # ray.init put its own (sys.exit) in place of gengap's: SIGTERM as SIGINT
+    watchdog = watch_local_runtime(raylet) if address is None and (raylet := _raylet_pid(ray)) is not None else None
     try:
         yield ray
     finally:
         ray.shutdown()
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _raylet_pid(ray: Any) -> int | None:
+    """The process id of the raylet of the local runtime this process started (None if unknown)."""
+    try:
+        node = ray._private.worker._global_node
+        return int(node.all_processes[ray._private.ray_constants.PROCESS_TYPE_RAYLET][0].process.pid)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return None
 
 
 def error_text(err: BaseException) -> str:

@@ -312,3 +312,71 @@ def test_links_inside_a_sweep_directory_are_refused(folder: Path, capsys: pytest
     from gengap.sweep_command import real_destination
 
     assert real_destination(str(folder / "alias" / "out")) == Path(os.path.realpath(folder)) / "out"
+
+
+def _descendants(root: int) -> set[int]:
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                parents[int(name)] = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier and pid not in found}
+        found |= frontier
+    return found
+
+
+def _of_runtime(raylet: int) -> set[int]:
+    """The raylet and every live process whose environment names it (its agents and workers)."""
+    mark = b"RAY_RAYLET_PID=%d\0" % raylet
+    found = set()
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and (int(name) == raylet or mark in Path(f"/proc/{name}/environ").read_bytes() + b"\0"):
+                if Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.add(int(name))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.slow  # a local Ray runtime and a run started: about 20 s
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_local_runtime_dies_with_a_killed_driver(folder: Path) -> None:
+    """After kill -9 of a sweep driver, Ray's agents lingered ~61 s (a call to the dead GCS) and its
+    worker ~2 s; gengap's watchdog ends them all within a second or so."""
+    import signal
+    import time
+
+    text = sweep_text("suite: suite.yaml", steps=100000).replace('"*-length"', '"parity_check-length"').replace('["rope", "nope"]', '["rope"]')
+    (folder / "sweep.yaml").write_text(text)
+    out = folder / "out"
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "1"]
+    sweep = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    left: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("runs/*/metrics.jsonl")) and time.monotonic() < deadline and sweep.poll() is None:
+            time.sleep(0.2)
+        raylets = [pid for pid in _descendants(sweep.pid) if b"raylet/raylet" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(raylets) == 1, "no local runtime was started"
+        assert len(_of_runtime(raylets[0])) >= 2  # the raylet and its agents
+        sweep.kill()
+        sweep.wait()
+        killed = time.monotonic()
+        while _of_runtime(raylets[0]) and time.monotonic() - killed < 10:
+            time.sleep(0.2)
+        left = _of_runtime(raylets[0])
+        assert not left, f"{len(left)} processes of the runtime outlived the driver by 10 s"
+    finally:
+        for pid in left | _descendants(sweep.pid):  # what this test started, if the watchdog failed
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait()
