@@ -51,6 +51,9 @@ def _count(low: int) -> Range:
     return Range(low, MAX_COUNT, integer=True)
 
 
+SEED = Range(0, 2**63 - 1, integer=True)  # seeds are any non-negative int64
+
+
 def _share(low_open: bool = False, high_open: bool = False) -> Range:
     return Range(0.0, 1.0, low_open=low_open, high_open=high_open)
 
@@ -59,15 +62,15 @@ RANGES: dict[str, Range] = {
     "layers": _count(1), "d_model": _count(1), "heads": _count(1), "memory_cell": _count(1), "iterations": _count(1),
     "window": _count(0), "steps": _count(1), "batch_size": _count(1), "warmup": _count(0), "eval_every": _count(1),
     "eval_examples": _count(1), "eval_limit": _count(1), "eval_batch_size": _count(1), "checkpoint_every": _count(1),
-    "mistakes": _count(0), "noise_seed": _count(0), "init_seed": _count(0), "data_seed": _count(0), "level": _count(1),
+    "mistakes": _count(0), "noise_seed": SEED, "init_seed": SEED, "data_seed": SEED, "level": _count(1),
     "lr": Range(0.0, math.inf, low_open=True), "weight_decay": Range(0.0, math.inf), "grad_clip": Range(0.0, math.inf, low_open=True),
     "min_lr_ratio": _share(), "until_id": _share(low_open=True), "reach": _share(low_open=True), "label_noise": _share(high_open=True),
 }
-LISTS: dict[str, Range] = {"seeds": _count(0), "test_iterations": _count(1)}
+LISTS: dict[str, Range] = {"seeds": SEED, "test_iterations": _count(1)}
 
 
 EVAL_RANGES: dict[str, Range] = {  # gengap eval's (baselines.pretrained.EvalSettings)
-    "shots": _count(0), "seed": _count(0), "limit": _count(1), "batch_size": _count(1), "max_new_tokens": _count(1),
+    "shots": _count(0), "seed": SEED, "limit": _count(1), "batch_size": _count(1), "max_new_tokens": _count(1),
     "slack": _count(0), "mistakes": _count(0),
 }
 
