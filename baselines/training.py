@@ -57,7 +57,7 @@ from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
 from baselines.errors import BaselineError, RunFileError
 from baselines import run_files
 from baselines.model_size import check_model_size
-from baselines.run_identity import KEY, TRAJECTORY, check_identity, run_identity, settings_changes
+from baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from baselines.label_noise import corrupt
 from baselines.numbers import check_numbers
 from baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary

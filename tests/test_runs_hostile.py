@@ -10,6 +10,7 @@ disk. Runs are the tiniest that train: 2 steps of a 1-layer model of width 16.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import shutil
@@ -188,7 +189,7 @@ def test_damaged_run_files_are_one_line_not_a_traceback(home: Path, capsys: pyte
     assert tree(home) == before
     argv = ["train", str((home / "release").resolve()), "--config", PARITY, *TINY_RUN, "--out", str(run), "--resume"]
 
-    state = torch.load(io_of(checkpoint), weights_only=True)  # another run's weights under this run's identity
+    state = torch.load(io.BytesIO(checkpoint), weights_only=True)  # another run's weights under this run's identity
     state["model"] = {name: torch.zeros(3) for name in state["model"]}
     torch.save(state, run / "seed-0" / "checkpoint.pt")
     before = tree(home)
@@ -210,12 +211,6 @@ def test_damaged_run_files_are_one_line_not_a_traceback(home: Path, capsys: pyte
     before = tree(home)
     refused_in_process(argv, capsys, 1, "run.json is not the record of a gengap run")
     assert tree(home) == before
-
-
-def io_of(data: bytes) -> object:
-    import io
-
-    return io.BytesIO(data)
 
 
 def test_a_torn_last_metrics_line_is_dropped_on_resume(home: Path) -> None:
