@@ -92,6 +92,14 @@ def keep_metrics(path: Path, seed: int, upto: int) -> None:
     atomic_write_text(path, "".join(kept))
 
 
+def seed_folders(out: Path) -> list[int]:
+    """The seeds N of the seed-N entries of a run directory (folders or not, links included)."""
+    if not out.is_dir():
+        return []
+    names = (entry.name for entry in out.iterdir())
+    return sorted(int(name[5:]) for name in names if name.startswith("seed-") and name[5:].isdigit() and str(int(name[5:])) == name[5:])
+
+
 def read_object(path: Path, keys: Sequence[str]) -> dict[str, Any]:
     """The JSON object of a run file that has every key of keys; RunFileError otherwise."""
     try:

@@ -891,8 +891,8 @@ def train_and_evaluate(
             record = _run_record(data, chosen)
             run.legacy_checkpoints = check_out(out_path, resume, record, run.tokenizer)
             run.identity = run_identity(record, run.tokenizer.tokens)
-            if resume:  # every seed's files, before anything is written
-                for seed in chosen.seeds:
+            if resume:  # every seed's files (of the seeds asked for and any other there), before anything is written
+                for seed in sorted({*chosen.seeds, *run_files.seed_folders(out_path)}):
                     run.check_seed_files(seed)
             prepare_out(out_path, record, run.tokenizer)
         per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]

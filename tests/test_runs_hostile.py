@@ -114,6 +114,12 @@ def test_a_seed_result_of_another_run_is_never_merged(home: Path, capsys: pytest
     argv = ["train", str((home / "release").resolve()), "--config", PARITY, *TINY_RUN, "--out", str(home / "run"), "--seeds", "0,1", "--resume"]
     refused_in_process(argv, capsys, 1, "seed-1/result.json records no run identity")
     assert tree(home) == before
+    # a seed folder of another run is refused even when the command does not ask for that seed
+    foreign["run"] = {**result_of(home)["run"], "config": EVEN}
+    (home / "run" / "seed-1" / "result.json").write_text(json.dumps(foreign))
+    before = tree(home)
+    refused_in_process(argv[: argv.index("--seeds")] + ["--resume"], capsys, 2, "seed-1/result.json belongs to a run of other data")
+    assert tree(home) == before
 
 
 # -- 2. numeric options ----------------------------------------------------------------------------
