@@ -14,12 +14,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import torch
 
-from baselines.errors import BaselineError
+from baselines.errors import RunFileError
+from baselines.run_identity import KEY
 from generators.safe_files import atomic_file
 
 RUN_FORMAT = "gengap-baseline-run/1"  # of run.json and checkpoints
@@ -76,17 +77,34 @@ def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
-    """A checkpoint's state (weights_only); BaselineError for a truncated or foreign file."""
+    """A checkpoint's state (weights_only); RunFileError for a truncated or foreign file."""
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # a truncated or foreign file
-        raise BaselineError(f"cannot load checkpoint {path}: {err}") from None
+        raise RunFileError(f"cannot load checkpoint {path}: {_first_line(err)}") from None
 
 
-def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, scheduler: Any, progress: Progress) -> None:
-    """Checkpoint a run after progress.step steps."""
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else type(err).__name__
+
+
+REQUIRED = ("model", "optimizer", "scheduler", "rng", "step", "history", "train_seconds", "tokens", "loss_sum", "loss_count")
+
+
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    """A training checkpoint's state; RunFileError for a file that is not one (another torch file)."""
+    state = load_checkpoint(path)
+    if not isinstance(state, dict) or state.get("format") != RUN_FORMAT or any(key not in state for key in REQUIRED):
+        raise RunFileError(f"{path} is not a gengap training checkpoint")
+    return state
+
+
+def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, scheduler: Any, progress: Progress,
+         identity: Mapping[str, Any] | None = None) -> None:
+    """Checkpoint a run after progress.step steps (identity: the run's, see baselines.run_identity)."""
     save_checkpoint(path, {
-        "format": RUN_FORMAT, "seed": seed, "step": progress.step,
+        "format": RUN_FORMAT, "seed": seed, "step": progress.step, **({KEY: dict(identity)} if identity is not None else {}),
         "model": model.state_dict(), "optimizer": optimizer.state_dict(),
         "scheduler": scheduler.state_dict(), "rng": rng_states(),
         "history": progress.history, "train_seconds": progress.train_seconds, "tokens": progress.tokens,
@@ -95,19 +113,29 @@ def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, schedule
     })  # fmt: skip
 
 
-def restore(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, device: torch.device) -> Progress:
-    """Load a checkpoint into model, optimizer, scheduler and the RNGs; return its progress."""
-    state = load_checkpoint(path)
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    scheduler.load_state_dict(state["scheduler"])
-    set_rng_states(state["rng"])
-    return Progress(
-        loss_sum=state["loss_sum"].to(device),
-        step=int(state["step"]),
-        history=list(state["history"]),
-        train_seconds=float(state["train_seconds"]),
-        tokens=int(state["tokens"]),
-        loss_count=int(state["loss_count"]),
-        data_state=dict(state.get("data_state") or {}),
-    )
+def restore(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, device: torch.device,
+            check_run: Callable[[Any], None] | None = None) -> Progress:
+    """Load a checkpoint into model, optimizer, scheduler and the RNGs; return its progress.
+
+    check_run(identity recorded, or None) runs before anything is loaded and raises to refuse
+    the checkpoint; a checkpoint whose states do not fit (another run's model) is a RunFileError.
+    """
+    state = read_checkpoint(path)
+    if check_run is not None:
+        check_run(state.get(KEY))
+    try:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        set_rng_states(state["rng"])
+        return Progress(
+            loss_sum=state["loss_sum"].to(device),
+            step=int(state["step"]),
+            history=list(state["history"]),
+            train_seconds=float(state["train_seconds"]),
+            tokens=int(state["tokens"]),
+            loss_count=int(state["loss_count"]),
+            data_state=dict(state.get("data_state") or {}),
+        )
+    except (RuntimeError, ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+        raise RunFileError(f"{path} does not fit this run's model and optimizer: {_first_line(err)}") from None

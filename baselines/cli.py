@@ -211,6 +211,8 @@ def summary(results: dict[str, Any]) -> str:
         stop = ""
         if seed.get("converged") is not None:
             stop = f"  {'met' if seed['converged'] else 'did not meet'} --until-id {results['until_id']} (step {seed['stopped_at']})"
+        if seed.get("diverged_at") is not None:
+            stop += f"  diverged: the loss was not finite at step {seed['diverged_at']}"
         lines.append(
             f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}{stop}"
         )

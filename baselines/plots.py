@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, ContextManager, Mapping, Sequence
 
-from generators.safe_files import atomic_file
+from generators.safe_files import atomic_file, make_directory
 
 Opener = Callable[[Path], ContextManager[BinaryIO]]  # a binary handle whose content becomes the file at a path
 
@@ -54,7 +54,7 @@ def _write(plt: Any, figure: Any, path: Path, opener: Opener | None = None) -> P
     path, created exclusively, never through a link) and close it."""
     try:
         if opener is None:
-            path.parent.mkdir(exist_ok=True)  # e.g. a run's plots/ folder; never its parents
+            make_directory(path.parent)  # e.g. a run's plots/ folder (never its parents, never a link in its place)
         with (opener or atomic_file)(path) as handle:
             figure.savefig(handle, format="png", dpi=100)
     finally:

@@ -37,8 +37,9 @@ from typing import Any, Mapping, Sequence
 import torch
 
 from baselines.data import SplitData, load_split
-from baselines.errors import BaselineError
+from baselines.errors import BaselineError, RunFileError
 from baselines.metrics import aggregate, make_buckets, score, seed_summary
+from baselines.numbers import EVAL_RANGES, check_numbers
 from baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.prompts import Prompter
@@ -66,6 +67,7 @@ class EvalSettings:
     device: str = "auto"
 
     def check(self) -> None:
+        check_numbers(asdict(self), EVAL_RANGES, {})
         if self.shots < 0 or self.seed < 0:
             raise BaselineError("shots and seed must be non-negative")
         for name in ("limit", "max_new_tokens"):
@@ -103,6 +105,8 @@ def load_model(model_dir: str | Path, device: torch.device) -> tuple[Any, Any]:
     import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if not sys.stderr.isatty():  # its loading bars would come before gengap's one-line error
+        transformers.utils.logging.disable_progress_bar()
     path = Path(model_dir)
     if not path.is_dir():
         raise BaselineError(f"{model_dir} is not a directory (gengap eval reads a local Hugging Face model)")
@@ -114,11 +118,24 @@ def load_model(model_dir: str | Path, device: torch.device) -> tuple[Any, Any]:
         model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **{key: dtype})
     except (OSError, ValueError) as err:
         raise BaselineError(f"cannot load a causal LM from {model_dir}: {err}") from None
+    except Exception as err:  # e.g. safetensors' error for a truncated weights file
+        raise RunFileError(f"cannot load a causal LM from {model_dir}: {type(err).__name__}: {err}") from None
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
+    check_tokenizer_fits(model, tokenizer, model_dir)
     model.to(device).eval()
     return model, tokenizer
+
+
+def check_tokenizer_fits(model: Any, tokenizer: Any, model_dir: str | Path) -> None:
+    """RunFileError when the tokenizer can produce ids the model has no embedding for (a
+    tokenizer of another model), or its pad or end token is not one of the model's ids."""
+    rows = model.get_input_embeddings().num_embeddings
+    ids = {"its largest id": len(tokenizer) - 1, "pad": tokenizer.pad_token_id, "end": tokenizer.eos_token_id}
+    beyond = [f"{name} {value}" for name, value in ids.items() if value is not None and not 0 <= value < rows]
+    if beyond:
+        raise RunFileError(f"{model_dir}: the tokenizer does not match the model ({', '.join(beyond)}; the model embeds ids 0..{rows - 1})")
 
 
 @torch.no_grad()

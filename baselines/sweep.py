@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from baselines.errors import BaselineError
 from baselines.report import model_label
-from generators.safe_files import atomic_write_text
+from generators.safe_files import atomic_write_text, create_new, make_directory
 from generators.reading import ReadError, read_json
 
 SWEEP_FORMAT = "gengap-sweep/1"
@@ -158,8 +158,8 @@ def _crash_callback(hook: FailOnce | None) -> Callable[[dict[str, Any]], None] |
 
     def crash(event: dict[str, Any]) -> None:
         if event["step"] == hook.step and not marker.exists():
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
+            make_directory(marker.parent)
+            os.close(create_new(marker))
             os._exit(CRASH_EXIT_CODE)
 
     return crash
@@ -206,7 +206,8 @@ def run_sweep(
     """Run every unfinished run with engine, record outcomes in OUT/sweep.json, then write
     OUT/report.md over the finished runs (when any). Returns the outcome of every run."""
     out = Path(out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out / "runs")  # a link there would take every run outside the sweep directory
     outcomes: dict[str, Outcome] = {}
     todo = []
     for spec in runs:

@@ -9,17 +9,21 @@ run that still fails is a failed outcome carrying the error; the other runs go o
 
 ``ray_runtime(address, num_cpus)`` connects to a running cluster (address, e.g.
 ``ray://head:10001`` or ``auto``) or starts a local runtime on this machine, and shuts down
-what it started.
+what it started; a local runtime ends with the driver even when the driver is killed
+(baselines.ray_watchdog).
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from baselines.errors import BaselineError
+from baselines.ray_watchdog import watch_local_runtime
 from generators.extras import install_hint
 from baselines.sweep import Outcome, RunSpec, execute
 
@@ -52,15 +56,31 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
         options["address"] = address
     else:
         options.update(num_cpus=num_cpus, include_dashboard=False)
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(**options)
     except (ConnectionError, RuntimeError, ValueError) as err:
         where = f"the Ray cluster at {address}" if address else "a local Ray runtime"
         raise BaselineError(f"cannot start or reach {where}: {str(err).splitlines()[0] if str(err) else type(err).__name__}") from None
+    finally:
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)  # ray.init put its own (sys.exit) in place of gengap's: SIGTERM as SIGINT
+    watchdog = watch_local_runtime(raylet) if address is None and (raylet := _raylet_pid(ray)) is not None else None
     try:
         yield ray
     finally:
         ray.shutdown()
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _raylet_pid(ray: Any) -> int | None:
+    """The process id of the raylet of the local runtime this process started (None if unknown)."""
+    try:
+        node = ray._private.worker._global_node
+        return int(node.all_processes[ray._private.ray_constants.PROCESS_TYPE_RAYLET][0].process.pid)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return None
 
 
 def error_text(err: BaseException) -> str:
@@ -71,9 +91,21 @@ def error_text(err: BaseException) -> str:
     return f"{type(inner).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
 
 
+def check_resources(ray: Any, resources: Resources) -> None:
+    """BaselineError when no live node of the cluster has the GPUs and CPUs one run reserves
+    (Ray would wait for such a node forever)."""
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    for key, wanted in (("GPU", resources.gpus), ("CPU", resources.cpus)):
+        most = max((float(node.get(key, 0)) for node in nodes), default=0.0)
+        if wanted > most:
+            raise BaselineError(f"resources: a run reserves {wanted:g} {key}s, but no node of the Ray cluster has more than {most:g}")
+
+
 def run_on_ray(runs: Sequence[RunSpec], resources: Resources, retries: int) -> Iterator[Outcome]:
-    """Outcomes of runs, in the order they finish, each run one Ray task (ray must be initialised)."""
+    """Outcomes of runs, in the order they finish, each run one Ray task (ray must be initialised;
+    BaselineError before any is submitted when no node can take one)."""
     ray = import_ray()
+    check_resources(ray, resources)
     task = ray.remote(num_cpus=resources.cpus, num_gpus=resources.gpus, max_retries=retries, retry_exceptions=True)(execute)
     pending = {task.remote(spec): (spec, time.perf_counter()) for spec in runs}
     try:

@@ -31,7 +31,8 @@ state go into the checkpoint, metric rows gain ``level`` and ``mean_level`` (a m
 ``levels``, ``mean_levels`` and ``shares`` per component), results gain ``stream`` and per
 seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
 
-A run directory holds ``run.json`` (settings and data fingerprint, checked on resume),
+A run directory holds ``run.json`` (settings and data fingerprint, checked on resume, as the
+run identity every checkpoint and seed result carries is: baselines.run_identity),
 ``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
 and the split's divergence figures when its report was found),
 ``plots/accuracy_by_length.png`` and the per-seed folders.
@@ -55,8 +56,12 @@ from baselines import checkpoints
 from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from baselines.data import SplitData, load_split, subset
 from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
-from baselines.errors import BaselineError
+from baselines.errors import BaselineError, RunFileError
+from baselines import run_files
+from baselines.model_size import check_model_size
+from baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from baselines.label_noise import corrupt
+from baselines.numbers import check_numbers
 from baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
 from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
 from baselines.models import ModelShape
@@ -64,6 +69,7 @@ from baselines.sequence_model import SequenceModel
 from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
 from generators.exclusion import Exclusion
+from generators.reading import ReadError, read_json
 from generators.safe_files import atomic_write_text
 from generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
@@ -110,12 +116,6 @@ def preset_of(arch: str, name: str) -> Preset:
     return (LOOPED_PRESETS if arch == "looped" else RECURRENT_PRESETS)[name]
 
 
-# Settings a resumed run must share with the interrupted one (they decide the trajectory).
-TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
-    "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
-    "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
-)
 SCHEDULES = ("cosine", "constant")
 
 
@@ -168,6 +168,7 @@ class TrainSettings:
 
     def resolve(self) -> "TrainSettings":
         """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
+        check_numbers({f.name: getattr(self, f.name) for f in fields(self)})
         if self.arch not in ARCHITECTURES:
             raise BaselineError(f"unknown architecture {self.arch!r}; choose one of {', '.join(ARCHITECTURES)}")
         preset = preset_of(self.arch, self.preset)
@@ -197,6 +198,7 @@ class TrainSettings:
         return resolved
 
     def check(self) -> None:
+        check_numbers({f.name: getattr(self, f.name) for f in fields(self)})
         positive = ("layers", "d_model", "heads", "steps", "batch_size", "eval_every", "eval_examples", "eval_batch_size", "checkpoint_every")
         for name in positive:
             value = getattr(self, name)
@@ -479,6 +481,8 @@ class Run:
         self.out = out
         self.progress = progress
         self.callback = callback
+        self.identity: dict[str, Any] | None = None  # the run's (baselines.run_identity), set with the run directory
+        self.legacy_checkpoints = False  # checkpoints without an identity are accepted when run.json vouched for them
         self.stream = stream_plan(settings)
         self.probe = [r for seed in settings.seeds for r in self.stream.probe(self.seeds(seed)[1])] if self.stream else []
         seen = [*(r for part in data.parts().values() for r in part), *self.probe]
@@ -561,25 +565,15 @@ class Run:
         return self.out / "metrics.jsonl" if self.out else None
 
     def keep_metrics(self, seed: int, upto: int) -> None:
-        """Drop the lines of seed after step upto (left by an interrupted run)."""
+        """Drop the lines of seed after step upto (left by an interrupted run) and a torn last line."""
         path = self.metrics_path()
-        if path is None or not path.exists():
-            return
-        kept = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if row.get("seed") == seed and row.get("step", 0) > upto:
-                continue
-            kept.append(line + "\n")
-        atomic_write(path, "".join(kept))
+        if path is not None:
+            run_files.keep_metrics(path, seed, upto)
 
     def append_metrics(self, row: Mapping[str, Any]) -> None:
         path = self.metrics_path()
         if path is not None:
-            with path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(row) + "\n")
+            run_files.append_line(path, run_files.strict_json(row))
 
     # one seed --------------------------------------------------------------------------
 
@@ -589,15 +583,15 @@ class Run:
         init_seed, data_seed = self.seeds(seed)
         folder = self.out / f"seed-{seed}" if self.out else None
         if folder is not None:
-            folder.mkdir(exist_ok=True)
+            run_files.make_folder(folder)
             if resume and (folder / "result.json").exists():
-                return json.loads((folder / "result.json").read_text(encoding="utf-8"))
+                return self.finished(folder / "result.json", seed)
         model = model if model is not None else self.new_model(init_seed)
         trainer = Trainer(model, self.train, s, self.device, self.compile)
         source = self.source(data_seed)
         path = folder / "checkpoint.pt" if folder else None
         if resume and path is not None and path.exists():
-            progress = checkpoints.restore(path, model, trainer.optimizer, trainer.scheduler, self.device)
+            progress = checkpoints.restore(path, model, trainer.optimizer, trainer.scheduler, self.device, lambda found: self.check_run(found, path))
             source.load_state(progress.data_state)
         else:
             progress = Progress(loss_sum=torch.zeros((), device=self.device))
@@ -610,7 +604,7 @@ class Run:
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
         clock = _Clock()
-        stopped = until_met(progress.history, s.until_id)  # a resumed run that had already met it
+        stopped = until_met(progress.history, s.until_id) or diverged_at(progress.history) is not None  # a resumed run that had stopped
         with bar:
             for step in range(progress.step + 1, s.steps + 1):
                 if stopped:
@@ -630,15 +624,15 @@ class Run:
                         torch.cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
-                    bar.set_postfix(loss=f"{row['loss']:.4f}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
+                    bar.set_postfix(loss=f"{row['loss']}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
                     clock.restart(window=True)  # evaluation time is not training time
-                    stopped = until_met(progress.history, s.until_id)
+                    stopped = until_met(progress.history, s.until_id) or row["loss"] is None
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
                     if row is None:
                         progress.train_seconds += clock.lap()
                     progress.data_state = source.state()
-                    checkpoints.save(path, seed, model, trainer.optimizer, trainer.scheduler, progress)
+                    checkpoints.save(path, seed, model, trainer.optimizer, trainer.scheduler, progress, self.identity)
                     clock.restart()
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
@@ -662,6 +656,7 @@ class Run:
             "steps": s.steps,
             "stopped_at": progress.step,
             "converged": until_met(history, s.until_id) if s.until_id is not None else None,
+            "diverged_at": diverged_at(history),
             **reach_steps(history, s.reach),
         }
         if self.train_sets:
@@ -682,7 +677,38 @@ class Run:
             means = [[row["step"], row[key]] for row in history if row.get(key) is not None]
             result["curriculum"] = {**summary, "mean_levels": means}
         if folder is not None:
-            atomic_write(folder / "result.json", json.dumps(result, indent=1) + "\n")
+            atomic_write(folder / "result.json", run_files.strict_json({**result, KEY: self.identity}, indent=1) + "\n")
+        return result
+
+    def check_run(self, found: Any, path: Path) -> None:
+        """Refuse a checkpoint or seed result of another run (see baselines.run_identity)."""
+        assert self.identity is not None
+        if found is None and self.legacy_checkpoints and path.name == "checkpoint.pt":
+            return  # made before checkpoints carried an identity; run.json matched
+        check_identity(found, self.identity, default_settings(), str(path))
+
+    def check_seed_files(self, seed: int) -> None:
+        """Refuse (writing nothing) a seed folder that is a link, or a result or checkpoint of another run in it."""
+        assert self.out is not None
+        folder = self.out / f"seed-{seed}"
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise BaselineError(f"{folder} is a symbolic link or not a directory: gengap never writes through one; remove it")
+        if (folder / "result.json").exists():
+            self.finished(folder / "result.json", seed)
+        elif (folder / "checkpoint.pt").exists():
+            self.check_run(checkpoints.read_checkpoint(folder / "checkpoint.pt").get(KEY), folder / "checkpoint.pt")
+
+    def finished(self, path: Path, seed: int) -> dict[str, Any]:
+        """The result of a seed finished earlier, once it is known to be of this run and seed."""
+        try:
+            result = read_json(path)
+        except ReadError as err:
+            raise RunFileError(f"cannot read a finished seed's result: {err}") from None
+        if not isinstance(result, dict) or not all(key in result for key in ("id_exact_match", "ood_exact_match", "gap", "tokens_per_s")):
+            raise RunFileError(f"{path} is not the result of a seed")
+        self.check_run(result.pop(KEY, None), path)
+        if result.get("seed") != seed:
+            raise BaselineError(f"{path} is the result of seed {result.get('seed')!r}, not {seed}; cannot resume")
         return result
 
     def periodic_row(self, model: SequenceModel, trainer: Trainer, progress: Progress, seed: int, rate: float, extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -692,7 +718,7 @@ class Run:
         row = {
             "seed": seed,
             "step": progress.step,
-            "loss": float(progress.loss_sum) / max(progress.loss_count, 1),
+            "loss": finite_or_none(float(progress.loss_sum) / max(progress.loss_count, 1)),  # None: the loss diverged
             "lr": trainer.scheduler.get_last_lr()[0],
             "id_exact_match": scores["id"]["exact_match"],
             "ood_exact_match": scores["ood"]["exact_match"],
@@ -724,6 +750,15 @@ def reach_steps(history: Sequence[Mapping[str, Any]], threshold: float) -> dict[
     train, validation = first("train_exact_match"), first("id_exact_match")
     delay = validation / train if train and validation is not None else None
     return {"first_step": {"threshold": threshold, "train": train, "id": validation}, "grokking_delay": delay}
+
+
+def diverged_at(history: Sequence[Mapping[str, Any]]) -> int | None:
+    """The first evaluated step whose mean training loss was not a finite number (None when none was)."""
+    return next((int(row["step"]) for row in history if row.get("loss", 0.0) is None), None)
+
+
+def finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def until_met(history: Sequence[Mapping[str, Any]], threshold: float | None) -> bool:
@@ -767,31 +802,39 @@ def _run_record(data: SplitData, settings: TrainSettings) -> dict[str, Any]:
     return {"format": RUN_FORMAT, "config": data.name, "source": data.source, "data_fingerprint": data.fingerprint(), "settings": settings.to_json()}
 
 
-def prepare_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: Tokenizer) -> None:
-    """Create the run directory, or check on resume that it belongs to the same run."""
+def default_settings() -> dict[str, Any]:
+    """Resolved default settings, for settings added after a run was made."""
+    return TrainSettings().resolve().to_json()
+
+
+def check_out(out: Path, resume: bool, record: Mapping[str, Any], tokenizer: Tokenizer) -> bool:
+    """Check that the run directory is new or empty, or on resume that its run.json and
+    tokenizer.json are of the same run (writing nothing); True when a run.json of the same run
+    was found (it vouches for checkpoints older than run identities)."""
     run_file = out / "run.json"
-    if out.exists() and not out.is_dir():
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise BaselineError(f"{out} exists and is not a directory")
+    vouched = False
     if out.exists() and any(out.iterdir()):
         if not resume:
             raise BaselineError(f"{out} is not empty: use --resume to continue that run, or another directory")
         if run_file.exists():
-            try:
-                old = json.loads(run_file.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                raise BaselineError(f"cannot read {run_file}") from None
-            if old.get("data_fingerprint") != record["data_fingerprint"]:
+            old = run_files.read_object(run_file, ("config", "data_fingerprint", "settings"))
+            if old.get("data_fingerprint") != record["data_fingerprint"] or old.get("config") != record["config"]:
                 raise BaselineError(f"{out} was trained on other data (config {old.get('config')!r}); cannot resume")
-            defaults = TrainSettings().resolve().to_json()  # for settings added after the run was made
-            before = {k: old.get("settings", {}).get(k, defaults[k]) for k in TRAJECTORY}
-            changed = [k for k in TRAJECTORY if before[k] != record["settings"][k]]
+            changed = settings_changes(old["settings"], record["settings"], default_settings())
             if changed:
-                detail = ", ".join(f"{k} {before[k]!r} -> {record['settings'][k]!r}" for k in changed)
-                raise BaselineError(f"cannot resume {out} with different settings: {detail}")
-            if (out / "tokenizer.json").exists() and Tokenizer.load(out / "tokenizer.json") != tokenizer:
-                raise BaselineError(f"{out}/tokenizer.json does not match the data's vocabulary")
+                raise BaselineError(f"cannot resume {out} with different settings: {', '.join(changed)}")
+            vouched = True
+        if (out / "tokenizer.json").exists() and Tokenizer.load(out / "tokenizer.json") != tokenizer:
+            raise BaselineError(f"{out}/tokenizer.json does not match the data's vocabulary")
+    return vouched
+
+
+def prepare_out(out: Path, record: Mapping[str, Any], tokenizer: Tokenizer) -> None:
+    """Create the run directory (checked by check_out) and write run.json and tokenizer.json."""
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_file, json.dumps(record, indent=1) + "\n")
+    atomic_write(out / "run.json", json.dumps(record, indent=1) + "\n")
     tokenizer.save(out / "tokenizer.json")
 
 
@@ -846,8 +889,15 @@ def train_and_evaluate(
         torch.set_num_threads(1)
     try:
         run = Run(data, chosen, device, out_path, progress, callback)
+        check_model_size(chosen.spec, len(run.tokenizer), device)
         if out_path is not None:
-            prepare_out(out_path, resume, _run_record(data, chosen), run.tokenizer)
+            record = _run_record(data, chosen)
+            run.legacy_checkpoints = check_out(out_path, resume, record, run.tokenizer)
+            run.identity = run_identity(record, run.tokenizer.tokens)
+            if resume:  # every seed's files (of the seeds asked for and any other there), before anything is written
+                for seed in sorted({*chosen.seeds, *run_files.seed_folders(out_path)}):
+                    run.check_seed_files(seed)
+            prepare_out(out_path, record, run.tokenizer)
         per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
         with torch.random.fork_rng(devices=[]):
             model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id)
@@ -878,6 +928,7 @@ def train_and_evaluate(
             "divergence": dict(data.divergence),
             "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
             "per_seed": per_seed,
+            "diverged": [r["seed"] for r in per_seed if r.get("diverged_at") is not None],  # seeds whose loss became NaN or infinite
             "aggregate": aggregate(per_seed),
             "plots": [],
         }
@@ -892,7 +943,7 @@ def train_and_evaluate(
                 if run.stream is not None:
                     made.append(plot_curriculum(results, out_path / "plots" / "curriculum.png"))
                 results["plots"] = [str(Path(m).relative_to(out_path)) for m in made if m]
-            atomic_write(out_path / "results.json", json.dumps(results, indent=1) + "\n")
+            atomic_write(out_path / "results.json", run_files.strict_json(results, indent=1) + "\n")
         return results
     finally:
         torch.set_num_threads(threads)

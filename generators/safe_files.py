@@ -12,6 +12,9 @@ the base package, so splits/, baselines/ and gengap/ can all use them):
   or anyone else left at the temporary name (a file, a link) is unlinked first, never opened
   or followed; a directory there is an error. It assumes one writer per path at a time (every
   caller is the only writer of its run directory or holds gengap's lock on its destination).
+- :func:`make_directory`, :func:`append_text` and :func:`read_regular` make a folder, append
+  to a file and read one that gengap keeps in its own directories, refusing a link there (a
+  link to a folder outside would take the writes outside).
 - :func:`remove_at` removes a file or a directory tree by name inside an open directory,
   without following links, so that cleanup stays in that directory even when it was renamed.
 """
@@ -69,9 +72,11 @@ def atomic_file(path: str | os.PathLike[str], tmp_name: str | None = None) -> It
         with os.fdopen(fd, "wb") as handle:
             yield handle
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename is None and err.errno is not None:  # e.g. a full disk: name the file
+            raise OSError(err.errno, err.strerror or os.strerror(err.errno), str(target)) from None
         raise
 
 
@@ -82,6 +87,36 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, tmp_name: str 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, tmp_name: str | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), tmp_name)
+
+
+def make_directory(path: str | os.PathLike[str]) -> Path:
+    """path as a directory of its own: created if absent (never its parents); NotADirectoryError
+    naming it when a symbolic link (to a directory or not) or anything but a directory is there."""
+    target = Path(path)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(target)
+    if not stat.S_ISDIR(os.lstat(target).st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "a symbolic link or a file is in the place of a directory gengap writes", str(target))
+    return target
+
+
+def append_text(path: str | os.PathLike[str], text: str) -> None:
+    """Append text to the regular file at path (created if absent), never through a link: a link,
+    named pipe or anything but a regular file there is an OSError naming it, left as it is."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | NOFOLLOW | CLOEXEC, 0o666)
+    with os.fdopen(fd, "ab") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        handle.write(text.encode("utf-8"))
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the regular file at path (at most max_bytes + 1), never through a link."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW | CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read(max_bytes + 1)
 
 
 def remove_at(dir_fd: int, name: str) -> None:

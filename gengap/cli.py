@@ -49,7 +49,7 @@ from splits.base import divergence_report
 from splits.external import ExternalDataError, ExternalFormat, is_plain, make_format, plain_records
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
-from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
+from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
 
 
 STDIN_IN_MEMORY = 64 << 20  # a pool read from a pipe is spooled to disk beyond this many bytes
@@ -656,10 +656,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         except (UsageError, BaselineError, HarnessError, PluginError) as err:
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
-            return 2
+            return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (baselines.errors.RunFileError)
         except OSError as err:
             interruption = _interruption(err)
-            if isinstance(interruption, Terminated):
+            if interruption is not None and was_terminated(interruption):
                 print("gengap: terminated", file=sys.stderr)
                 return TERMINATION_EXIT_CODE
             if interruption is not None:
@@ -674,10 +674,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MemoryError:
             print("gengap: error: out of memory (see the record limits in the README)", file=sys.stderr)
             return 2
-        except Terminated:
-            print("gengap: terminated", file=sys.stderr)
-            return TERMINATION_EXIT_CODE
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as err:
+            if was_terminated(err):
+                print("gengap: terminated", file=sys.stderr)
+                return TERMINATION_EXIT_CODE
             print("gengap: interrupted", file=sys.stderr)
             return INTERRUPT_EXIT_CODE
 

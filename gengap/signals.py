@@ -24,9 +24,20 @@ class Terminated(KeyboardInterrupt):
     """The process received SIGTERM."""
 
 
+_received = threading.Event()  # SIGTERM came: libraries that turn any exception of a signal handler
+# into a KeyboardInterrupt of their own (Ray's ray.wait does) lose the Terminated, not this
+
+
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one cleanup, not a cascade of them
+    _received.set()
     raise Terminated()
+
+
+def was_terminated(err: BaseException) -> bool:
+    """True when err (a KeyboardInterrupt) stands for SIGTERM: a Terminated, or any interrupt
+    raised after SIGTERM arrived within terminate_as_interrupt()."""
+    return isinstance(err, Terminated) or _received.is_set()
 
 
 @contextlib.contextmanager
@@ -36,6 +47,7 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    _received.clear()
     try:
         yield
     finally:

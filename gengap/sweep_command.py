@@ -30,10 +30,24 @@ from gengap.sweep_config import Sweep, SweepError, find_sweep, load_sweep
 RELEASE_FOLDER = "release"
 
 
+def real_destination(path: str) -> Path:
+    """The sweep directory by its real path: the links among its parents resolved once, up front,
+    so that every run (and a link swapped meanwhile) writes where the sweep was checked."""
+    given = Path(path).absolute()
+    return Path(os.path.realpath(given.parent)) / given.name
+
+
 def check_sweep_directory(out: Path) -> None:
-    """UsageError unless out is absent, empty, or a sweep directory (it holds sweep.json)."""
+    """UsageError unless out is absent, empty, or a sweep directory (it holds sweep.json) whose
+    folders (release, runs, .sweep and each run) are no links."""
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UsageError(f"{out} exists and is not a directory")
+    inside = [out / RELEASE_FOLDER, out / "runs", out / ".sweep"]
+    if (out / "runs").is_dir() and not (out / "runs").is_symlink():
+        inside += sorted((out / "runs").iterdir())
+    linked = [str(path) for path in inside if path.is_symlink()]
+    if linked:
+        raise UsageError(f"{linked[0]} is a symbolic link: gengap never writes through one; remove it")
     if out.is_dir() and any(out.iterdir()) and not (out / STATE_FILE).is_file():
         raise UsageError(f"{out} is not empty and not a sweep directory (no {STATE_FILE}): choose another --out")
 
@@ -90,6 +104,21 @@ def plan(sweep: Sweep, release: Path, names: Sequence[str], out: Path) -> list[R
     return runs
 
 
+def check_local_resources(sweep: Sweep, num_cpus: int | None) -> None:
+    """UsageError when a run reserves more GPUs or CPUs than this machine has (for the local
+    runtime, checked before anything is built: Ray would wait for them forever)."""
+    if sweep.gpus > 0:
+        import torch
+
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if sweep.gpus > gpus:
+            raise UsageError(f"{sweep.label}: resources: a run reserves {sweep.gpus:g} GPUs, but this machine has {gpus} "
+                             "(the local Ray runtime would wait for them forever); lower resources.gpus or give --address")
+    cpus = num_cpus if num_cpus is not None else os.cpu_count() or 1
+    if sweep.cpus > cpus:
+        raise UsageError(f"{sweep.label}: resources: a run reserves {sweep.cpus:g} CPUs, but the local Ray runtime has {cpus}")
+
+
 def _ray_engine(sweep: Sweep, address: str | None, num_cpus: int | None) -> Callable[[Sequence[RunSpec]], Iterator[Outcome]]:
     def engine(runs: Sequence[RunSpec]) -> Iterator[Outcome]:
         from baselines.sweep_ray import Resources, ray_runtime, run_on_ray
@@ -107,7 +136,7 @@ def cmd_sweep(args: Any) -> int:
         sweep = load_sweep(find_sweep(args.sweep))
     except SweepError as err:
         raise UsageError(str(err)) from None
-    out = Path(args.out).absolute()  # Ray workers may run elsewhere: absolute paths in every run
+    out = real_destination(args.out)  # Ray workers may run elsewhere: absolute paths in every run
     check_sweep_directory(out)
     started = time.perf_counter()
     try:  # everything is checked before anything is written
@@ -115,6 +144,8 @@ def cmd_sweep(args: Any) -> int:
         runs = plan(sweep, release, names, out)
     except SweepError as err:
         raise UsageError(str(err)) from None
+    if args.address is None:
+        check_local_resources(sweep, args.num_cpus)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with destination_lock(out):

@@ -4,6 +4,7 @@ with a worker killed mid-run, retries, resume, failures and the final report."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -233,3 +234,149 @@ def test_a_run_that_keeps_failing_is_recorded_and_the_sweep_goes_on(local_ray, f
     assert "2 runs: 1 trained, 1 already finished, 0 failed" in done.stdout
     assert [row["step"] for row in read_lines(out / "runs" / KILLED / "metrics.jsonl")] == [4, 8]
     assert "| reverse_string-length | nope |" in (out / "report.md").read_text()
+
+
+# -- issue 23: resources that cannot be had, SIGTERM ---------------------------------------
+
+
+def test_gpus_this_machine_lacks_fail_at_once_before_ray_starts(folder: Path) -> None:
+    """`resources: {gpus: 1}` on a machine without a GPU waited forever for a node that has one."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    (folder / "sweep.yaml").write_text(sweep_text("suite: suite.yaml", resources={"gpus": 1}))
+    before = sorted(p.name for p in folder.iterdir())
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(folder / "out")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("gengap: error: "), done.stderr
+    assert "sweep.yaml: resources: a run reserves 1 GPUs, but this machine has 0" in done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_resources_no_node_has_are_refused_on_a_cluster(local_ray) -> None:
+    from baselines.errors import BaselineError
+    from baselines.sweep_ray import Resources, check_resources
+
+    with pytest.raises(BaselineError, match="a run reserves 3 CPUs, but no node of the Ray cluster has more than 2"):
+        check_resources(local_ray, Resources(gpus=0, cpus=3))
+    with pytest.raises(BaselineError, match="a run reserves 0.5 GPUs, but no node"):
+        check_resources(local_ray, Resources(gpus=0.5, cpus=1))
+    check_resources(local_ray, Resources(gpus=0, cpus=2))
+
+
+@pytest.mark.slow  # a local Ray runtime and a run started: about 20 s
+def test_sigterm_ends_a_sweep_like_ctrl_c(folder: Path) -> None:
+    """SIGTERM to `gengap sweep` gave exit 134 and a Ray stack dump; now 143 and `gengap: terminated`, like SIGINT's 130."""
+    import signal
+    import time
+
+    text = sweep_text("suite: suite.yaml", steps=100000).replace('"*-length"', '"parity_check-length"').replace('["rope", "nope"]', '["rope"]')
+    (folder / "sweep.yaml").write_text(text)
+    out = folder / "out"
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "1"]
+    sweep = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("runs/*/metrics.jsonl")) and time.monotonic() < deadline and sweep.poll() is None:
+            time.sleep(0.2)  # a run trained its first steps: Ray is up and working
+        assert list(out.glob("runs/*/metrics.jsonl")), "the sweep never started training"
+        sweep.send_signal(signal.SIGTERM)
+        _, err = sweep.communicate(timeout=60)
+    finally:
+        sweep.kill()
+        sweep.wait()
+    assert sweep.returncode == 143, err[-3000:]
+    assert err.splitlines()[-1] == "gengap: terminated" and "Traceback" not in err, err[-3000:]
+
+
+def test_links_inside_a_sweep_directory_are_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: a sweep directory whose runs/ (or a run) is a link to a folder outside would
+    have every run written there; the sweep refuses it and touches nothing."""
+    (folder / "sweep.yaml").write_text(sweep_text("suite: suite.yaml"))
+    (folder / "victims").mkdir()
+    (folder / "victims" / "thesis.tex").write_text("years of work\n")
+    out = folder / "out"
+    out.mkdir()
+    (out / "sweep.json").write_text("{}")
+    for link in ("runs", "release"):
+        (out / link).symlink_to(folder / "victims")
+        assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(out)]) == 2
+        assert f"{out / link} is a symbolic link" in capsys.readouterr().err
+        (out / link).unlink()
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.json"]
+    assert sorted(p.name for p in (folder / "victims").iterdir()) == ["thesis.tex"]
+    # links among the parents of --out are resolved once: runs record the real path
+    (folder / "alias").symlink_to(folder)
+    from gengap.sweep_command import real_destination
+
+    assert real_destination(str(folder / "alias" / "out")) == Path(os.path.realpath(folder)) / "out"
+
+
+def _descendants(root: int) -> set[int]:
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                parents[int(name)] = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier and pid not in found}
+        found |= frontier
+    return found
+
+
+def _of_runtime(raylet: int) -> set[int]:
+    """The raylet and every live process whose environment names it (its agents and workers)."""
+    mark = b"RAY_RAYLET_PID=%d\0" % raylet
+    found = set()
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and (int(name) == raylet or mark in Path(f"/proc/{name}/environ").read_bytes() + b"\0"):
+                if Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.add(int(name))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.slow  # a local Ray runtime and a run started: about 20 s
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_local_runtime_dies_with_a_killed_driver(folder: Path) -> None:
+    """After kill -9 of a sweep driver, Ray's agents lingered ~61 s (a call to the dead GCS) and its
+    worker ~2 s; gengap's watchdog ends them all within a second or so."""
+    import signal
+    import time
+
+    text = sweep_text("suite: suite.yaml", steps=100000).replace('"*-length"', '"parity_check-length"').replace('["rope", "nope"]', '["rope"]')
+    (folder / "sweep.yaml").write_text(text)
+    out = folder / "out"
+    command = [sys.executable, "-m", "gengap.cli", "sweep", str(folder / "sweep.yaml"), "--out", str(out), "--num-cpus", "1"]
+    sweep = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    left: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while not list(out.glob("runs/*/metrics.jsonl")) and time.monotonic() < deadline and sweep.poll() is None:
+            time.sleep(0.2)
+        raylets = [pid for pid in _descendants(sweep.pid) if b"raylet/raylet" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(raylets) == 1, "no local runtime was started"
+        assert len(_of_runtime(raylets[0])) >= 2  # the raylet and its agents
+        sweep.kill()
+        sweep.wait()
+        killed = time.monotonic()
+        while _of_runtime(raylets[0]) and time.monotonic() - killed < 10:
+            time.sleep(0.2)
+        left = _of_runtime(raylets[0])
+        assert not left, f"{len(left)} processes of the runtime outlived the driver by 10 s"
+    finally:
+        for pid in left | _descendants(sweep.pid):  # what this test started, if the watchdog failed
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if sweep.poll() is None:
+            sweep.kill()
+            sweep.wait()
