@@ -51,10 +51,15 @@ LATEX_SPACES = ("\\,", "\\;", "\\:", "\\!", "\\ ", "~", "\\quad", "\\qquad")
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _THINK_END = re.compile(r"</think>", re.I)
-_LABEL = re.compile(r"(?i)(?<![A-Za-z])(?:final[^\S\n]+)?answer[^\S\n]*[*_`]*[^\S\n]*[:：](?:\*\*|__)?")
-_PHRASE = re.compile(r"(?i)(?<![A-Za-z])answer(?:\*\*|__)?[^\S\n]+is[^\S\n]*[:：]?(?:\*\*|__)?")
+_LABEL = r"(?<![A-Za-z])(?:final[^\S\n]+)?answer[^\S\n]*[*_`]*[^\S\n]*[:：](?:\*\*|__)?"
+_PHRASE = r"(?<![A-Za-z])answer(?:\*\*|__)?[^\S\n]+is[^\S\n]*[:：]?(?:\*\*|__)?"
 _BOXED = re.compile(r"\\(?:boxed|fbox)[^\S\n]*\{")
 _TAG_OPEN = re.compile(r"<answer>", re.I)
+# Every answer marker in one scan, named by kind. No two kinds can match at one position or
+# inside another's match, so this finds exactly the matches of the four patterns one by one.
+# The lookahead names every first character a marker can have (re.I adds no other to a and f)
+# and lets the scan skip other positions quickly.
+_MARKER = re.compile(f"(?=[<\\\\aAfF])(?:(?i:(?P<tag>{_TAG_OPEN.pattern})|(?P<label>{_LABEL})|(?P<phrase>{_PHRASE}))|(?P<boxed>{_BOXED.pattern}))")
 _TAG_CLOSE = re.compile(r"</answer>", re.I)
 _BLANK = re.compile(r"[\s*_`#>]*")
 
@@ -93,9 +98,56 @@ def _rest_of_line(text: str, start: int) -> str:
 
 def drop_reasoning(output: str) -> str:
     """The output without ``<think> ... </think>`` blocks and without anything before a lone ``</think>``."""
+    if "</think>" not in output.lower() if output.isascii() else _THINK_END.search(output) is None:
+        return output  # no block closes: nothing to drop
     text = _THINK.sub("\n", output)
     ends = list(_THINK_END.finditer(text))
     return text[ends[-1].end() :] if ends else text
+
+
+def _closing_tags(text: str) -> str | None:
+    """The content of ``<answer>...</answer>`` ending text (but for whitespace) when nothing in
+    it is a marker or a closing tag, so that this tag is the last marker and its content what
+    it marks; None otherwise (then the full scan decides). The common case, without a scan of
+    the whole text."""
+    end = len(text.rstrip())
+    if not text.endswith("</answer>", 0, end):
+        return None
+    start = text.rfind("<answer>", 0, end - len("</answer>"))
+    if start < 0:
+        return None
+    content = text[start + len("<answer>") : end - len("</answer>")]
+    if content.isascii() and "\\" not in content and "answer" not in content.lower():
+        return content  # every marker and closing tag holds "answer" (any case) or a backslash
+    if _MARKER.search(content) or _TAG_CLOSE.search(content):
+        return None
+    return content
+
+
+def _last_marked(text: str) -> str | None:
+    """What the last answer marker of text marks (a boxed group only when its braces balance); None without one."""
+    tagged = _closing_tags(text)
+    return tagged if tagged is not None else _scanned(text)
+
+
+def _scanned(text: str) -> str | None:
+    """:func:`_last_marked` by a scan of all of text."""
+    for match in reversed(list(_MARKER.finditer(text))):
+        kind = match.lastgroup
+        if kind == "tag":
+            return _until_close(text[match.end() :])
+        if kind == "boxed":
+            group = _braced(text, match.end())
+            if group is not None:
+                return group[0]
+        else:
+            return _rest_of_line(text, match.end())
+    return None
+
+
+def _single_spaced(span: str) -> bool:
+    """Whether span is its words joined by single spaces (cheap checks; False when unsure)."""
+    return span.isascii() and span.isprintable() and "  " not in span and span[:1] != " " and span[-1:] != " "
 
 
 def extract_answer(output: str | None) -> str | None:
@@ -103,24 +155,14 @@ def extract_answer(output: str | None) -> str | None:
     if not isinstance(output, str):
         return None
     text = drop_reasoning(output)
-    candidates: list[tuple[int, str]] = []
-    for match in _TAG_OPEN.finditer(text):
-        candidates.append((match.start(), _until_close(text[match.end() :])))
-    for pattern in (_LABEL, _PHRASE):
-        for match in pattern.finditer(text):
-            candidates.append((match.start(), _rest_of_line(text, match.end())))
-    for match in _BOXED.finditer(text):
-        group = _braced(text, match.end())
-        if group is not None:
-            candidates.append((match.start(), group[0]))
-    if candidates:
-        span = max(candidates, key=lambda c: c[0])[1]
-    else:
+    span = _last_marked(text)
+    if span is None:
         lines = [line for line in text.split("\n") if line.strip()]
         if not lines:
             return None
         span = lines[-1]
-    span = " ".join(span.split())
+    if not _single_spaced(span):
+        span = " ".join(span.split())
     return span or None
 
 
