@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 MARKS = ("->", "=>", "→", "⟶", "**", ",", ";", "|", "`", '"', "'", "“", "”", "‘", "’", "*", "_", "#", "[", "]", "(", ")", "{", "}", "<", ">", "$")
@@ -263,26 +264,41 @@ class Alphabet:
 
     def casefolded(self) -> dict[str, str | None]:
         """casefold -> the one known token with it (None when several tokens share it)."""
+        return dict(self._folded)
+
+    @cached_property
+    def _folded(self) -> dict[str, str | None]:
         table: dict[str, str | None] = {}
         for token in self.tokens:
             key = token.casefold()
             table[key] = None if key in table and table[key] != token else token
         return table
 
+    @cached_property
+    def removable_marks(self) -> tuple[str, ...]:
+        """The LaTeX spaces and marks that are decoration here (:meth:`removable`), in the order
+        :func:`answer_tokens` replaces them."""
+        return tuple(mark for mark in LATEX_SPACES + MARKS if self.removable(mark))
+
+    @cached_property
+    def removable_trailing(self) -> frozenset[str]:
+        """The trailing marks that are decoration here."""
+        return frozenset(mark for mark in TRAILING if self.removable(mark))
+
 
 def answer_tokens(span: str | None, alphabet: Alphabet) -> list[str]:
     """The tokens of an answer span, undoing the decorations the alphabet allows (see the module doc)."""
     if not span:
         return []
-    text = unwrap_latex(span)
-    for mark in LATEX_SPACES + MARKS:
-        if mark in text and alphabet.removable(mark):
+    text = unwrap_latex(span) if "\\" in span else span
+    for mark in alphabet.removable_marks:
+        if mark in text:
             text = text.replace(mark, " ")
     text = text.strip()
-    while text and text[-1] in TRAILING and alphabet.removable(text[-1]):
+    while text and text[-1] in alphabet.removable_trailing:
         text = text[:-1].rstrip()
     tokens = text.split()
     if alphabet.single_characters:
         tokens = [char for token in tokens for char in token]
-    folded = alphabet.casefolded()
+    folded = alphabet._folded
     return [token if token in alphabet.tokens else (folded.get(token.casefold()) or token) for token in tokens]

@@ -62,7 +62,9 @@ def target_tokens(record: Record) -> list[str]:
 
 def alphabet_of(record: Record) -> Alphabet:
     """The answer alphabet for a record: its task's sample alphabet and its own target tokens."""
-    return task_alphabet(str(record["task"])) | Alphabet.of(target_tokens(record))
+    alphabet = task_alphabet(str(record["task"]))
+    tokens = target_tokens(record)
+    return alphabet if alphabet.tokens.issuperset(tokens) else alphabet | Alphabet.of(tokens)
 
 
 @dataclass(frozen=True)
