@@ -32,7 +32,6 @@ from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_
 from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
@@ -219,6 +218,13 @@ def _stdout() -> Iterator[BinaryIO]:
 def _prefixed(name: str, err: Exception) -> str:
     message = str(err)
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
+
+
+def render_blocks(plan: BlockPlan, workers: int) -> Iterator[bytes]:
+    """gengap.parallel.render_blocks, imported when generating (it brings multiprocessing)."""
+    from gengap.parallel import render_blocks as render
+
+    return render(plan, workers)
 
 
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar) -> None:
