@@ -99,8 +99,8 @@ def _rest_of_line(text: str, start: int) -> str:
 
 def drop_reasoning(output: str) -> str:
     """The output without ``<think> ... </think>`` blocks and without anything before a lone ``</think>``."""
-    if "</think>" not in output.lower() if output.isascii() else _THINK_END.search(output) is None:
-        return output  # no block closes: nothing to drop
+    if "</t" not in output and "</T" not in output:
+        return output  # no closing </think> (any case): nothing to drop
     text = _THINK.sub("\n", output)
     ends = list(_THINK_END.finditer(text))
     return text[ends[-1].end() :] if ends else text
@@ -118,8 +118,8 @@ def _closing_tags(text: str) -> str | None:
     if start < 0:
         return None
     content = text[start + len("<answer>") : end - len("</answer>")]
-    if content.isascii() and "\\" not in content and "answer" not in content.lower():
-        return content  # every marker and closing tag holds "answer" (any case) or a backslash
+    if "\\" not in content and "w" not in content and "W" not in content:
+        return content  # every marker and closing tag holds a backslash or "answer" (any case: a w or W)
     if _MARKER.search(content) or _TAG_CLOSE.search(content):
         return None
     return content

@@ -99,7 +99,7 @@ def test_other_correct_answers_go_to_the_checker() -> None:
     assert score_output(without_target, "Answer: 0 2 3") == score_output_checked(without_target, "Answer: 0 2 3")
 
 
-PIECES = ["<answer>", "</answer>", "<ANSWER>", "</Answer>", "Answer:", "final answer:", "the answer is", "\\boxed{", "}",
+PIECES = ["<answer>", "</answer>", "<ANSWER>", "</Answer>", "Answer:", "final answer:", "the answer is", "\\boxed{", "}", "anſWer:", "w",
           "<think>", "</think>", "</THINK>", " ", "  ", "\n", "\t", "1", "0 1", "x", "ſ", "**", "é"]
 
 
@@ -110,7 +110,7 @@ def test_extraction_shortcuts_agree_with_the_scan(pieces: list[str]) -> None:
     tagged = extraction._closing_tags(text)
     if tagged is not None:
         assert tagged == extraction._scanned(text)
-    if text.isascii():  # drop_reasoning's shortcut
-        assert ("</think>" in text.lower()) == (extraction._THINK_END.search(text) is not None)
+    if extraction._THINK_END.search(text) is not None:  # drop_reasoning's shortcut sees every closing tag
+        assert "</t" in text or "</T" in text
     if extraction._single_spaced(text):
         assert " ".join(text.split()) == text
