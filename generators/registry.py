@@ -1,11 +1,14 @@
 """The registry of tasks by name.
 
 Task modules live in the ``generators.tasks`` package, one or more tasks per module, and
-register their classes with ``@register``. On first use the registry imports every module
-of that package (so adding a task means adding one file there), then the plugins
-(generators.plugins: entry points of ``gengap.tasks`` and the modules of ``GENGAP_PLUGINS``);
-importing ``generators`` itself stays cheap. A broken plugin raises PluginError at that
-first look-up.
+register their classes with ``@register``. :data:`TASK_MODULES` names the module of every
+built-in task, so looking up one imports only its module (tests/test_registry_table.py checks
+the table against the real registrations: adding a task means adding its module there and
+its row here). The first look-up also imports the plugins (generators.plugins: entry points
+of ``gengap.tasks`` and the modules of ``GENGAP_PLUGINS``); a name that is neither a plugin's
+nor in the table, and listing the names, import every built-in module. A plugin task with a
+built-in name is refused whether or not that module is imported yet. Importing ``generators``
+itself stays cheap. A broken plugin raises PluginError at the first look-up.
 """
 
 from __future__ import annotations
@@ -28,9 +31,43 @@ def task_modules() -> list[str]:
         if not info.name.startswith("_")
     )
 
+TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in generators.tasks
+    "addition": "arithmetic",
+    "binary_addition": "context_sensitive",
+    "binary_multiplication": "context_sensitive",
+    "boolean_function": "boolean",
+    "bucket_sort": "context_sensitive",
+    "cogs": "cogs",
+    "cogs_like": "cogs_like",
+    "compute_sqrt": "context_sensitive",
+    "cycle_navigation": "regular",
+    "duplicate_string": "context_sensitive",
+    "even_pairs": "regular",
+    "graph_connectivity": "structured",
+    "listops": "structured",
+    "maze": "maze",
+    "missing_duplicate_string": "context_sensitive",
+    "modular_arithmetic": "regular",
+    "modular_arithmetic_brackets": "context_free",
+    "modular_operation": "arithmetic",
+    "multiplication": "arithmetic",
+    "odds_first": "context_sensitive",
+    "parity_check": "regular",
+    "pcfg_set": "pcfg_set",
+    "pointer_chasing": "reasoning",
+    "prefix_sums": "structured",
+    "reverse_string": "context_free",
+    "scan": "scan",
+    "shortest_path": "structured",
+    "solve_equation": "context_free",
+    "stack_manipulation": "context_free",
+    "variable_binding": "reasoning",
+}
+
 _TASKS: dict[str, "Task"] = {}
 _MODULES: dict[str, str] = {}  # task name -> module of its class (plugins.provenance)
-_state = "new"  # "loading" while the built-in tasks and plugins are imported, then "loaded"
+_state = "new"  # "loading" while the plugins are imported, then "loaded"
+_builtins_loaded = False
 
 
 class UnknownTaskError(KeyError):
@@ -48,14 +85,27 @@ def register(cls: type["Task"]) -> type["Task"]:
         raise ValueError(f"task {cls.name}: unknown family {cls.family!r}")
     if cls.name in _TASKS and type(_TASKS[cls.name]) is not cls:
         raise ValueError(f"task {cls.name} is registered twice")
+    home = TASK_MODULES.get(cls.name)
+    if home is not None and cls.__module__ != f"{__package__}.tasks.{home}":
+        raise ValueError(f"task {cls.name} is registered twice")  # a built-in name, its module imported or not
     _TASKS[cls.name] = cls()
     _MODULES[cls.name] = cls.__module__
     return cls
 
 
 def _load() -> None:
-    """Import the built-in task modules, then the plugins (once; a look-up made while a plugin
-    is being imported sees the tasks registered so far)."""
+    """Import the built-in task modules and the plugins (once each)."""
+    global _builtins_loaded
+    if not _builtins_loaded:
+        for module in task_modules():
+            importlib.import_module(module)
+        _builtins_loaded = True
+    _load_plugins()
+
+
+def _load_plugins() -> None:
+    """Import the plugins (once; a look-up made while a plugin is being imported sees the
+    tasks registered so far)."""
     global _state
     if _state != "new":
         return
@@ -63,8 +113,6 @@ def _load() -> None:
 
     _state = "loading"
     try:
-        for module in task_modules():
-            importlib.import_module(module)
         plugins.load_all(_register_plugin)
     except BaseException:
         _state = "new"
@@ -85,12 +133,18 @@ def task_module(name: str) -> str:
 
 
 def get_task(name: str) -> "Task":
-    _load()
+    """The task registered as name: after the plugins, a built-in one imports only its module."""
+    _load_plugins()
+    if name not in _TASKS and isinstance(name, str) and name in TASK_MODULES:
+        importlib.import_module(f"{__package__}.tasks.{TASK_MODULES[name]}")
+    if name not in _TASKS:
+        _load()
     if name not in _TASKS:
         raise UnknownTaskError(f"unknown task {name!r}; run `gengap list` to see the tasks")
     return _TASKS[name]
 
 
 def task_names() -> list[str]:
+    """Every task name, sorted (every built-in module and the plugins imported)."""
     _load()
     return sorted(_TASKS)

@@ -12,16 +12,11 @@ import tempfile
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Sequence
 
-from tqdm import tqdm
-
-from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
-from generators.jsonl import read_records as jsonl_records
+from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
 from generators.plugins import PluginError
-from generators.reading import jsonl_lines, jsonl_values
 from gengap import __version__
-from gengap.checking import check_lines, pool_record_problem
 from gengap.errors import UsageError, one_line
 from gengap.limits import (
     DEFAULT_MAX_RECORDS,
@@ -37,20 +32,21 @@ from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_
 from gengap.ownership import EXPORT, SPLIT
 from baselines.cli import add_commands as add_baseline_commands
 from baselines.errors import BaselineError
-from gengap.release import RELEASE, ReleaseError, Renderer, build_entry, render_in_processes, write_release
-from gengap.shortfalls import add_warnings, shortfall_warnings
-from gengap.suite import SuiteError, load_suite, suite_data_bytes
-from gengap.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
-from harnesses.errors import HarnessError
-from harnesses.export import FORMATS, VERL_VERSION, export_release, verl_reward_overrides
-from harnesses.extraction import ANSWER_FORMATS
-from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_options, split
-from splits.base import divergence_report
-from splits.external import ExternalDataError, ExternalFormat, is_plain, make_format, plain_records
-from splits.mcd import reporting_steps
-from gengap.parallel import render_blocks
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
+from harnesses.errors import HarnessError
+from harnesses.extraction import ANSWER_FORMATS
+from harnesses.formats import FORMATS
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from gengap.release import Renderer
+    from splits import SplitResult
+    from splits.external import ExternalFormat
+
+# A command imports what only it uses (the schema validator, tqdm, splits, the release
+# spine, the exporters) when it runs, so that `gengap generate` starts fast:
+# tests/test_startup.py lists what generating must not import.
 
 STDIN_IN_MEMORY = 64 << 20  # a pool read from a pipe is spooled to disk beyond this many bytes
 SIZE_CHECKED_FROM = 10_000  # generate --n above this is checked against the free disk space (from a sample)
@@ -63,14 +59,39 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _progress(total: int, unit: str, desc: str) -> tqdm:
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not sys.stderr.isatty(), unit_scale=True)
+class _NoBar:
+    """The progress bar where none is shown (stderr is not a terminal): tqdm is not even imported."""
+
+    disable = True
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        """Nothing to draw."""
+
+    def set_postfix_str(self, s: str = "") -> None:
+        """Nothing to draw."""
+
+
+def _progress(total: int, unit: str, desc: str) -> tqdm | _NoBar:
+    """A tqdm bar on stderr when it is a terminal, else a _NoBar."""
+    if not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, unit_scale=True)
 
 
 # -- list ------------------------------------------------------------------------------
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from splits import STRATEGIES
+
     tasks = [get_task(name).describe() for name in task_names()]
     if args.json:
         print(json.dumps(tasks, indent=2))
@@ -199,7 +220,14 @@ def _prefixed(name: str, err: Exception) -> str:
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
-def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> None:
+def render_blocks(plan: BlockPlan, workers: int) -> Iterator[bytes]:
+    """gengap.parallel.render_blocks, imported when generating (it brings multiprocessing)."""
+    from gengap.parallel import render_blocks as render
+
+    return render(plan, workers)
+
+
+def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar) -> None:
     with closing(render_blocks(plan, workers)) as blocks:
         for block, data in enumerate(blocks):
             handle.write(data)
@@ -211,6 +239,9 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) ->
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from generators.reading import jsonl_lines
+    from gengap.checking import check_lines
+
     if args.file == "-":
         report = check_lines(line for _, line in jsonl_lines(sys.stdin.buffer))
     else:
@@ -237,6 +268,10 @@ def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[st
     as `plain` says; default task ``external``): UsageError listing every problem. Otherwise
     gengap records: UsageError naming the first line that cannot be read or is no such record
     (gengap.checking.pool_record_problem); `plain` must then be None."""
+    from generators.jsonl import read_records as jsonl_records
+    from generators.reading import jsonl_values
+    from splits.external import ExternalDataError, ExternalFormat, is_plain, plain_records
+
     label = "<stdin>" if path == "-" else path
     with _seekable_input(path) as handle:
         first = next((value for _, value in jsonl_values(handle)), None)
@@ -276,12 +311,20 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
 
 
 def _pool_record_check(record: Any, where: str) -> None:
+    from gengap.checking import pool_record_problem
+
     problem = pool_record_problem(record)
     if problem:
         raise UsageError(f"{where}: {problem}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
+    from generators import dumps_record
+    from gengap.shortfalls import add_warnings, shortfall_warnings
+    from splits import SplitError, get_strategy, parse_options, split
+    from splits.external import ExternalDataError, make_format
+    from splits.mcd import reporting_steps
+
     try:
         strategy = get_strategy(args.strategy)
         options = parse_options(strategy, parse_key_values(args.option, "--option"))
@@ -323,6 +366,8 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 
 def cmd_divergence(args: argparse.Namespace) -> int:
+    from splits.base import divergence_report
+
     train, test = read_records(args.train), read_records(args.test)
     if not train or not test:
         raise UsageError("both files need at least one record")
@@ -348,6 +393,10 @@ def _default_workers() -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
+    from gengap.release import RELEASE, ReleaseError, render_in_processes, write_release
+    from gengap.suite import SuiteError, load_suite, suite_data_bytes
+    from splits import SplitError
+
     if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
         args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
     workers = args.workers if args.workers is not None else _default_workers()
@@ -403,6 +452,9 @@ def _ray_renderer(address: str) -> Renderer:
 
 def suite_split(path: str, config: str) -> SplitResult:
     """The split of one entry of a suite config, built in memory (for `gengap train --suite`)."""
+    from gengap.release import build_entry
+    from gengap.suite import SuiteError, load_suite
+
     try:
         suite = load_suite(path)
     except SuiteError as err:
@@ -415,6 +467,8 @@ def suite_split(path: str, config: str) -> SplitResult:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from gengap.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
+
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
     expect = None
@@ -449,6 +503,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from harnesses.export import VERL_VERSION, export_release, verl_reward_overrides
+
     if args.shots < 0:
         raise UsageError(f"--shots must be non-negative, got {args.shots}")
     if args.seed < 0:

@@ -25,9 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
 from generators.reading import ReadError, json_value
-from harnesses.export import EXPORT_MARKER, export_files
-from splits import STRATEGIES
-from splits.base import PARTS
+from harnesses.formats import EXPORT_MARKER
 
 MAX_MARKER_BYTES = 64 << 20  # a marker larger than this is not one gengap wrote
 
@@ -94,6 +92,9 @@ def _listed(files: Callable[[Any], Iterable[str] | None], document: Any) -> set[
 
 def split_files(report: Any) -> list[str] | None:
     """The files of a split directory whose report.json is report (None: not a split report)."""
+    from splits import STRATEGIES
+    from splits.base import PARTS
+
     if not isinstance(report, dict) or report.get("strategy") not in STRATEGIES:
         return None
     sizes = report.get("sizes")
@@ -102,6 +103,13 @@ def split_files(report: Any) -> list[str] | None:
     if not isinstance(report.get("overlap"), int) or not isinstance(report.get("parts"), dict):
         return None
     return [f"{part}.jsonl" for part in PARTS]
+
+
+def export_files(manifest: Any) -> list[str] | None:
+    """harnesses.export.export_files, imported when a marker is read."""
+    from harnesses.export import export_files as files
+
+    return files(manifest)
 
 
 SPLIT = Product("split directory", "report.json", split_files)

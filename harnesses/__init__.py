@@ -14,6 +14,9 @@
   task with reasoning-gym's own registry (reasoning-gym imported there only). ``gengap.rg``
   gathers both.
 
+Its public names are imported on first access, so that importing one submodule (the command
+line reads ``harnesses.extraction``'s formats) does not import the others.
+
 This package uses the tasks' checkers (generators) and reads releases; it never imports
 baselines or gengap. pyarrow (verl export) and datasets (lm-eval documents) are imported when
 used.
@@ -21,13 +24,29 @@ used.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from harnesses.errors import HarnessError
-from harnesses.export import FORMATS, export_release
-from harnesses.extraction import Alphabet, answer_tokens, extract_answer
-from harnesses.prompts import Prompter, choose_shots, explanation, instruction
-from harnesses.releases import Release, ReleaseConfig, open_release
-from harnesses.rewards import compute_score, gengap_format_reward, gengap_reward, gengap_token_reward
-from harnesses.scoring import Score, exact_match, read_answer, score_output, score_outputs
+
+_HOMES = {  # public name -> the module defining it, imported on first access (PEP 562)
+    "FORMATS": "formats",
+    "export_release": "export",
+    **dict.fromkeys(("Alphabet", "answer_tokens", "extract_answer"), "extraction"),
+    **dict.fromkeys(("Prompter", "choose_shots", "explanation", "instruction"), "prompts"),
+    **dict.fromkeys(("Release", "ReleaseConfig", "open_release"), "releases"),
+    **dict.fromkeys(("compute_score", "gengap_format_reward", "gengap_reward", "gengap_token_reward"), "rewards"),
+    **dict.fromkeys(("Score", "exact_match", "read_answer", "score_output", "score_outputs"), "scoring"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, from its module (imported now): importing one submodule imports no other."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "Alphabet",

@@ -53,11 +53,10 @@ from generators import get_task
 from generators.extras import install_hint
 from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
+from harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
 from harnesses.prompts import ANSWER_PREFIX, Prompter, instruction, query
 from harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
-FORMATS = ("chat", "verl", "lm-eval")
-EXPORT_MARKER = "gengap-export.json"
 EXPORT_FORMAT = "gengap-export/1"
 GEN_SLACK = 32  # tokens allowed beyond the longest target's character count (lm-eval max_gen_toks)
 
@@ -119,7 +118,6 @@ def _chat_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: s
 
 # -- verl --------------------------------------------------------------------------------------
 
-VERL_VERSION = "0.9.1"  # the verl release whose main_ppo config these keys were checked against
 
 REWARD_MODULE = '''"""verl custom reward function for this gengap export (written by `gengap export --to verl`).
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 MARKS = ("->", "=>", "→", "⟶", "**", ",", ";", "|", "`", '"', "'", "“", "”", "‘", "’", "*", "_", "#", "[", "]", "(", ")", "{", "}", "<", ">", "$")
@@ -51,10 +52,15 @@ LATEX_SPACES = ("\\,", "\\;", "\\:", "\\!", "\\ ", "~", "\\quad", "\\qquad")
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _THINK_END = re.compile(r"</think>", re.I)
-_LABEL = re.compile(r"(?i)(?<![A-Za-z])(?:final[^\S\n]+)?answer[^\S\n]*[*_`]*[^\S\n]*[:：](?:\*\*|__)?")
-_PHRASE = re.compile(r"(?i)(?<![A-Za-z])answer(?:\*\*|__)?[^\S\n]+is[^\S\n]*[:：]?(?:\*\*|__)?")
+_LABEL = r"(?<![A-Za-z])(?:final[^\S\n]+)?answer[^\S\n]*[*_`]*[^\S\n]*[:：](?:\*\*|__)?"
+_PHRASE = r"(?<![A-Za-z])answer(?:\*\*|__)?[^\S\n]+is[^\S\n]*[:：]?(?:\*\*|__)?"
 _BOXED = re.compile(r"\\(?:boxed|fbox)[^\S\n]*\{")
 _TAG_OPEN = re.compile(r"<answer>", re.I)
+# Every answer marker in one scan, named by kind. No two kinds can match at one position or
+# inside another's match, so this finds exactly the matches of the four patterns one by one.
+# The lookahead names every first character a marker can have (re.I adds no other to a and f)
+# and lets the scan skip other positions quickly.
+_MARKER = re.compile(f"(?=[<\\\\aAfF])(?:(?i:(?P<tag>{_TAG_OPEN.pattern})|(?P<label>{_LABEL})|(?P<phrase>{_PHRASE}))|(?P<boxed>{_BOXED.pattern}))")
 _TAG_CLOSE = re.compile(r"</answer>", re.I)
 _BLANK = re.compile(r"[\s*_`#>]*")
 
@@ -93,9 +99,56 @@ def _rest_of_line(text: str, start: int) -> str:
 
 def drop_reasoning(output: str) -> str:
     """The output without ``<think> ... </think>`` blocks and without anything before a lone ``</think>``."""
+    if "</t" not in output and "</T" not in output:
+        return output  # no closing </think> (any case): nothing to drop
     text = _THINK.sub("\n", output)
     ends = list(_THINK_END.finditer(text))
     return text[ends[-1].end() :] if ends else text
+
+
+def _closing_tags(text: str) -> str | None:
+    """The content of ``<answer>...</answer>`` ending text (but for whitespace) when nothing in
+    it is a marker or a closing tag, so that this tag is the last marker and its content what
+    it marks; None otherwise (then the full scan decides). The common case, without a scan of
+    the whole text."""
+    end = len(text.rstrip())
+    if not text.endswith("</answer>", 0, end):
+        return None
+    start = text.rfind("<answer>", 0, end - len("</answer>"))
+    if start < 0:
+        return None
+    content = text[start + len("<answer>") : end - len("</answer>")]
+    if "\\" not in content and "w" not in content and "W" not in content:
+        return content  # every marker and closing tag holds a backslash or "answer" (any case: a w or W)
+    if _MARKER.search(content) or _TAG_CLOSE.search(content):
+        return None
+    return content
+
+
+def _last_marked(text: str) -> str | None:
+    """What the last answer marker of text marks (a boxed group only when its braces balance); None without one."""
+    tagged = _closing_tags(text)
+    return tagged if tagged is not None else _scanned(text)
+
+
+def _scanned(text: str) -> str | None:
+    """:func:`_last_marked` by a scan of all of text."""
+    for match in reversed(list(_MARKER.finditer(text))):
+        kind = match.lastgroup
+        if kind == "tag":
+            return _until_close(text[match.end() :])
+        if kind == "boxed":
+            group = _braced(text, match.end())
+            if group is not None:
+                return group[0]
+        else:
+            return _rest_of_line(text, match.end())
+    return None
+
+
+def _single_spaced(span: str) -> bool:
+    """Whether span is its words joined by single spaces (cheap checks; False when unsure)."""
+    return span.isascii() and span.isprintable() and "  " not in span and span[:1] != " " and span[-1:] != " "
 
 
 def extract_answer(output: str | None) -> str | None:
@@ -103,24 +156,14 @@ def extract_answer(output: str | None) -> str | None:
     if not isinstance(output, str):
         return None
     text = drop_reasoning(output)
-    candidates: list[tuple[int, str]] = []
-    for match in _TAG_OPEN.finditer(text):
-        candidates.append((match.start(), _until_close(text[match.end() :])))
-    for pattern in (_LABEL, _PHRASE):
-        for match in pattern.finditer(text):
-            candidates.append((match.start(), _rest_of_line(text, match.end())))
-    for match in _BOXED.finditer(text):
-        group = _braced(text, match.end())
-        if group is not None:
-            candidates.append((match.start(), group[0]))
-    if candidates:
-        span = max(candidates, key=lambda c: c[0])[1]
-    else:
+    span = _last_marked(text)
+    if span is None:
         lines = [line for line in text.split("\n") if line.strip()]
         if not lines:
             return None
         span = lines[-1]
-    span = " ".join(span.split())
+    if not _single_spaced(span):
+        span = " ".join(span.split())
     return span or None
 
 
@@ -221,26 +264,41 @@ class Alphabet:
 
     def casefolded(self) -> dict[str, str | None]:
         """casefold -> the one known token with it (None when several tokens share it)."""
+        return dict(self._folded)
+
+    @cached_property
+    def _folded(self) -> dict[str, str | None]:
         table: dict[str, str | None] = {}
         for token in self.tokens:
             key = token.casefold()
             table[key] = None if key in table and table[key] != token else token
         return table
 
+    @cached_property
+    def removable_marks(self) -> tuple[str, ...]:
+        """The LaTeX spaces and marks that are decoration here (:meth:`removable`), in the order
+        :func:`answer_tokens` replaces them."""
+        return tuple(mark for mark in LATEX_SPACES + MARKS if self.removable(mark))
+
+    @cached_property
+    def removable_trailing(self) -> frozenset[str]:
+        """The trailing marks that are decoration here."""
+        return frozenset(mark for mark in TRAILING if self.removable(mark))
+
 
 def answer_tokens(span: str | None, alphabet: Alphabet) -> list[str]:
     """The tokens of an answer span, undoing the decorations the alphabet allows (see the module doc)."""
     if not span:
         return []
-    text = unwrap_latex(span)
-    for mark in LATEX_SPACES + MARKS:
-        if mark in text and alphabet.removable(mark):
+    text = unwrap_latex(span) if "\\" in span else span
+    for mark in alphabet.removable_marks:
+        if mark in text:
             text = text.replace(mark, " ")
     text = text.strip()
-    while text and text[-1] in TRAILING and alphabet.removable(text[-1]):
+    while text and text[-1] in alphabet.removable_trailing:
         text = text[:-1].rstrip()
     tokens = text.split()
     if alphabet.single_characters:
         tokens = [char for token in tokens for char in token]
-    folded = alphabet.casefolded()
+    folded = alphabet._folded
     return [token if token in alphabet.tokens else (folded.get(token.casefold()) or token) for token in tokens]

@@ -4,8 +4,15 @@
 (:func:`harnesses.extraction.extract_answer`), reads its tokens against the task's answer
 alphabet (:func:`harnesses.extraction.answer_tokens`) and asks the task's independent checker
 ``Task.check(record, answer)``, so tasks with several correct answers (shortest_path: any
-shortest path) are scored right. A record needs ``task``, ``input`` and ``target`` (and
-``meta`` where the task has one).
+shortest path) are scored right. A record needs ``task`` and ``input`` (and ``meta`` where the
+task has one), and normally ``target``.
+
+Fast path: the stored target decides an answer span that is exactly the target (its tokens
+joined by single spaces, no LaTeX backslash): it scores 1.0 without the checker, since
+reading such a span gives the target's tokens and the checker accepts a record's own target.
+Every other answer, and every answer of a record without a target, goes to the checker.
+:func:`score_output_checked` always asks the checker (tests/test_scoring_fast_path.py checks
+that both give the same scores on every task).
 
 Partial credit (:attr:`Score.per_token`): 1.0 when the checker accepts the answer; otherwise
 the number of positions i at which answer token i equals target token i, divided by the
@@ -47,9 +54,17 @@ def task_alphabet(task: str) -> Alphabet:
     return Alphabet.of(tokens)
 
 
+def target_tokens(record: Record) -> list[str]:
+    """The tokens of the record's target ([] when it has none)."""
+    target = record.get("target")
+    return [] if target is None else str(target).split()
+
+
 def alphabet_of(record: Record) -> Alphabet:
     """The answer alphabet for a record: its task's sample alphabet and its own target tokens."""
-    return task_alphabet(str(record["task"])) | Alphabet.of(str(record["target"]).split())
+    alphabet = task_alphabet(str(record["task"]))
+    tokens = target_tokens(record)
+    return alphabet if alphabet.tokens.issuperset(tokens) else alphabet | Alphabet.of(tokens)
 
 
 @dataclass(frozen=True)
@@ -78,14 +93,40 @@ def read_answer(record: Record, output: str | None) -> tuple[str | None, list[st
     return span, answer_tokens(span, alphabet_of(record))
 
 
+def is_target(target: Any, span: str) -> bool:
+    """Whether an answer span is exactly a record's target (None: no target), so that reading
+    it gives the target's tokens (a span with a backslash may hold LaTeX to undo: never)."""
+    if target is None or "\\" in span:
+        return False
+    target = str(target)
+    return span == target or span == " ".join(target.split())
+
+
+def score_span(record: Record, span: str | None) -> Score:
+    """Score an extracted answer span: the target decides a span that is exactly it, the
+    checker every other (see the module doc)."""
+    if span is not None and is_target(record.get("target"), span):
+        return Score(True, span, span, 1.0)
+    return _checked(record, span)
+
+
 def score_output(record: Record, output: str | None) -> Score:
-    """Extract, read and check one output (see the module doc)."""
-    span, tokens = read_answer(record, output)
+    """Extract one output and score it (:func:`score_span`)."""
+    return score_span(record, extract_answer(output))
+
+
+def score_output_checked(record: Record, output: str | None) -> Score:
+    """Extract, read and check one output, the checker deciding every answer (no fast path)."""
+    return _checked(record, extract_answer(output))
+
+
+def _checked(record: Record, span: str | None) -> Score:
+    tokens = answer_tokens(span, alphabet_of(record))
     answer = " ".join(tokens)
     if not tokens:
         return Score(False, answer, span)
     correct = bool(get_task(str(record["task"])).check(record, answer))
-    return Score(correct, answer, span, 1.0 if correct else token_credit(str(record["target"]).split(), tokens))
+    return Score(correct, answer, span, 1.0 if correct else token_credit(target_tokens(record), tokens))
 
 
 def score_outputs(records: Sequence[Record], outputs: Sequence[str | None]) -> list[Score]:

@@ -1,0 +1,6 @@
+"""Names of the export formats and of an export's marker file: constants only, so that the
+command line can offer them without importing the exporters (harnesses.export)."""
+
+FORMATS = ("chat", "verl", "lm-eval")
+EXPORT_MARKER = "gengap-export.json"
+VERL_VERSION = "0.9.1"  # the verl release whose main_ppo config these keys were checked against

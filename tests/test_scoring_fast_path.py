@@ -1,0 +1,116 @@
+"""The fast reward path gives the same verdicts as the checker on every task.
+
+score_output lets the stored target decide an answer that is exactly it; score_output_checked
+asks the checker about every answer. On records of every task, with the right answer in
+many wrappings, corrupted answers and other correct answers (where a task has several), both
+give the same Score, and verl's compute_score the same reward. The shortcuts inside answer
+extraction agree with the full scan on random texts.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generators import get_task, task_names
+from generators.tasks.structured import parse_graph_query
+from harnesses import extraction
+from harnesses.rewards import compute_score
+from harnesses.scoring import score_output, score_output_checked
+from tests.test_harness_scoring import WRAPPINGS
+
+
+def random_records(task: str, seed: int, n: int = 4) -> list[dict]:
+    spec = get_task(task)
+    rng = np.random.default_rng([seed, 29])
+    return list(spec.generate(rng, n, spec.level(int(rng.integers(1, 5)))).records(task))
+
+
+def corrupted(target: list[str], rng: random.Random) -> list[list[str]]:
+    """The target with a token appended, dropped, replaced or moved, and reversed."""
+    other = rng.choice(target)
+    answers = [target + [other], target[::-1], [other] + target]
+    if len(target) > 1:
+        answers += [target[:-1], target[1:], rng.sample(target, len(target))]
+    position = rng.randrange(len(target))
+    answers.append(target[:position] + ["0" if target[position] != "0" else "1"] + target[position + 1 :])
+    return answers
+
+
+def shortest_paths(record: dict) -> list[list[str]]:
+    """Every path of the target's hop count between the query's nodes (shortest_path only)."""
+    adjacency, source, goal = parse_graph_query(record["input"])
+    hops = len(record["target"].split()) - 1
+    paths: list[list[str]] = []
+
+    def walk(path: list[int]) -> None:
+        if len(paths) > 20:
+            return
+        if len(path) == hops + 1:
+            if path[-1] == goal:
+                paths.append([str(node) for node in path])
+            return
+        for node in sorted(adjacency.get(path[-1], ())):
+            if node not in path:
+                walk(path + [node])
+
+    walk([source])
+    return paths
+
+
+def other_answers(record: dict, rng: random.Random) -> list[list[str]]:
+    """Candidate answers besides the target: corruptions, reorderings (a maze's moves) and, for
+    shortest_path, other paths; the checker decides which are correct."""
+    target = record["target"].split()
+    answers = corrupted(target, rng) + [rng.sample(target, len(target)) for _ in range(3)]
+    if record["task"] == "shortest_path" and record["target"] != "NONE":
+        answers += shortest_paths(record)
+    return answers
+
+
+@pytest.mark.parametrize("task", task_names())
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_fast_and_checked_paths_agree(task: str, seed: int) -> None:
+    rng = random.Random(seed)
+    for record in random_records(task, seed):
+        target = record["target"].split()
+        outputs = [wrapping.render(target) for wrapping in WRAPPINGS]
+        outputs += [f"Reasoning.\n<answer>{' '.join(answer)}</answer>" for answer in other_answers(record, rng)]
+        outputs += ["", None, "Answer:", "\\boxed{" + " ".join(target) + "}"]
+        info = {"task": task, "input": record["input"], "meta": record.get("meta")}
+        for output in outputs:
+            checked = score_output_checked(record, output)
+            assert score_output(record, output) == checked, (output, record)
+            reward = compute_score(f"gengap/{task}-iid/test", output, record["target"], info)
+            assert reward == (1.0 if checked.correct else 0.0), (output, record)
+
+
+def test_other_correct_answers_go_to_the_checker() -> None:
+    record = {"task": "shortest_path", "input": "0 1 , 0 2 , 1 3 , 2 3 ? 0 3", "target": "0 1 3"}
+    assert shortest_paths(record) == [["0", "1", "3"], ["0", "2", "3"]]
+    assert score_output(record, "<answer>0 2 3</answer>").correct
+    assert not score_output(record, "<answer>0 1 2 3</answer>").correct
+    without_target = {"task": "shortest_path", "input": record["input"]}
+    assert score_output(without_target, "Answer: 0 2 3") == score_output_checked(without_target, "Answer: 0 2 3")
+
+
+PIECES = ["<answer>", "</answer>", "<ANSWER>", "</Answer>", "Answer:", "final answer:", "the answer is", "\\boxed{", "}", "anſWer:", "w",
+          "<think>", "</think>", "</THINK>", " ", "  ", "\n", "\t", "1", "0 1", "x", "ſ", "**", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12))
+def test_extraction_shortcuts_agree_with_the_scan(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    tagged = extraction._closing_tags(text)
+    if tagged is not None:
+        assert tagged == extraction._scanned(text)
+    if extraction._THINK_END.search(text) is not None:  # drop_reasoning's shortcut sees every closing tag
+        assert "</t" in text or "</T" in text
+    if extraction._single_spaced(text):
+        assert " ".join(text.split()) == text
