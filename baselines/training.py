@@ -61,6 +61,7 @@ from baselines.metrics import aggregate, input_length, iteration_summary, make_b
 from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
 from baselines.models import ModelShape
 from baselines.sequence_model import SequenceModel
+from baselines.setup import TRAJECTORY
 from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
 from generators.exclusion import Exclusion
@@ -110,12 +111,6 @@ def preset_of(arch: str, name: str) -> Preset:
     return (LOOPED_PRESETS if arch == "looped" else RECURRENT_PRESETS)[name]
 
 
-# Settings a resumed run must share with the interrupted one (they decide the trajectory).
-TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
-    "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
-    "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
-)
 SCHEDULES = ("cosine", "constant")
 
 
