@@ -30,6 +30,10 @@ _TASKS: dict[str, "Task"] = {}
 _loaded = False
 
 
+class TaskDefinitionError(ValueError):
+    """A task module defines a task the registry cannot take (an unknown family, a name registered twice)."""
+
+
 class UnknownTaskError(KeyError):
     """No task is registered under that name."""
 
@@ -41,10 +45,11 @@ def register(cls: type["Task"]) -> type["Task"]:
     """Class decorator: register one instance of a task class under cls.name."""
     from generators.task import FAMILIES
 
+    where = f"task {cls.name} ({cls.__module__})"
     if cls.family not in FAMILIES:
-        raise ValueError(f"task {cls.name}: unknown family {cls.family!r}")
+        raise TaskDefinitionError(f"{where}: unknown family {cls.family!r}; known: {', '.join(FAMILIES)}")
     if cls.name in _TASKS and type(_TASKS[cls.name]) is not cls:
-        raise ValueError(f"task {cls.name} is registered twice")
+        raise TaskDefinitionError(f"{where} is registered twice")
     _TASKS[cls.name] = cls()
     return cls
 

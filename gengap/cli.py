@@ -17,6 +17,7 @@ from tqdm import tqdm
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
 from generators.jsonl import read_records as jsonl_records
 from generators.reading import jsonl_lines
+from generators.registry import TaskDefinitionError
 from gengap import __version__
 from gengap.checking import check_lines, pool_record_problem
 from gengap.errors import UsageError, one_line
@@ -605,7 +606,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = args.func(args)
             _flush_stdout()
             return code
-        except (UsageError, BaselineError, HarnessError) as err:
+        except (UsageError, BaselineError, HarnessError, TaskDefinitionError) as err:  # a task module's defect: one line too
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return 2
         except OSError as err:
