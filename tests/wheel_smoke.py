@@ -109,6 +109,13 @@ def check_files(wheel: Path, problems: list[str]) -> None:
     have, want = wheel_files(wheel), package_files()
     problems += [f"wheel lacks {name}" for name in sorted(want - have)]
     problems += [f"wheel holds {name}, which is no file of the packages" for name in sorted(have - want)]
+    with zipfile.ZipFile(wheel) as archive:
+        info = f"gengap-{__version__}.dist-info"
+        names = set(archive.namelist())
+        if f"{info}/licenses/LICENSE" not in names or archive.read(f"{info}/licenses/LICENSE") != (ROOT / "LICENSE").read_bytes():
+            problems.append(f"wheel lacks {info}/licenses/LICENSE as the checkout's LICENSE")
+        elif "License-Expression: Apache-2.0" not in archive.read(f"{info}/METADATA").decode("utf-8").splitlines():
+            problems.append("the wheel's METADATA has no License-Expression: Apache-2.0")
 
 
 def smoke(wheel: Path, work: Path, problems: list[str]) -> None:
