@@ -10,13 +10,15 @@ import sys
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
+import numpy as np
 from tqdm import tqdm
 
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, dumps_record, get_task, task_names
 from generators.jsonl import read_records as jsonl_records
 from generators.reading import jsonl_lines
+from generators.exclusion import input_hashes
 from generators.registry import TaskDefinitionError
 from gengap import __version__
 from gengap.checking import check_lines, pool_record_problem
@@ -46,6 +48,7 @@ from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_opti
 from splits.base import divergence_report
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
+from gengap.repeats import repeat_warning, repeated
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 
 
@@ -148,7 +151,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     plan = BlockPlan(task.name, params, args.n, args.seed)
     with target as handle, _progress(args.n, "ex", task.name) as bar:
-        _write_blocks(plan, args.workers, handle, bar)
+        hashes = _write_blocks(plan, args.workers, handle, bar)
+    _warn_repeats(hashes)
     return 0
 
 
@@ -195,12 +199,23 @@ def _prefixed(name: str, err: Exception) -> str:
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
-def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> None:
+def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> list[np.ndarray]:
+    """Write every block; the hashes of the records' inputs, per block."""
+    hashes = []
     with closing(render_blocks(plan, workers)) as blocks:
-        for block, data in enumerate(blocks):
+        for block, (data, inputs) in enumerate(blocks):
             handle.write(data)
+            hashes.append(inputs)
             bar.update(plan.block_length(block))
     handle.flush()
+    return hashes
+
+
+def _warn_repeats(hashes: Iterable[np.ndarray]) -> None:
+    """gengap: warning: N of M records repeat an input already drawn (nothing when none do)."""
+    warning = repeat_warning(*repeated(hashes))
+    if warning is not None:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
 
 
 # -- check -----------------------------------------------------------------------------
@@ -268,6 +283,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
+    _warn_repeats([input_hashes(r["input"] for r in records)])  # stderr only: report.json is unchanged
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "

@@ -84,7 +84,9 @@ def test_split_prints_its_warnings(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "s" / "report.json").read_text())
     assert EMPTY_VALIDATION in report["warnings"]
-    assert result.stderr.splitlines() == [f"gengap: warning: {w}" for w in report["warnings"]]
+    inputs = [json.loads(line)["input"] for line in pool.read_text().splitlines()]  # at most 30 distinct
+    repeats = f"{len(inputs) - len(set(inputs))} of 200 records repeat an input already drawn"
+    assert result.stderr.splitlines() == [f"gengap: warning: {w}" for w in [*report["warnings"], repeats]]
 
 
 def test_readme_mcd_example_gives_a_split_gengap_train_accepts(tmp_path: Path) -> None:
