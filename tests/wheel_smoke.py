@@ -129,6 +129,8 @@ def smoke(wheel: Path, work: Path, problems: list[str]) -> None:
     present = run([python, "-c", f"import importlib.util as u; print(*[m for m in {NOT_INSTALLED!r} if u.find_spec(m)])"], work, problems, "find_spec")
     if present.split():
         problems.append(f"the wheel brought {', '.join(present.split())}: generating and releasing must not need them")
+    if run([python, "-c", "import gengap.schema as s; print(s.jsonschema_rs is not None)"], work, problems, "jsonschema_rs").strip() != "True":
+        problems.append("the wheel did not bring jsonschema-rs, the fast schema validator (a base dependency)")
     printed = run([gengap, "--version"], work, problems, "gengap --version").strip()
     if printed != f"gengap {__version__}":
         problems.append(f"gengap --version printed {printed!r}, not 'gengap {__version__}'")
