@@ -48,6 +48,7 @@ from splits import STRATEGIES, SplitError, SplitResult, get_strategy, parse_opti
 from splits.base import divergence_report
 from splits.mcd import reporting_steps
 from gengap.parallel import render_blocks
+from gengap.progress import Ticker
 from gengap.repeats import repeat_warning, repeated
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, Terminated, terminate_as_interrupt
 
@@ -150,8 +151,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
             handle.write(batch_to_jsonl(batch, task.name))
         return 0
     plan = BlockPlan(task.name, params, args.n, args.seed)
-    with target as handle, _progress(args.n, "ex", task.name) as bar:
-        hashes = _write_blocks(plan, args.workers, handle, bar)
+    written = [0]
+    with target as handle, _progress(args.n, "ex", task.name) as bar, \
+            Ticker(lambda: f"generate: {written[0]:,} of {args.n:,} {task.name} records written"):
+        hashes = _write_blocks(plan, args.workers, handle, bar, written)
     _warn_repeats(hashes)
     return 0
 
@@ -199,14 +202,15 @@ def _prefixed(name: str, err: Exception) -> str:
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
-def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm) -> list[np.ndarray]:
-    """Write every block; the hashes of the records' inputs, per block."""
+def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm, written: list[int]) -> list[np.ndarray]:
+    """Write every block, counting the records in written[0]; the hashes of the records' inputs, per block."""
     hashes = []
     with closing(render_blocks(plan, workers)) as blocks:
         for block, (data, inputs) in enumerate(blocks):
             handle.write(data)
             hashes.append(inputs)
             bar.update(plan.block_length(block))
+            written[0] += plan.block_length(block)
     handle.flush()
     return hashes
 
@@ -268,8 +272,15 @@ def cmd_split(args: argparse.Namespace) -> int:
     check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file)
     try:
-        if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
-            with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(bar.update):
+        if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps (lines elsewhere)
+            steps = [0]
+
+            def step(n: int) -> None:
+                bar.update(n)
+                steps[0] += n
+
+            with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(step), \
+                    Ticker(lambda: f"mcd search: {steps[0]:,} of {options.steps:,} steps"):
                 result = split(records, strategy.name, options, args.seed)
         else:
             result = split(records, strategy.name, options, args.seed)
@@ -345,8 +356,14 @@ def cmd_release(args: argparse.Namespace) -> int:
                 elapsed = time.perf_counter() - started
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
+        def waiting() -> str:  # configs finish in suite order: the next one is the one waited for
+            if len(finished) < total:
+                return f"[{len(finished)}/{total}] still building {suite['entries'][len(finished)]['name']}"
+            return f"[{total}/{total}] writing the card, plots and checksums"
+
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
+            with Ticker(waiting):
+                manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
@@ -395,11 +412,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.regenerate:
         try:
             limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
-            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
+            with Ticker(lambda: f"verify: still rebuilding {args.dir} from its manifest"):
+                report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
         except (LimitError, RebuildRefused) as err:
             raise UsageError(str(err)) from None
     else:
-        report = verify_release(args.dir, expect=expect)
+        with Ticker(lambda: f"verify: still checking {args.dir}"):
+            report = verify_release(args.dir, expect=expect)
     for line in report.lines():
         print(one_line(line), file=sys.stderr)
     for note in report.notes:
