@@ -21,6 +21,7 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[b
     )
 
 
+@pytest.mark.smoke
 def test_generate_to_stdout_and_check_from_stdin() -> None:
     generated = run("generate", "parity_check", "--n", "500", "--seed", "1")
     assert generated.returncode == 0
@@ -40,6 +41,7 @@ def test_workers_do_not_change_the_bytes(tmp_path: Path) -> None:
     assert len(one.read_bytes().splitlines()) == n
 
 
+@pytest.mark.smoke
 def test_same_seed_same_bytes_other_seed_disjoint(tmp_path: Path) -> None:
     paths = {}
     for name, seed in (("a", 1), ("b", 1), ("c", 2)):
@@ -62,6 +64,7 @@ def test_level_and_params(tmp_path: Path) -> None:
         assert record["meta"] == {"format": "reversed"}
 
 
+@pytest.mark.smoke
 def test_check_rejects_a_corrupted_target(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     assert main(["generate", "bucket_sort", "--n", "50", "--out", str(good)]) == 0
