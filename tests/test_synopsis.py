@@ -1,6 +1,7 @@
 """The README's command-line synopsis agrees with the parser: every option it shows exists, a
 value it spells out (``--preset small|tiny|base``) is the option's whole set of choices, and
-the option's default, when it is one of them, comes first."""
+the option's default, when it is one of them, comes first; a number it writes out is the
+default."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from gengap.cli import build_parser
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-OPTION = re.compile(r"(--[a-z][a-z-]*)(?: ([a-z][a-z0-9_-]*(?:\|[a-z][a-z0-9_-]*)*)(?=[\s\]\)]|$))?")
+OPTION = re.compile(r"(--[a-z][a-z-]*)(?: ([a-z][a-z0-9_-]*(?:\|[a-z][a-z0-9_-]*)*|[0-9][0-9.,]*)(?=[\s\]\)]|$))?")
 
 
 def synopsis() -> dict[str, str]:
@@ -48,6 +49,10 @@ def test_the_synopsis_matches_the_parser(command: str) -> None:
         assert flag in options, f"{command}: the synopsis shows {flag}, which the parser does not have"
         action = options[flag]
         if not shown:
+            continue
+        if shown[0].isdigit():  # a number written out reads as the default
+            default = ",".join(str(v) for v in action.default) if isinstance(action.default, (tuple, list)) else str(action.default)
+            assert shown == default, f"{command} {flag}: the synopsis shows {shown}, the default is {default}; write a metavar"
             continue
         values = shown.split("|")
         choices = [str(c) for c in action.choices or ()]
