@@ -1,8 +1,10 @@
 """Gap reports over baseline runs: a markdown table per config x positional encoding, and plots.
 
-Runs are read from their ``results.json``; runs of the same (config, architecture,
-positional encoding, preset) are pooled, so seeds trained in separate run directories (e.g.
-in parallel) are aggregated together. Figures are mean ± sample standard deviation over
+Runs are read from their ``results.json``; runs of the same config and training setup
+(:mod:`baselines.setup`: model, preset, steps, stream or curriculum, optimizer, label noise,
+data, ...) are pooled, so seeds trained in separate run directories (e.g. in parallel) are
+aggregated together, and runs of different setups never are; a seed that two runs of one
+setup hold is reported (:func:`duplicate_warnings`). Figures are mean ± sample standard deviation over
 seeds. A row's ``model`` names what was trained: the positional encoding for a transformer
 (``rope``), the architecture otherwise (``lstm``), with its encoding for the looped model
 (``looped-rope``). The table also gives the length score of Deletang et al. (per-token
@@ -35,6 +37,7 @@ from baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, h
 from baselines.errors import BaselineError
 from baselines.metrics import NOVELTY_BUCKETS, aggregate
 from baselines.plots import Opener
+from baselines.setup import SETUP_FIELDS, Setup, describe, differences, setup_of
 from generators.safe_files import atomic_file
 from generators.reading import ReadError, read_json
 
@@ -82,20 +85,31 @@ def load_results(path: Path) -> dict[str, Any]:
     return results
 
 
-def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Pool runs by (config, pos, preset); per group the seeds' aggregate, the train length range,
-    the divergence figures (``atom_divergence``, ``compound_divergence``, ``compounds``: None
-    when no run of the group recorded them; a later run's known value wins) and, from the
-    aggregate, ``by_novelty`` with ``novelty_records`` (records per side and bucket)."""
-    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for results in runs:
-        key = (results["config"], results.get("arch", "transformer"), results["pos"], results.get("preset", ""))
+def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None = None) -> list[dict[str, Any]]:
+    """Pool runs by their whole setup (:func:`baselines.setup.setup_of`: config, model, preset, steps,
+    stream and curriculum, optimizer, label noise, data, ...), so that only seeds of one training
+    setup are aggregated; per group the seeds' aggregate, the train length range, the divergence
+    figures (``atom_divergence``, ``compound_divergence``, ``compounds``: None when no run of the
+    group recorded them; a later run's known value wins) and, from the aggregate, ``by_novelty``
+    with ``novelty_records`` (records per side and bucket).
+
+    Groups of one config, model and preset that differ in setup get the differing settings in their
+    ``model`` label (``rope (stream=none)`` and ``rope (stream="addition")``) and in ``setup``.
+    A seed given twice with one setup: the later run counts, and the row's ``duplicates`` lists
+    (seed, [sources]) with sources (default: the runs' positions) naming the runs.
+    """
+    names = [str(s) for s in sources] if sources is not None else [f"run {i + 1}" for i in range(len(runs))]
+    groups: dict[tuple[str, Setup], dict[str, Any]] = {}
+    for results, source in zip(runs, names):
+        setup = setup_of(results)
+        key = (results["config"], setup)
         group = groups.setdefault(key, {
-            "config": key[0], "arch": key[1], "pos": key[2], "preset": key[3], "per_seed": {}, "steps": set(), "train_range": None,
-            "divergence": divergence_of(None), "until_id": results.get("until_id"),
+            "config": key[0], "arch": results.get("arch", "transformer"), "pos": results["pos"], "preset": results.get("preset", ""),
+            "per_seed": {}, "sources": {}, "steps": set(), "train_range": None, "divergence": divergence_of(None), "until_id": results.get("until_id"),
         })
         for seed in results["per_seed"]:
             group["per_seed"][seed["seed"]] = seed  # the same seed twice: the later run counts
+            group["sources"].setdefault(seed["seed"], []).append(source)
         for name, value in divergence_of(results.get("divergence")).items():
             if value is not None:
                 group["divergence"][name] = value
@@ -104,23 +118,28 @@ def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if train:
             old = group["train_range"]
             group["train_range"] = train if old is None else [min(old[0], train[0]), max(old[1], train[1])]
+    labels = _setup_labels(groups)
     order = {name: i for i, name in enumerate(POS_ORDER)}
     arch_order = {name: i for i, name in enumerate(ARCH_ORDER)}
     configs = list(dict.fromkeys(k[0] for k in groups))
     rows = []
-    for key in sorted(groups, key=lambda k: (configs.index(k[0]), arch_order.get(k[1], 99), order.get(k[2], 99), k[3])):
+    for key in sorted(groups, key=lambda k: (configs.index(k[0]), arch_order.get(groups[k]["arch"], 99), order.get(groups[k]["pos"], 99),
+                                             groups[k]["preset"], labels[k])):
         group = groups[key]
         seeds = [group["per_seed"][s] for s in sorted(group["per_seed"])]
         summary = aggregate(seeds)
+        label = model_label(group["arch"], group["pos"])
         rows.append({
             "config": group["config"],
             "arch": group["arch"],
             "pos": group["pos"],
-            "model": model_label(group["arch"], group["pos"]),
+            "model": f"{label} ({labels[key]})" if labels[key] else label,
+            "setup": labels[key],
             "preset": group["preset"],
             "until_id": group["until_id"],
             "steps": sorted(s for s in group["steps"] if s is not None),
             "seeds": sorted(group["per_seed"]),
+            "duplicates": [(seed, runs_of) for seed, runs_of in sorted(group["sources"].items()) if len(runs_of) > 1],
             "aggregate": summary,
             "by_length": summary["by_length"],
             "train_range": group["train_range"],
@@ -129,6 +148,31 @@ def group_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "novelty_records": _novelty_records(seeds),
         })
     return rows
+
+
+def _setup_labels(groups: Mapping[tuple[str, Setup], Mapping[str, Any]]) -> dict[tuple[str, Setup], str]:
+    """Per group the settings that tell it from other groups of its config, model and preset
+    (for every group of that model and preset, so that its configs stay comparable); "" when none do."""
+    def model_of(key: tuple[str, Setup]) -> tuple[str, str, str]:
+        return groups[key]["arch"], groups[key]["pos"], groups[key]["preset"]
+
+    same: dict[tuple[str, str, str, str], list[Setup]] = {}
+    for key in groups:
+        same.setdefault((key[0], *model_of(key)), []).append(key[1])
+    varying: dict[tuple[str, str, str], list[str]] = {}
+    for (_, *model), setups in same.items():
+        known = varying.setdefault(tuple(model), [])
+        known += [name for name in differences(setups) if name not in known]
+    return {key: describe(key[1], [n for n in SETUP_FIELDS if n in varying[model_of(key)]]) for key in groups}
+
+
+def duplicate_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per seed that more than one run of a row's setup holds (the later run counts)."""
+    return [
+        f"{row['config']} {row['model']} {row['preset']}: seed {seed} is in {len(runs_of)} runs of the same setup "
+        f"({', '.join(runs_of)}); the report counts the last one"
+        for row in rows for seed, runs_of in row.get("duplicates", ())
+    ]
 
 
 def _novelty_records(seeds: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
@@ -386,7 +430,9 @@ def report_paths(out: str | Path) -> list[Path]:
 
 
 def make_report(paths: Iterable[str | Path], out: str | Path | None = None, opener: Opener | None = None) -> dict[str, Any]:
-    """{"text", "rows", "plots"}: with out, writes out (markdown) and its plots next to it.
+    """{"text", "rows", "plots", "warnings"}: with out, writes out (markdown) and its plots next to it.
+
+    warnings: one line per seed held by more than one run of one setup (:func:`duplicate_warnings`).
 
     plots maps "length" (FILE.png), "divergence" (FILE-divergence.png) and "novelty"
     (FILE-novelty.png) to the paths written; a plot is absent when its section is, or when
@@ -396,7 +442,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     """
     found = find_runs(paths)
     runs = [load_results(p) for p in found]
-    rows = group_runs(runs)
+    rows = group_runs(runs, [path.parent for path in found])
     dynamics = with_curves(dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)]))
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
     sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
@@ -432,7 +478,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     if out is not None:
         with (opener or atomic_file)(Path(out)) as handle:
             handle.write(text.encode("utf-8"))
-    return {"text": text, "rows": rows, "plots": plots}
+    return {"text": text, "rows": rows, "plots": plots, "warnings": duplicate_warnings(rows)}
 
 
 def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:

@@ -66,6 +66,7 @@ from baselines.metrics import aggregate, input_length, iteration_summary, make_b
 from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
 from baselines.models import ModelShape
 from baselines.sequence_model import SequenceModel
+from baselines.setup import TRAJECTORY
 from baselines.stream_train import StreamPlan, StreamSource
 from baselines.tokenizer import Tokenizer
 from generators.exclusion import Exclusion

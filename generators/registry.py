@@ -70,6 +70,10 @@ _state = "new"  # "loading" while the plugins are imported, then "loaded"
 _builtins_loaded = False
 
 
+class TaskDefinitionError(ValueError):
+    """A task module defines a task the registry cannot take (an unknown family, a name registered twice)."""
+
+
 class UnknownTaskError(KeyError):
     """No task is registered under that name."""
 
@@ -81,13 +85,14 @@ def register(cls: type["Task"]) -> type["Task"]:
     """Class decorator: register one instance of a task class under cls.name."""
     from generators.task import FAMILIES
 
+    where = f"task {cls.name} ({cls.__module__})"
     if cls.family not in FAMILIES:
-        raise ValueError(f"task {cls.name}: unknown family {cls.family!r}")
+        raise TaskDefinitionError(f"{where}: unknown family {cls.family!r}; known: {', '.join(FAMILIES)}")
     if cls.name in _TASKS and type(_TASKS[cls.name]) is not cls:
-        raise ValueError(f"task {cls.name} is registered twice")
+        raise TaskDefinitionError(f"{where} is registered twice")
     home = TASK_MODULES.get(cls.name)
     if home is not None and cls.__module__ != f"{__package__}.tasks.{home}":
-        raise ValueError(f"task {cls.name} is registered twice")  # a built-in name, its module imported or not
+        raise TaskDefinitionError(f"{where} is registered twice")  # a built-in name, its module imported or not
     _TASKS[cls.name] = cls()
     _MODULES[cls.name] = cls.__module__
     return cls

@@ -12,10 +12,13 @@ import tempfile
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
+
+import numpy as np
 
 from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
 from generators.plugins import PluginError
+from generators.registry import TaskDefinitionError
 from gengap import __version__
 from gengap.errors import UsageError, one_line
 from gengap.limits import (
@@ -36,6 +39,8 @@ from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate
 from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.formats import FORMATS
+from gengap.progress import Ticker
+from gengap.repeats import repeat_warning, repeated
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -172,8 +177,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
             handle.write(batch_to_jsonl(batch, task.name))
         return 0
     plan = BlockPlan(task.name, params, args.n, args.seed)
-    with target as handle, _progress(args.n, "ex", task.name) as bar:
-        _write_blocks(plan, args.workers, handle, bar)
+    written = [0]
+    with target as handle, _progress(args.n, "ex", task.name) as bar, \
+            Ticker(lambda: f"generate: {written[0]:,} of {args.n:,} {task.name} records written"):
+        hashes = _write_blocks(plan, args.workers, handle, bar, written)
+    _warn_repeats(hashes)
     return 0
 
 
@@ -220,19 +228,31 @@ def _prefixed(name: str, err: Exception) -> str:
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
-def render_blocks(plan: BlockPlan, workers: int) -> Iterator[bytes]:
+def render_blocks(plan: BlockPlan, workers: int) -> Iterator[tuple[bytes, np.ndarray]]:
     """gengap.parallel.render_blocks, imported when generating (it brings multiprocessing)."""
     from gengap.parallel import render_blocks as render
 
     return render(plan, workers)
 
 
-def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar) -> None:
+def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar, written: list[int]) -> list[np.ndarray]:
+    """Write every block, counting the records in written[0]; the hashes of the records' inputs, per block."""
+    hashes = []
     with closing(render_blocks(plan, workers)) as blocks:
-        for block, data in enumerate(blocks):
+        for block, (data, inputs) in enumerate(blocks):
             handle.write(data)
+            hashes.append(inputs)
             bar.update(plan.block_length(block))
+            written[0] += plan.block_length(block)
     handle.flush()
+    return hashes
+
+
+def _warn_repeats(hashes: Iterable[np.ndarray]) -> None:
+    """gengap: warning: N of M records repeat an input already drawn (nothing when none do)."""
+    warning = repeat_warning(*repeated(hashes))
+    if warning is not None:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
 
 
 # -- check -----------------------------------------------------------------------------
@@ -342,8 +362,15 @@ def cmd_split(args: argparse.Namespace) -> int:
     check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file, plain)
     try:
-        if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps
-            with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(bar.update):
+        if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps (lines elsewhere)
+            steps = [0]
+
+            def step(n: int) -> None:
+                bar.update(n)
+                steps[0] += n
+
+            with _progress(options.steps, "step", "mcd search") as bar, reporting_steps(step), \
+                    Ticker(lambda: f"mcd search: {steps[0]:,} of {options.steps:,} steps"):
                 result = split(records, strategy.name, options, args.seed)
         else:
             result = split(records, strategy.name, options, args.seed)
@@ -357,6 +384,9 @@ def cmd_split(args: argparse.Namespace) -> int:
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
+    from generators.exclusion import input_hashes
+
+    _warn_repeats([input_hashes(r["input"] for r in records)])  # stderr only: report.json is unchanged
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -424,8 +454,14 @@ def cmd_release(args: argparse.Namespace) -> int:
                 elapsed = time.perf_counter() - started
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
+        def waiting() -> str:  # configs finish in suite order: the next one is the one waited for
+            if len(finished) < total:
+                return f"[{len(finished)}/{total}] still building {suite['entries'][len(finished)]['name']}"
+            return f"[{total}/{total}] writing the card, plots and checksums"
+
         try:
-            manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
+            with Ticker(waiting):
+                manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
@@ -479,11 +515,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.regenerate:
         try:
             limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
-            report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
+            with Ticker(lambda: f"verify: still rebuilding {args.dir} from its manifest"):
+                report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
         except (LimitError, RebuildRefused) as err:
             raise UsageError(str(err)) from None
     else:
-        report = verify_release(args.dir, expect=expect)
+        with Ticker(lambda: f"verify: still checking {args.dir}"):
+            report = verify_release(args.dir, expect=expect)
     for line in report.lines():
         print(one_line(line), file=sys.stderr)
     for note in report.notes:
@@ -710,7 +748,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = args.func(args)
             _flush_stdout()
             return code
-        except (UsageError, BaselineError, HarnessError, PluginError) as err:
+        except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError) as err:  # a task module's defect: one line too
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (baselines.errors.RunFileError)
         except OSError as err:

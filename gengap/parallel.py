@@ -10,16 +10,24 @@ from __future__ import annotations
 import functools
 from typing import Iterator
 
+import numpy as np
+
 from generators import BlockPlan, batch_to_jsonl
+from generators.exclusion import input_hashes
 from gengap.workers import ordered_map
 
 
-def render_block(plan: BlockPlan, block: int) -> bytes:
-    """JSONL bytes of one block of the plan."""
-    return batch_to_jsonl(plan.generate_block(block), plan.task)
+Rendered = tuple[bytes, np.ndarray]
 
 
-def render_blocks(plan: BlockPlan, workers: int = 1) -> Iterator[bytes]:
-    """JSONL bytes of every block of the plan, in order."""
+def render_block(plan: BlockPlan, block: int) -> Rendered:
+    """JSONL bytes of one block of the plan, and the 64-bit hashes of its records' inputs
+    (generators.exclusion.input_hashes, for the count of repeated inputs)."""
+    batch = plan.generate_block(block)
+    return batch_to_jsonl(batch, plan.task), input_hashes(batch.inputs)
+
+
+def render_blocks(plan: BlockPlan, workers: int = 1) -> Iterator[Rendered]:
+    """render_block of every block of the plan, in order."""
     workers = workers if plan.num_blocks > 1 else 1
     return ordered_map(functools.partial(render_block, plan), range(plan.num_blocks), workers)

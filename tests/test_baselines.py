@@ -522,3 +522,33 @@ def test_light_modules_do_not_import_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_report_pools_only_runs_of_one_setup_and_warns_on_a_seed_given_twice(tmp_path: Path) -> None:
+    """A plain and a stream run of one config and seed, and runs of other step counts, are rows of their own;
+    the same seed in two runs of one setup is named on stderr, one line each, with both run directories."""
+    plain = fake_results("rev", "rope", {0: (1.0, 0.5)})
+    stream = {**fake_results("rev", "rope", {0: (1.0, 0.1)}), "settings": {"stream": "reverse_string", "curriculum": "fixed:3"}}
+    longer = {**fake_results("rev", "rope", {0: (1.0, 0.9)}), "steps": 20}
+    again = fake_results("rev", "rope", {0: (1.0, 0.3), 1: (1.0, 0.7)})  # seed 0 again, with plain's setup
+    for name, results in {"a-plain": plain, "b-stream": stream, "c-longer": longer, "d-again": again}.items():
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "results.json").write_text(json.dumps(results))
+    report = make_report([tmp_path / "runs"])
+    rows = report["rows"]
+    assert [(r["model"], r["steps"], r["seeds"]) for r in rows] == [
+        ("rope (steps=10, stream=none, curriculum=none)", [10], [0, 1]),
+        ("rope (steps=10, stream=reverse_string, curriculum=fixed:3)", [10], [0]),
+        ("rope (steps=20, stream=none, curriculum=none)", [20], [0]),
+    ]
+    assert rows[0]["aggregate"]["ood_exact_match"]["mean"] == pytest.approx(0.5)  # seed 0 of d-again (0.3) and seed 1 (0.7)
+    assert rows[1]["aggregate"]["ood_exact_match"]["mean"] == pytest.approx(0.1)
+    assert report["warnings"] == [
+        f"rev rope (steps=10, stream=none, curriculum=none) tiny: seed 0 is in 2 runs of the same setup "
+        f"({tmp_path / 'runs' / 'a-plain'}, {tmp_path / 'runs' / 'd-again'}); the report counts the last one"
+    ]
+    assert group_runs([plain, fake_results("rev", "rope", {1: (1.0, 0.3)})])[0]["model"] == "rope"  # one setup: no label
+    proc = subprocess.run([sys.executable, "-m", "gengap", "report", str(tmp_path / "runs")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == ["gengap: warning: " + report["warnings"][0]]
+    assert proc.stdout.count("| rev | rope (") == 3

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from generators import BLOCK_SIZE
@@ -20,6 +21,7 @@ def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[b
     )
 
 
+@pytest.mark.smoke
 def test_generate_to_stdout_and_check_from_stdin() -> None:
     generated = run("generate", "parity_check", "--n", "500", "--seed", "1")
     assert generated.returncode == 0
@@ -39,6 +41,7 @@ def test_workers_do_not_change_the_bytes(tmp_path: Path) -> None:
     assert len(one.read_bytes().splitlines()) == n
 
 
+@pytest.mark.smoke
 def test_same_seed_same_bytes_other_seed_disjoint(tmp_path: Path) -> None:
     paths = {}
     for name, seed in (("a", 1), ("b", 1), ("c", 2)):
@@ -61,6 +64,7 @@ def test_level_and_params(tmp_path: Path) -> None:
         assert record["meta"] == {"format": "reversed"}
 
 
+@pytest.mark.smoke
 def test_check_rejects_a_corrupted_target(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     assert main(["generate", "bucket_sort", "--n", "50", "--out", str(good)]) == 0
@@ -156,7 +160,7 @@ def test_failed_generation_leaves_no_partial_file(tmp_path: Path, monkeypatch: p
     import gengap.cli as cli
 
     def explode(plan, workers):
-        yield b'{"partial": true}\n'
+        yield b'{"partial": true}\n', np.zeros(1, dtype=np.uint64)
         raise RuntimeError("boom")
 
     monkeypatch.setattr(cli, "render_blocks", explode)
@@ -193,3 +197,23 @@ def test_scan_all_enumerates_every_command_once_and_checks() -> None:
     assert checked.returncode == 0 and b"20910 passed, 0 failed" in checked.stdout
     too_big = run("generate", "scan", "--all", "--param", "max_conjuncts=3")
     assert too_big.returncode == 2 and b"too many to enumerate" in too_big.stderr
+
+
+def test_generate_and_split_warn_of_repeated_inputs_with_the_count(tmp_path: Path) -> None:
+    """The README's GOTU example draws 20,000 records from 4,096 possible inputs: one warning line
+    with the count, on stderr only; the output and the exit status are what they were."""
+    argv = ["generate", "boolean_function", "--n", "20000", "--param", "n=12", "--param", "function=majority", "--param", "k=5"]
+    result = run(*argv)
+    assert result.returncode == 0
+    inputs = [json.loads(line)["input"] for line in result.stdout.decode().splitlines()]
+    repeats = len(inputs) - len(set(inputs))
+    assert 15_000 < repeats < 16_100  # at least 20,000 - 4,096
+    assert result.stderr.decode() == f"gengap: warning: {repeats:,} of 20,000 records repeat an input already drawn\n"
+    assert run(*argv, "--workers", "2").stdout == result.stdout
+    (tmp_path / "cube.jsonl").write_bytes(result.stdout)
+    split = run("split", str(tmp_path / "cube.jsonl"), "--strategy", "gotu", "--option", "frozen=0,1", "--option", "value=1", "--out", str(tmp_path / "gotu"))
+    assert split.returncode == 0
+    assert f"gengap: warning: {repeats:,} of 20,000 records repeat an input already drawn" in split.stderr.decode().splitlines()
+    assert "repeat" not in (tmp_path / "gotu" / "report.json").read_text()
+    distinct = run("generate", "reverse_string", "--n", "50", "--param", "min_length=30", "--param", "max_length=40")
+    assert distinct.returncode == 0 and distinct.stderr == b""

@@ -107,3 +107,27 @@ def test_no_space_left_while_releasing(tmp_path: Path, monkeypatch: pytest.Monke
     assert lines[-1].startswith("gengap: error: cannot write") and "No space left on device" in lines[-1]
     assert all(line.startswith("gengap: [") for line in lines[:-1])  # progress lines only
     assert os.listdir(tmp_path) == ["tiny.yaml"]
+
+
+BOGUS_TASK = '''
+from generators.registry import register
+from generators.tasks.regular import ParityCheck
+
+
+@register
+class Bogus(ParityCheck):
+    name = "bogus"
+    family = "no_such_family"
+'''
+
+
+@pytest.mark.parametrize("command", [["list"], ["generate", "parity_check", "--n", "2"], ["release", "--out", "never"]])
+def test_a_task_of_an_unknown_family_is_one_line_for_every_command(tmp_path: Path, command: list[str]) -> None:
+    """A task module (one new file in generators/tasks/) that declares an unknown family: one line naming it, no traceback."""
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "bogus.py").write_text(BOGUS_TASK)
+    code = (f"import sys, generators.tasks as t; t.__path__.append({str(tmp_path / 'extra')!r}); "
+            "from gengap.entry import run; sys.exit(run(sys.argv[1:]))")
+    result = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert_one_line_error(result, "task bogus (generators.tasks.bogus): unknown family 'no_such_family'; known: regular, ")
+    assert result.stdout == "" and sorted(os.listdir(tmp_path)) == ["extra"]

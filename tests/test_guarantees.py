@@ -43,6 +43,7 @@ POOL = [
 ]
 
 
+@pytest.mark.smoke
 def test_split_report_matches_hand_computed_figures() -> None:
     """Kills: removing the test-vs-train overlap removal (removed_overlap, sizes, test inputs)."""
     result = split(POOL, "difficulty", {"feature": "f", "train_max": 2, "test_min": 5, "validation_fraction": 0}, seed=0)

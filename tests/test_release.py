@@ -42,6 +42,7 @@ def release(suite_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.smoke
 def test_layout_and_manifest(release: Path) -> None:
     for name in ("README.md", "croissant.json", "CITATION.cff", "manifest.json", "SHA256SUMS"):
         assert (release / name).is_file(), name
@@ -63,6 +64,7 @@ def test_layout_and_manifest(release: Path) -> None:
     assert manifest["suite"]["name"] == "tiny-suite" and manifest["created"] == "2026-01-01"
 
 
+@pytest.mark.smoke
 def test_verify_accepts_an_intact_release(release: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(release)]) == 0
     assert "verified" in capsys.readouterr().out
@@ -76,6 +78,7 @@ def _copy(release: Path, tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("victim", ["data/addition-iid/test.jsonl", "manifest.json", "README.md", "croissant.json"])
 def test_verify_rejects_a_single_byte_change(release: Path, tmp_path: Path, victim: str, capsys: pytest.CaptureFixture[str]) -> None:
     copy = _copy(release, tmp_path)

@@ -61,6 +61,7 @@ def test_integer_seeds_are_pinned() -> None:
     assert data_seed_of(2) == 6810602600827606827
 
 
+@pytest.mark.smoke
 def test_primitives_hand_computed() -> None:
     import hashlib
 

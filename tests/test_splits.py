@@ -57,6 +57,7 @@ def assert_report_matches(report: dict, parts: dict[str, list[dict]]) -> None:
         ("holdout", {"atom": "7+3"}),
     ],
 )
+@pytest.mark.smoke
 def test_strategies_through_the_cli(pool: list[dict], tmp_path: Path, strategy: str, options: dict) -> None:
     source = tmp_path / "pool.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in pool))
@@ -113,6 +114,7 @@ def test_holdout_keeps_the_bare_primitive_in_train_repeated() -> None:
     assert result.report["parts"]["train"]["duplicate_inputs"] == 4
 
 
+@pytest.mark.smoke
 def test_sampled_length_split_draws_each_side_from_its_range() -> None:
     result = sample_length_split("reverse_string", (1, 40), (41, 100), {"train": 300, "validation": 30, "test": 200}, seed=3)
     assert result.report["sizes"] == {"train": 300, "validation": 30, "test": 200}

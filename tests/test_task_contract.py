@@ -16,6 +16,7 @@ from tests.conftest import corruptions, random_params
 TASKS = task_names()
 
 
+@pytest.mark.smoke
 def test_registry_has_the_spine_tasks() -> None:
     for name in ("parity_check", "reverse_string", "duplicate_string", "bucket_sort", "addition"):
         assert name in TASKS

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -84,7 +85,9 @@ def test_split_prints_its_warnings(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "s" / "report.json").read_text())
     assert EMPTY_VALIDATION in report["warnings"]
-    assert result.stderr.splitlines() == [f"gengap: warning: {w}" for w in report["warnings"]]
+    inputs = [json.loads(line)["input"] for line in pool.read_text().splitlines()]  # at most 30 distinct
+    repeats = f"{len(inputs) - len(set(inputs))} of 200 records repeat an input already drawn"
+    assert result.stderr.splitlines() == [f"gengap: warning: {w}" for w in [*report["warnings"], repeats]]
 
 
 def test_readme_mcd_example_gives_a_split_gengap_train_accepts(tmp_path: Path) -> None:
@@ -100,3 +103,33 @@ def test_readme_mcd_example_gives_a_split_gengap_train_accepts(tmp_path: Path) -
     assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
     split = load_directory(tmp_path / "scan-mcd", None)
     assert len(split.train) + len(split.validation) == 8365 and len(split.test) == 1045 and split.validation
+
+
+def test_long_steps_print_progress_lines_when_stderr_is_a_pipe(tmp_path: Path) -> None:
+    """No terminal, no bar: a line every GENGAP_PROGRESS_SECONDS (30 by default) while a config is
+    built, an MCD search runs or a release is verified; the outputs are those of a run without them."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: p\nversion: 0.0.1\nseed: 3\nlicense: cc-by-4.0\nentries:\n"
+        "  - {task: parity_check, split: length, train_range: [1, 40], test_range: [41, 100], sizes: {train: 6000, validation: 600, test: 1200}}\n"
+    )
+    env = {**os.environ, "GENGAP_PROGRESS_SECONDS": "0.05"}
+    command = [sys.executable, "-m", "gengap.cli"]
+    built = subprocess.run([*command, "release", str(suite), "--out", str(tmp_path / "r"), "--workers", "1"],
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    lines = built.stderr.splitlines()
+    assert re.fullmatch(r"gengap: \[0/1\] still building parity_check-length \(\d+ s\)", lines[0]), lines
+    assert "gengap: [1/1] parity_check-length (" in built.stderr
+    quiet = subprocess.run([*command, "release", str(suite), "--out", str(tmp_path / "q"), "--workers", "1"], capture_output=True, text=True, timeout=300)
+    assert "still building" not in quiet.stderr  # 30 s by default: none in a short build
+    assert (tmp_path / "r" / "SHA256SUMS").read_bytes() == (tmp_path / "q" / "SHA256SUMS").read_bytes()
+    checked = subprocess.run([*command, "verify", str(tmp_path / "r")], capture_output=True, text=True, env=env, timeout=300)
+    assert checked.returncode == 0 and re.search(r"^gengap: verify: still checking \S+ \(\d+ s\)$", checked.stderr, re.M), checked.stderr
+    pool = tmp_path / "scan.jsonl"
+    assert subprocess.run([*command, "generate", "scan", "--all", "--out", str(pool)], timeout=300).returncode == 0
+    options = [a for o in ("train_size=2000", "test_size=500", "steps=3000") for a in ("--option", o)]
+    searched = subprocess.run([*command, "split", str(pool), "--strategy", "mcd", *options, "--out", str(tmp_path / "m")],
+                              capture_output=True, text=True, env=env, timeout=300)
+    assert searched.returncode == 0, searched.stderr
+    assert re.search(r"^gengap: mcd search: [\d,]+ of 3,000 steps \(\d+ s\)$", searched.stderr, re.M), searched.stderr

@@ -28,6 +28,32 @@ def test_every_data_file_of_the_packages_is_declared_package_data() -> None:
     assert undeclared == []
 
 
+def test_the_license_is_the_apache_license_2_0_text_and_pyproject_declares_it() -> None:
+    """pyproject's SPDX expression (Apache-2.0) with the license's own text in LICENSE, shipped in
+    the wheel and the sdist (license-files); setuptools >= 77 takes no License classifier beside it."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    assert not any(c.startswith("License ::") for c in project.get("classifiers", []))
+    text = (root / "LICENSE").read_text(encoding="utf-8")
+    assert text.split()[:5] == ["Apache", "License", "Version", "2.0,", "January"] and "END OF TERMS AND CONDITIONS" in text
+    assert len(text.split()) > 1500  # the whole license, not a notice
+
+
+def test_the_fast_schema_validator_is_in_the_base_install() -> None:
+    """release, verify and check validate every record: jsonschema-rs comes with plain `pip install .`."""
+    import tomllib
+
+    import gengap.schema
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert any(dep.startswith("jsonschema-rs") for dep in project["dependencies"])
+    assert gengap.schema.jsonschema_rs is not None
+
+
 @pytest.mark.slow
 def test_the_wheel_builds_installs_alone_and_releases(tmp_path: Path) -> None:
     from tests.wheel_smoke import check

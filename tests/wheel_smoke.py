@@ -109,6 +109,13 @@ def check_files(wheel: Path, problems: list[str]) -> None:
     have, want = wheel_files(wheel), package_files()
     problems += [f"wheel lacks {name}" for name in sorted(want - have)]
     problems += [f"wheel holds {name}, which is no file of the packages" for name in sorted(have - want)]
+    with zipfile.ZipFile(wheel) as archive:
+        info = f"gengap-{__version__}.dist-info"
+        names = set(archive.namelist())
+        if f"{info}/licenses/LICENSE" not in names or archive.read(f"{info}/licenses/LICENSE") != (ROOT / "LICENSE").read_bytes():
+            problems.append(f"wheel lacks {info}/licenses/LICENSE as the checkout's LICENSE")
+        elif "License-Expression: Apache-2.0" not in archive.read(f"{info}/METADATA").decode("utf-8").splitlines():
+            problems.append("the wheel's METADATA has no License-Expression: Apache-2.0")
 
 
 def smoke(wheel: Path, work: Path, problems: list[str]) -> None:
@@ -122,6 +129,8 @@ def smoke(wheel: Path, work: Path, problems: list[str]) -> None:
     present = run([python, "-c", f"import importlib.util as u; print(*[m for m in {NOT_INSTALLED!r} if u.find_spec(m)])"], work, problems, "find_spec")
     if present.split():
         problems.append(f"the wheel brought {', '.join(present.split())}: generating and releasing must not need them")
+    if run([python, "-c", "import gengap.schema as s; print(s.jsonschema_rs is not None)"], work, problems, "jsonschema_rs").strip() != "True":
+        problems.append("the wheel did not bring jsonschema-rs, the fast schema validator (a base dependency)")
     printed = run([gengap, "--version"], work, problems, "gengap --version").strip()
     if printed != f"gengap {__version__}":
         problems.append(f"gengap --version printed {printed!r}, not 'gengap {__version__}'")

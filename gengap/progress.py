@@ -1,0 +1,71 @@
+"""Progress for long steps when stderr is not a terminal (a log file, Slurm, CI, a pipe).
+
+On a terminal the commands draw tqdm bars; elsewhere a bar is disabled, and a step such as
+the MCD search of a release's SCAN config would be silent for minutes. :class:`Ticker`
+prints a line ``gengap: <what is being done> (<elapsed> s)`` every ``interval`` seconds
+(``GENGAP_PROGRESS_SECONDS``, default 30) from a daemon thread while its ``with`` block runs,
+and nothing on a terminal or when the block ends sooner. Lines go to stderr only and change
+no output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from types import TracebackType
+from typing import Callable, TextIO
+
+INTERVAL_VARIABLE = "GENGAP_PROGRESS_SECONDS"
+DEFAULT_INTERVAL = 30.0
+
+
+def interval_from_environment() -> float:
+    """GENGAP_PROGRESS_SECONDS as a positive float, else DEFAULT_INTERVAL (a malformed value is ignored)."""
+    try:
+        value = float(os.environ.get(INTERVAL_VARIABLE, ""))
+    except ValueError:
+        return DEFAULT_INTERVAL
+    return value if 0 < value < float("inf") else DEFAULT_INTERVAL
+
+
+class Ticker:
+    """Within ``with``, a line ``gengap: {describe()} ({elapsed} s)`` every interval seconds on a
+    stream that is not a terminal. describe is called from the ticker's thread: it should only
+    read (counters, the name of the step waited for)."""
+
+    def __init__(self, describe: Callable[[], str], stream: TextIO | None = None, interval: float | None = None) -> None:
+        self.describe = describe
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval if interval is not None else interval_from_environment()
+        self.started = time.perf_counter()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether lines are printed (the stream is not a terminal)."""
+        isatty = getattr(self.stream, "isatty", None)
+        return not (isatty is not None and isatty())
+
+    def __enter__(self) -> "Ticker":
+        self.started = time.perf_counter()
+        if self.active:
+            self._thread = threading.Thread(target=self._run, name="gengap-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            line = f"gengap: {self.describe()} ({time.perf_counter() - self.started:.0f} s)\n"
+            try:
+                self.stream.write(line)  # one write: the line never interleaves with the main thread's
+                self.stream.flush()
+            except (OSError, ValueError):  # stderr closed or gone: stay silent
+                return
