@@ -120,12 +120,25 @@ class Bogus(ParityCheck):
     family = "no_such_family"
 '''
 
+BOGUS_SUITE = """\
+name: bogus
+version: 0.0.1
+seed: 1
+license: mit
+created: "2026-01-01"
+entries:
+  - {task: bogus, split: length, train_range: [1, 6], test_range: [7, 9], sizes: {train: 30, validation: 5, test: 10}}
+"""
 
-@pytest.mark.parametrize("command", [["list"], ["generate", "parity_check", "--n", "2"], ["release", "--out", "never"]])
+
+# generate looks up its task by the registry's name table (only that module is imported), so it
+# meets the bogus module when it asks for a task the table does not name.
+@pytest.mark.parametrize("command", [["list"], ["generate", "bogus", "--n", "2"], ["release", "extra/suite.yaml", "--out", "never"]])
 def test_a_task_of_an_unknown_family_is_one_line_for_every_command(tmp_path: Path, command: list[str]) -> None:
     """A task module (one new file in generators/tasks/) that declares an unknown family: one line naming it, no traceback."""
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "bogus.py").write_text(BOGUS_TASK)
+    (tmp_path / "extra" / "suite.yaml").write_text(BOGUS_SUITE)
     code = (f"import sys, generators.tasks as t; t.__path__.append({str(tmp_path / 'extra')!r}); "
             "from gengap.entry import run; sys.exit(run(sys.argv[1:]))")
     result = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, timeout=120, cwd=tmp_path)
