@@ -79,7 +79,7 @@ def test_a_plugin_task_that_clashes_with_a_built_in_one_is_refused(fresh_registr
     (fresh_registry / "gengap_demo_clash.py").write_text(text)
     _entry_points(monkeypatch, ("clash", "gengap_demo_clash"))
     assert main(["generate", "scan", "--n", "1"]) == 2
-    assert capsys.readouterr().err == "gengap: error: plugin clash (gengap_demo_clash): ValueError: task scan is registered twice\n"
+    assert capsys.readouterr().err == "gengap: error: plugin clash (gengap_demo_clash): TaskDefinitionError: task scan (gengap_demo_clash) is registered twice\n"
 
 
 def test_gengap_plugins_names_modules_for_every_command(fresh_registry, monkeypatch, capsys):
