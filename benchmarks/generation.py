@@ -4,6 +4,7 @@
     python benchmarks/generation.py --size 500      # every task at size 500
     python benchmarks/generation.py --tasks parity_check,addition --seconds 2
     python benchmarks/generation.py --only-compare     # gengap vs reasoning-gym on the closest pairs
+    python benchmarks/generation.py --cli-compare      # whole `gengap generate` processes vs reasoning-gym
 
 "in memory" = BlockPlan blocks of columnar Batches (what `generate` returns);
 "records" = the same turned into record dicts with ids (what splits work on);
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -171,6 +173,78 @@ def compare_reasoning_gym(min_seconds: float, repeats: int) -> None:
         )
 
 
+CLI_RG_SCRIPT = """
+import reasoning_gym
+for _item in reasoning_gym.create_dataset("count_bits", size={n}, seed=0):
+    pass
+"""
+
+
+def run_child(command: list[str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process run to completion, output discarded.
+
+    CPU time is user + system from os.wait4's resource usage of the child, which includes
+    the descendants it waited for (the --workers processes)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryFile() as err:  # a file, not a pipe: a full pipe would block the child
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(command)} failed ({child.returncode}): {err.read().decode(errors='replace')}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        load = os.getloadavg()
+        return f"load average: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}"
+
+
+def cli_compare(n: int, repeats: int) -> None:
+    """Whole processes, alternating: gengap generate parity_check (length 40) with 1 and 2
+    workers to a file, and iterating reasoning-gym's count_bits (its defaults) in memory.
+    Best of `repeats` rounds; records/s from CPU time; 2-worker speed-up from wall time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        gengap = [sys.executable, "-m", "gengap", "generate", "parity_check", "--n", str(n),
+                  "--param", "min_length=40", "--param", "max_length=40"]
+        commands = {
+            "gengap --workers 1": gengap + ["--workers", "1", "--out", os.path.join(tmp, "w1.jsonl"), "--force"],
+            "gengap --workers 2": gengap + ["--workers", "2", "--out", os.path.join(tmp, "w2.jsonl"), "--force"],
+            "reasoning-gym count_bits": [sys.executable, "-c", CLI_RG_SCRIPT.format(n=n)],
+        }
+        print(f"# whole processes, {n:,} records each, best of {repeats} alternating rounds (+1 untimed)")
+        print(f"# cores: {os.cpu_count()}; before: {_uptime()}")
+        for command in commands.values():  # untimed: bytecode written, caches warm
+            run_child(command)
+        best_cpu = dict.fromkeys(commands, float("inf"))
+        best_wall = dict.fromkeys(commands, float("inf"))
+        for _ in range(repeats):
+            for name, command in commands.items():
+                cpu, wall = run_child(command)
+                best_cpu[name] = min(best_cpu[name], cpu)
+                best_wall[name] = min(best_wall[name], wall)
+        print(f"# after: {_uptime()}")
+    print(f"{'process':26s} {'CPU s':>8s} {'wall s':>8s} {'rec/s (CPU)':>12s} {'rec/s (wall)':>13s}")
+    for name in commands:
+        print(
+            f"{name:26s} {best_cpu[name]:8.3f} {best_wall[name]:8.3f} {n / best_cpu[name]:12,.0f} "
+            f"{n / best_wall[name]:13,.0f}"
+        )
+    rg = "reasoning-gym count_bits"
+    x1 = best_cpu[rg] / best_cpu["gengap --workers 1"]
+    x2 = best_cpu[rg] / best_cpu["gengap --workers 2"]
+    speedup = best_wall["gengap --workers 1"] / best_wall["gengap --workers 2"]
+    print(f"gengap CLI --workers 1 / reasoning-gym (records/s, CPU): {x1:6.2f}x  (target >= 10x: {'holds' if x1 >= 10 else 'does not hold'})")
+    print(f"gengap CLI --workers 2 / reasoning-gym (records/s, CPU): {x2:6.2f}x")
+    print(f"--workers 2 over --workers 1 (wall speed-up):           {speedup:6.2f}x  (target >= 1.8x: {'holds' if speedup >= 1.8 else 'does not hold'})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
@@ -180,7 +254,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (best is kept)")
     parser.add_argument("--compare-reasoning-gym", action="store_true", help="also time the closest reasoning-gym tasks (pip install reasoning-gym)")
     parser.add_argument("--only-compare", action="store_true", help="skip the per-task table")
+    parser.add_argument(
+        "--cli-compare",
+        action="store_true",
+        help="only: CPU time of whole `gengap generate` processes (1 and 2 workers) vs iterating reasoning-gym count_bits",
+    )
+    parser.add_argument("--n", type=int, default=300_000, help="records per process for --cli-compare (default 300,000)")
     args = parser.parse_args()
+    if args.cli_compare:
+        cli_compare(args.n, args.repeats)
+        return
     if args.only_compare:
         compare_reasoning_gym(args.seconds, args.repeats)
         return
