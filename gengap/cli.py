@@ -40,7 +40,7 @@ from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.formats import FORMATS
 from gengap.progress import Ticker
-from gengap.repeats import repeat_warning, repeated
+from gengap.repeats import record_input_keys, repeat_warning, repeated
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -384,9 +384,8 @@ def cmd_split(args: argparse.Namespace) -> int:
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
-    from generators.exclusion import input_hashes
 
-    _warn_repeats([input_hashes(r["input"] for r in records)])  # stderr only: report.json is unchanged
+    _warn_repeats([record_input_keys(records)])  # stderr only: report.json is unchanged
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
