@@ -38,6 +38,7 @@ from generators.reading import ReadError, read_text, yaml_document
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
+from splits.cues import cue_option
 
 DEFAULT_SUITE = "gengap-core"
 SAMPLED_DEFAULT_VALIDATION = 0.1
@@ -331,6 +332,11 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
+    if "cue" in entry:  # shortcut cues, any kind of split (splits.cues)
+        try:
+            resolved["cue"] = cue_option(entry["cue"]).to_dict()
+        except SplitError as err:
+            raise source.error(path + ["cue"], str(err)) from None
     return resolved
 
 
