@@ -342,7 +342,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     from generators import dumps_record
     from gengap.shortfalls import add_warnings, shortfall_warnings
     from splits import SplitError, get_strategy, parse_options, split
-    from splits.cues import apply_cue, parse_cue
+    from splits.cues import apply_cue, cue_summary, parse_cue
     from splits.external import ExternalDataError, make_format
     from splits.mcd import reporting_steps
 
@@ -396,6 +396,8 @@ def cmd_split(args: argparse.Namespace) -> int:
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
         f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
     )
+    if "cue" in report:
+        print(cue_summary(report["cue"]))
     return 0
 
 

@@ -15,6 +15,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
   config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
 
+Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
+(splits.cues).
+
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
 registering tasks (generators.plugins); the manifest of a release records which plugin
 (and distribution version) provides each task it uses.

@@ -85,3 +85,13 @@ def apply_cue(result: SplitResult, option: Mapping[str, Any] | CueOption, seed: 
         "agreement": {part: agreement(cued[part]) for part in PARTS},
     })
     return SplitResult(cued["train"], cued["validation"], cued["test"], report)
+
+
+def cue_summary(cue: Mapping[str, Any]) -> str:
+    """One line of a report's ``cue``: configured rate and measured agreement per part."""
+    parts = ", ".join(f"{part} {cue['rate'][part]:g} ({_share(cue['agreement'][part])})" for part in PARTS)
+    return f"cue rate (measured agreement): {parts}"
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

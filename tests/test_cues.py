@@ -101,6 +101,32 @@ def test_checker_ignores_the_cue(task: str, rho: float, seed: int) -> None:
         assert score_output_checked(record, f"Answer: {base['target']}").correct is True
 
 
+def eligible_tasks() -> list[str]:
+    """Every registered task whose default records have a small answer set."""
+    from generators import task_names
+
+    names = []
+    for name in task_names():
+        try:
+            answer_set(pool(name, 100))
+        except CueError:
+            continue
+        names.append(name)
+    return names
+
+
+def test_every_task_with_a_small_answer_set_checks_cued_records_as_cue_less() -> None:
+    names = eligible_tasks()
+    assert set(SMALL_TASKS) <= set(names) and "reverse_string" not in names
+    for name in names:
+        records = pool(name, 40)
+        answers = answer_set(records)
+        spec = get_task(name)
+        for record, base in zip(add_cues(records, 0.5, answers, cue_rng(0, "test")), records):
+            assert record_problem(record) is None, (name, record_problem(record))
+            assert [spec.check(record, a) for a in answers] == [spec.check(base, a) for a in answers]
+
+
 def test_checker_rejects_a_wrong_target_or_a_forged_cue() -> None:
     records = pool("parity_check", 40)
     cued = add_cues(records, 0.5, answer_set(records), cue_rng(0, "train"))

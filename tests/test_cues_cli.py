@@ -67,6 +67,7 @@ def test_cli_split_with_cue(tmp_path: Path) -> None:
     assert gengap("generate", "parity_check", "--n", "300", "--seed", "1", "--out", str(pool)).returncode == 0
     done = gengap("split", str(pool), "--strategy", "iid", "--cue", "train=0.8,test=0.5", "--out", str(tmp_path / "s"))
     assert done.returncode == 0, done.stderr
+    assert "cue rate (measured agreement): train 0.8 (" in done.stdout and "test 0.5 (" in done.stdout
     report = json.loads((tmp_path / "s" / "report.json").read_text())
     assert report["cue"]["rate"] == {"train": 0.8, "validation": 0.8, "test": 0.5}
     train = _records(tmp_path / "s" / "train.jsonl")
