@@ -62,6 +62,27 @@ def test_verify_sees_a_forged_cue(release: Path, tmp_path: Path) -> None:
     assert main(["verify", str(copy)]) != 0
 
 
+def test_verify_compares_cue_less_inputs_across_parts(release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A test record whose input is a train input under another cue is a train input."""
+    import shutil
+
+    from generators import record_id
+
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    folder = copy / "data" / "parity_check-iid_cue"
+    seen = _records(folder / "train.jsonl")[0]
+    base = without_cue(seen)
+    named = "1" if seen["input"].startswith("cue:0") else "0"
+    forged = {**seen, "input": f"cue:{named} {base['input']}",
+              "difficulty": {**seen["difficulty"], CUE_FEATURE: int(named == seen["target"])}}
+    forged["id"] = record_id(forged["task"], forged["input"], forged["target"])
+    with (folder / "test.jsonl").open("a") as handle:
+        handle.write(json.dumps(forged, separators=(",", ":")) + "\n")
+    assert main(["verify", str(copy)]) != 0
+    assert "1 test inputs also occur in train or validation" in capsys.readouterr().err
+
+
 def test_cli_split_with_cue(tmp_path: Path) -> None:
     pool = tmp_path / "pool.jsonl"
     assert gengap("generate", "parity_check", "--n", "300", "--seed", "1", "--out", str(pool)).returncode == 0
