@@ -30,6 +30,8 @@ stream         seeds                                         derivation
                a multi-task mixture stream
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
+``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
+               (generators.cues: agree or not, which answer)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -39,7 +41,8 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``curriculum`` with record streams (generators.streams), ``mixture`` with
-multi-task mixtures (generators.mixtures) and ``noise`` with label noise (baselines.label_noise). Tests pin one
+multi-task mixtures (generators.mixtures), ``noise`` with label noise (baselines.label_noise)
+and ``cue`` with shortcut cues (generators.cues). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -132,6 +135,12 @@ def side_seed(seed: int, side: str, index: int) -> int:
 def subsample_rng(seed: int) -> np.random.Generator:
     """Stream ``subsample``: which records a release keeps when it caps a part's size."""
     return stream(seed, labels_key("subsample"))
+
+
+def cue_rng(seed: int, part: str) -> np.random.Generator:
+    """Stream ``cue``: whether each record of `part` (train, validation, test) of a split with
+    shortcut cues gets an agreeing cue, and which other answer it names otherwise."""
+    return stream(seed, labels_key("cue", part))
 
 
 def support_rng(seed: int) -> np.random.Generator:

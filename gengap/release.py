@@ -40,6 +40,7 @@ from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
+from splits.cues import apply_cue
 from splits.novelty import annotate
 from splits.precision import rounded
 
@@ -118,6 +119,8 @@ def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | Non
     has fewer records than the entry's sizes ask for, or validation is empty. pool: the
     entry's generated pool, if already generated (the blocks of pool_plan, in order)."""
     result = _split_entry(entry, suite_seed, pool)
+    if "cue" in entry:  # shortcut cues on the finished parts (splits.cues)
+        result = apply_cue(result, entry["cue"], config_seed(suite_seed, entry["name"]))
     add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
     return result
 

@@ -15,6 +15,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
   config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
 
+Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
+(splits.cues).
+
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
 registering tasks (generators.plugins); the manifest of a release records which plugin
 (and distribution version) provides each task it uses.
@@ -38,6 +41,7 @@ from generators.reading import ReadError, read_text, yaml_document
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
+from splits.cues import cue_option
 
 DEFAULT_SUITE = "gengap-core"
 SAMPLED_DEFAULT_VALIDATION = 0.1
@@ -331,6 +335,11 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
+    if "cue" in entry:  # shortcut cues, any kind of split (splits.cues)
+        try:
+            resolved["cue"] = cue_option(entry["cue"]).to_dict()
+        except SplitError as err:
+            raise source.error(path + ["cue"], str(err)) from None
     return resolved
 
 
