@@ -51,8 +51,11 @@ WORLD_KEYS = ("n_entities", "n_relations", "n_attributes", "n_values", "world_se
 
 @dataclass(frozen=True)
 class FactsOptions(SplitOptions):
-    by: str = knob("", choices=("", "direction", "bridge"), doc="direction (reversal: held-out facts' reversed queries in test) or bridge (two-hop: queries through held-out bridges in test); required")
+    by: str = knob("", doc="direction (reversal: held-out facts' reversed queries in test) or bridge (two-hop: queries through held-out bridges in test); required")
     holdout_fraction: float = knob(0.25, lo=0.0, hi=1.0, doc="share of the facts (direction) or bridge entities (bridge) held out")
+
+    def check_consistency(self) -> None:
+        self.require(self.by in ("", "direction", "bridge"), f"option by={self.by!r} is not direction or bridge")
 
 
 def query_kind(record: Mapping[str, Any]) -> str:
@@ -86,7 +89,7 @@ class Facts(Strategy):
 
     def partition(self, records: Sequence[Record], options: FactsOptions, rng: np.random.Generator) -> Partition:
         if not options.by:
-            raise SplitError("facts split needs option by (direction or bridge)")
+            raise SplitError("option by is required (direction or bridge)")
         worlds = {_world(r) for r in records}
         if len(worlds) > 1:
             raise SplitError(f"the pool mixes {len(worlds)} facts worlds (records' meta differ); a facts split needs one world")

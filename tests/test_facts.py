@@ -176,8 +176,10 @@ def test_facts_split_is_deterministic_and_validates_its_pool() -> None:
     records = pool("fact_two_hop", **KNOBS)
     one = split(records, "facts", {"by": "bridge"}, seed=2)
     assert json.dumps(one.parts()) == json.dumps(split(records, "facts", {"by": "bridge"}, seed=2).parts())
-    with pytest.raises(SplitError, match="needs option by"):
+    with pytest.raises(SplitError, match="option by is required"):
         split(records, "facts", {}, seed=0)
+    with pytest.raises(SplitError, match="facts: option by='sideways' is not direction or bridge"):
+        split(records, "facts", {"by": "sideways"}, seed=0)
     with pytest.raises(SplitError, match="needs reverse queries"):
         split(records, "facts", {"by": "direction"}, seed=0)
     other = pool("fact_lookup", **{**KNOBS, "world_seed": 9})
