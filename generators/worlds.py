@@ -19,7 +19,6 @@ its ``structure``.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
@@ -107,26 +106,6 @@ def world_of(knobs: Mapping[str, Any]) -> FactsWorld:
 # -- fact strings (the lexical leaves of derivations) ------------------------------------
 
 
-def entity(i: int) -> str:
-    return f"e{i}"
-
-
-def relation(r: int) -> str:
-    return f"r{r}"
-
-
-def inverse(r: int) -> str:
-    return f"r{r}^-1"
-
-
-def attribute(a: int) -> str:
-    return f"a{a}"
-
-
-def value(v: int) -> str:
-    return f"v{v}"
-
-
 def fact(head: int, r: int, tail: int) -> str:
     """An atomic relation fact ``"e{head} r{r} e{tail}"``."""
     return f"e{head} r{r} e{tail}"
@@ -146,19 +125,3 @@ def index_of(token: str, prefix: str, size: int) -> int:
     if index >= size:
         raise ValueError(f"{token} is outside the world (size {size})")
     return index
-
-
-def fact_parts(text: str) -> tuple[str, str, str]:
-    """(head, relation or attribute, tail or value) tokens of a fact string."""
-    parts = text.split()
-    if len(parts) != 3:
-        raise ValueError(f"not a fact: {text!r}")
-    return parts[0], parts[1], parts[2]
-
-
-def knobs_equal(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return all(a.get(key) == b.get(key) for key in WORLD_KEYS)
-
-
-def world_fields() -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(WorldParams))

@@ -41,12 +41,12 @@ import numpy as np
 
 from generators.batch import Record
 from generators.params import knob
+from generators.worlds import WORLD_KEYS
 from splits.base import Partition, SplitError, SplitOptions, Strategy
 
 ATOMIC = ("lookup", "attribute")
 INFERRED = ("reverse", "compose", "compare")
 LISTED = 50
-WORLD_KEYS = ("n_entities", "n_relations", "n_attributes", "n_values", "world_seed")
 
 
 @dataclass(frozen=True)
