@@ -213,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         step_caps={spec.config: spec.train["steps"] for spec in specs},
         worlds={"reversal": specs[0].args["params"], "two_hop": specs[1].args["params"]},
     )
-    context.pop("cpu_minutes", None)
+    for key in ("cpu_minutes", "steps"):  # validity's per-group CPU minutes and fixed steps do not apply here
+        context.pop(key, None)
     write_document(out / "validity-facts.md", claims, context, reports)
     (out / "validity-facts.json").write_text(json.dumps({"claims": claims, "context": context, "reports": reports}, indent=1, default=str) + "\n", encoding="utf-8")
     for name, claim in claims.items():
