@@ -223,16 +223,17 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
     return sample_level_split(spec.args["task"], spec.args["level_max"], scale.sizes, seed=seed, test_levels=spec.args["test_levels"])
 
 
-def run_one(spec: RunSpec, scale: Scale, runs_dir: str) -> dict[str, Any]:
-    """Build the split, train and evaluate one seed; returns the results (also written to disk),
-    with the run's wall and CPU seconds."""
+def run_one(spec: RunSpec, scale: Scale, runs_dir: str, build: Any = None) -> dict[str, Any]:
+    """Build the split (with ``build(spec, scale)``, a module-level function of another validity
+    module, or build_split), train and evaluate one seed; returns the results (also written to
+    disk), with the run's wall and CPU seconds."""
     from baselines.training import train_and_evaluate
 
     out = Path(runs_dir) / f"{spec.config}-{spec.model}-seed{spec.seed}"
     if (out / "results.json").is_file():
         return {**json.loads((out / "results.json").read_text()), "reused": True, "group": spec.group}
     start, cpu = time.perf_counter(), time.process_time()
-    result = build_split(spec, scale)
+    result = (build or build_split)(spec, scale)
     split_seconds = time.perf_counter() - start
     settings = {"steps": scale.steps, **spec.train}
     results = train_and_evaluate(

@@ -28,6 +28,8 @@ stream         seeds                                         derivation
                record stream that mixes levels
 ``mixture``    the component of each position in block b of  SeedSequence(seed, spawn_key=(*key("mixture"), b))
                a multi-task mixture stream
+``world``      the relations and attributes of a facts       SeedSequence(world seed, spawn_key=key("world", sizes))
+               world (generators.worlds), from its knobs
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
@@ -147,6 +149,13 @@ def support_rng(seed: int) -> np.random.Generator:
     """Stream ``support``: a choice a task makes from its params alone (not per example), e.g. the
     coordinates boolean_function reads when its support is seeded."""
     return stream(seed, labels_key("support"))
+
+
+def world_rng(world_seed: int, sizes: str) -> np.random.Generator:
+    """Stream ``world``: the relations and attributes of a facts world (generators.worlds), a
+    function of its seed knob and its sizes (canonical text) only, so every task and split of
+    one world setting queries the same facts."""
+    return stream(world_seed, labels_key("world", sizes))
 
 
 def estimate_rng() -> np.random.Generator:

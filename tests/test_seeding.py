@@ -27,6 +27,7 @@ from generators.seeding import (
     split_rng,
     subsample_rng,
     support_rng,
+    world_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,7 @@ RAW = {
     "estimate": (estimate_rng, [2001831332550685535, 6476860034933157182]),
     "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
     "chain": (lambda: chain_rngs(split_rng(3, "mcd"), 2)[1], [10707578314974008718, 16288687403343750112]),
+    "world": (lambda: world_rng(0, "100,4,2,10"), [9829737160469135396, 18331550559492713324]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
 }
 
