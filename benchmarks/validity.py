@@ -243,6 +243,14 @@ def run_one(spec: RunSpec, scale: Scale, runs_dir: str) -> dict[str, Any]:
             "cpu_seconds": time.process_time() - cpu}
 
 
+def run_specs(specs: Sequence[RunSpec], scale: Scale, runs_dir: Path, workers: int) -> list[dict[str, Any]]:
+    """run_one over the specs, in order, `workers` at a time (one process each; 1: in this process)."""
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(run_one, specs, [scale] * len(specs), [str(runs_dir)] * len(specs)))
+    return [run_one(spec, scale, str(runs_dir)) for spec in specs]
+
+
 # -- verdicts (pure functions, tested in tests/test_validity.py) ---------------------------
 
 
@@ -671,11 +679,7 @@ def main() -> None:
         specs = [spec for spec in specs if spec.config in TRACE_CONFIGS]
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     start = time.perf_counter()
-    if args.workers > 1:
-        with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            results = list(pool.map(run_one, specs, [scale] * len(specs), [str(runs_dir)] * len(specs)))
-    else:
-        results = [run_one(spec, scale, str(runs_dir)) for spec in specs]
+    results = run_specs(specs, scale, runs_dir, args.workers)
     by_config: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for spec, result in zip(specs, results):
         by_config.setdefault((spec.config, spec.model), []).append(result)
