@@ -27,8 +27,9 @@ def claim():
 
 
 def test_verdict_rule_on_constructed_inputs(claim) -> None:
-    holds = claim.interpolation_claim(0.9, 0.7, 0.5)
-    assert holds["holds"] and holds["verdict"] == "holds" and holds["difference"] == pytest.approx(0.2)  # bounds inclusive
+    holds = claim.interpolation_claim(0.8, 0.75, 0.5)  # ID bound inclusive
+    assert holds["holds"] and holds["verdict"] == "holds" and holds["difference"] == 0.25
+    assert claim.interpolation_claim(0.9, 0.5, 0.25)["holds"]
     small = claim.interpolation_claim(0.95, 0.6, 0.45)
     assert not small["holds"] and small["verdict"] == "does not hold"
     reversed_ = claim.interpolation_claim(0.95, 0.1, 0.9)
