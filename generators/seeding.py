@@ -12,6 +12,8 @@ stream         seeds                                         derivation
 =============  ============================================  ==========================================================
 ``block``      block b of (task, params): the examples       SeedSequence(seed, spawn_key=(*key(task, canonical params), b))
 ``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
+``exposure``   the test-side examples a split moves into     SeedSequence(split seed, spawn_key=key("exposure"))
+               train (``exposure: k``; splits.exposure)
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
@@ -115,6 +117,12 @@ def mixture_rng(seed: int, block: int) -> np.random.Generator:
 def split_rng(seed: int, strategy: str) -> np.random.Generator:
     """Stream ``split``: partition and validation carving of a split made with `strategy`."""
     return stream(seed, labels_key("split", strategy, words=SPLIT_KEY_WORDS))
+
+
+def exposure_rng(seed: int) -> np.random.Generator:
+    """Stream ``exposure``: which test-side examples a split with ``exposure: k`` moves into train
+    (one permutation of the test inputs; k takes its first k, so smaller k choose subsets)."""
+    return stream(seed, labels_key("exposure"))
 
 
 def chain_rngs(rng: np.random.Generator, count: int) -> list[np.random.Generator]:

@@ -101,12 +101,18 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
     return SplitResult(parts["train"], parts["validation"], parts["test"], report)
 
 
+def entry_seed(entry: dict[str, Any], suite_seed: int) -> int:
+    """The seed of a resolved entry: its config's (stream ``config``), or for a config of an
+    exposure sweep the unswept config's (``seed_of``), so the sweep's configs share pool and split."""
+    return config_seed(suite_seed, entry.get("seed_of", entry["name"]))
+
+
 def pool_plan(entry: dict[str, Any], suite_seed: int) -> BlockPlan | None:
     """The block plan of an entry's generated pool (``pool: {n: N}``); None for other entries."""
     if entry["kind"] != "pool" or entry["pool"] == "all":
         return None
     task = get_task(entry["task"])
-    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], config_seed(suite_seed, entry["name"]))
+    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], entry_seed(entry, suite_seed))
 
 
 def pool_block(plan: BlockPlan, block: int) -> list[Record]:
@@ -126,7 +132,7 @@ def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | Non
 
 
 def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> SplitResult:
-    seed = config_seed(suite_seed, entry["name"])
+    seed = entry_seed(entry, suite_seed)
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
         return sample_length_split(
@@ -205,7 +211,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         "task_description": task.description,
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
-        "seed": config_seed(suite_seed, entry["name"]),
+        "seed": entry_seed(entry, suite_seed),
         "files": files,
         "features": features,
         "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), task.level_feature),
