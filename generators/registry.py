@@ -44,6 +44,8 @@ TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in generato
     "duplicate_string": "context_sensitive",
     "even_pairs": "regular",
     "graph_connectivity": "structured",
+    "grid_program": "grid",
+    "letter_analogy": "analogy",
     "listops": "structured",
     "maze": "maze",
     "missing_duplicate_string": "context_sensitive",

@@ -25,6 +25,8 @@ META_TASKS = {
     "solve_equation": ("modulus",),
     "cycle_navigation": ("cycle_length",),
     "boolean_function": ("function", "support"),
+    "letter_analogy": ("max_depth",),
+    "grid_program": ("max_depth",),
 }
 COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs")
 
