@@ -3,6 +3,7 @@
     python benchmarks/generation.py                 # every task at size 40
     python benchmarks/generation.py --size 500      # every task at size 500
     python benchmarks/generation.py --tasks parity_check,addition --seconds 2
+    python benchmarks/generation.py --tasks letter_analogy,grid_program --defaults   # default parameters
     python benchmarks/generation.py --only-compare     # gengap vs reasoning-gym on the closest pairs
     python benchmarks/generation.py --cli-compare      # whole `gengap generate` processes vs reasoning-gym
 
@@ -17,7 +18,9 @@ every task to inputs of about L tokens: it searches the size knob (a fixed value
 with_size(s, s)) for the mean input length closest to L on a sample, so tasks whose knob
 is not the input length (hops, edges, functions, digits) are compared at the same input
 length; the table shows the mean input length reached.
-Each figure is the best of --repeats timed runs of at least --seconds each.
+Each figure is the best of --repeats timed runs of at least --seconds each (wall time;
+--cpu-time counts this process's CPU time instead, for a machine shared with other jobs).
+--defaults times each task at its default parameters.
 """
 
 from __future__ import annotations
@@ -35,13 +38,17 @@ from generators import BlockPlan, batch_to_jsonl, get_task, task_names  # noqa: 
 from generators.params import ParamError  # noqa: E402
 
 
+CLOCK = {"now": time.perf_counter}  # --cpu-time: time.process_time (this process's CPU seconds)
+
+
 def _timed(fn, min_seconds: float) -> tuple[int, float]:
     """Run fn(n) with growing n until it takes min_seconds; returns (n, seconds)."""
     n = 2_000
+    now = CLOCK["now"]
     while True:
-        start = time.perf_counter()
+        start = now()
         fn(n)
-        elapsed = time.perf_counter() - start
+        elapsed = now() - start
         if elapsed >= min_seconds or n >= 50_000_000:
             return n, elapsed
         n = int(n * min(10.0, max(2.0, 1.2 * min_seconds / max(elapsed, 1e-3))))
@@ -250,6 +257,8 @@ def main() -> None:
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--size", type=int, default=40, help="size knob (input length / digits); default 40")
     parser.add_argument("--length", type=int, help="calibrate every task to inputs of about this many tokens instead of --size")
+    parser.add_argument("--defaults", action="store_true", help="each task at its default parameters instead of --size")
+    parser.add_argument("--cpu-time", action="store_true", help="time with this process's CPU time, not wall time (a machine shared with other jobs)")
     parser.add_argument("--seconds", type=float, default=1.0, help="minimum seconds per timed run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (best is kept)")
     parser.add_argument("--compare-reasoning-gym", action="store_true", help="also time the closest reasoning-gym tasks (pip install reasoning-gym)")
@@ -267,12 +276,15 @@ def main() -> None:
     if args.only_compare:
         compare_reasoning_gym(args.seconds, args.repeats)
         return
+    if args.cpu_time:
+        CLOCK["now"] = time.process_time
     names = args.tasks.split(",") if args.tasks else task_names()
-    setting = f"input length ~{args.length}" if args.length else f"size {args.size}"
-    print(f"# generation throughput, one core, {setting} (examples/s, best of {args.repeats})")
+    setting = "default parameters" if args.defaults else f"input length ~{args.length}" if args.length else f"size {args.size}"
+    clock = "CPU time" if args.cpu_time else "wall time"
+    print(f"# generation throughput, one core, {setting} (examples/s of {clock}, best of {args.repeats})")
     print(f"{'task':30s} {'input len':>9s} {'in memory':>12s} {'records':>10s} {'to JSONL':>10s}")
     for name in names:
-        params = params_for_length(name, args.length) if args.length else None
+        params = get_task(name).default_params() if args.defaults else params_for_length(name, args.length) if args.length else None
         figures = measure(name, args.size, args.seconds, args.repeats, params=params)
         print(
             f"{name:30s} {figures['input_length']:9.1f} {figures['in_memory']:12,.0f} "

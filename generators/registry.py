@@ -48,6 +48,8 @@ TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in generato
     "fact_reverse": "facts",
     "fact_two_hop": "facts",
     "graph_connectivity": "structured",
+    "grid_program": "grid",
+    "letter_analogy": "analogy",
     "listops": "structured",
     "maze": "maze",
     "missing_duplicate_string": "context_sensitive",

@@ -36,7 +36,7 @@ def join_chars(codes: np.ndarray, lengths: np.ndarray | int) -> np.ndarray:
     out[:, 1::2] = SPACE
     lengths = np.broadcast_to(np.asarray(lengths), (n,))
     if width and (lengths < width).any():
-        out[np.arange(2 * width - 1)[None, :] >= (2 * lengths - 1)[:, None]] = 0
+        out *= np.arange(2 * width - 1)[None, :] < (2 * lengths - 1)[:, None]  # NUL past each row's end
     return _as_bytes_array(out)
 
 

@@ -27,6 +27,8 @@ META_TASKS = {
     "boolean_function": ("function", "support"),
     **{name: ("n_entities", "n_relations", "n_attributes", "n_values", "world_seed")
        for name in ("fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare")},
+    "letter_analogy": ("max_depth",),
+    "grid_program": ("max_depth",),
 }
 COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs", "fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare")
 
