@@ -55,6 +55,7 @@ its steps, and a run that never met it is reported as not learned.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -193,7 +194,12 @@ def plan(scale: Scale, smoke: bool, groups: Sequence[str] = GROUPS) -> list[RunS
 
 
 def build_split(spec: RunSpec, scale: Scale) -> Any:
-    """The in-memory split of a run (deterministic: fixed seeds per config)."""
+    """The in-memory split of a run (deterministic: fixed seeds per config). Kind ``custom``:
+    the split of the builder ``module:function(spec, scale)`` named by args["builder"] (a
+    benchmarks/validity_TOPIC.py module reusing this run machinery)."""
+    if spec.kind == "custom":
+        module, _, function = spec.args["builder"].partition(":")
+        return getattr(importlib.import_module(module), function)(spec, scale)
     from generators import get_task
     from splits import sample_length_split, sample_level_split, split
     from generators.seeding import config_seed

@@ -11,9 +11,10 @@ from generators.seeding import side_seed
 from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
 from splits.gotu import Gotu
 from splits.mcd import Mcd
+from splits.rules import RuleHoldout
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
 
-STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu()}
+STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
 
 
 def get_strategy(name: str) -> Strategy:
