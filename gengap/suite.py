@@ -13,7 +13,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   ``mcd`` entry whose ``options.compound_divergence`` is a list of targets is a sweep:
   one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``; an ``iid``
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
-  config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
+  config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``, and a
+  ``rule_holdout`` entry whose ``options.train_systems`` is a list of counts one config per
+  count, named ``<task>-<split>_n<count, 4 digits>``.
 
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
 registering tasks (generators.plugins); the manifest of a release records which plugin
@@ -226,13 +228,17 @@ def load_plugins(modules: list[str], source: YamlSource) -> None:
 SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of 1/1000>
     "compound_divergence": ("_dc", "targets", (0.0, 1.0)),  # graded MCD (Keysers et al.)
     "train_fraction": ("_f", "training fractions", (0.0, 0.99)),  # grokking's training fraction (Power et al.)
+    "train_systems": ("_n", "train system counts", (0, 10**9)),  # rule_holdout's instruction diversity (whole numbers)
 }
+WHOLE_OPTIONS = frozenset({"train_systems"})  # swept options whose values are integers, named by the value itself
 
 
 def target_split_name(split_name: str, target: float, option: str = "compound_divergence") -> str:
     """The split name of one value of a swept option: <split>_dc<4 digits of 1/1000> for an MCD
-    target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, so configs sort by value."""
-    return f"{split_name}{SWEPT_OPTIONS[option][0]}{round(target * 1000):04d}"
+    target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, <split>_n<4 digits of the
+    count> for a number of train systems (8 -> rule_holdout_n0008), so configs sort by value."""
+    scale = 1 if option in WHOLE_OPTIONS else 1000
+    return f"{split_name}{SWEPT_OPTIONS[option][0]}{round(target * scale):04d}"
 
 
 def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) -> list[dict[str, Any]]:
@@ -247,13 +253,16 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
     _, what, (lo, hi) = SWEPT_OPTIONS[option]
     values = options[option]
     where = path + ["options", option]
-    if not values or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and lo < t <= hi for t in values):
-        raise source.error(where, f"a sweep of {what} is a non-empty list of numbers in ({lo:g}, {hi:g}]")
+    whole = option in WHOLE_OPTIONS
+    kinds = int if whole else (int, float)
+    if not values or not all(isinstance(t, kinds) and not isinstance(t, bool) and lo < t <= hi for t in values):
+        kind = "whole numbers" if whole else "numbers"
+        raise source.error(where, f"a sweep of {what} is a non-empty list of {kind} in ({lo:g}, {hi:g}]")
     names = [target_split_name(entry["split"], float(t), option) for t in values]
     if len(set(names)) != len(names):
-        raise source.error(where, f"{what} must differ by at least 0.001")
+        raise source.error(where, f"{what} must differ" + ("" if whole else " by at least 0.001"))
     return [
-        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**options, option: float(t)}}
+        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**options, option: t if whole else float(t)}}
         for name, t in zip(names, values)
     ]
 

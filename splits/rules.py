@@ -7,8 +7,8 @@ when their canonical forms are equal. The pool's distinct systems, in first-seen
 shuffled with the split stream; the first ``test_fraction`` of them (at least one) are held
 out: every record of those systems goes to the test side. Of the remaining systems, the
 first ``train_systems`` (0: all) make up the train side, capped at ``train_records`` records
-by a seeded subsample (0: all), and ``test_records`` caps the test side likewise; the rest
-of the pool is unused. Validation is carved from the train side as in every split, so it
+by a seeded subsample (0: all) that keeps at least one record of every train system, and
+``test_records`` caps the test side likewise; the rest of the pool is unused. Validation is carved from the train side as in every split, so it
 holds seen systems (in distribution) and test holds unseen ones only.
 
 Sweeping ``train_systems`` with one seed keeps the held-out systems fixed and the train
@@ -57,11 +57,25 @@ def record_systems(records: Sequence[Record]) -> list[str]:
     return systems
 
 
-def _capped(records: list[Record], cap: int, rng: np.random.Generator) -> list[Record]:
-    """At most cap records, a uniform subsample in pool order (all when cap is 0)."""
+def _capped(records: list[Record], systems: list[str], cap: int, rng: np.random.Generator) -> list[Record]:
+    """At most cap records, a uniform subsample in pool order (all when cap is 0), in which every
+    system of the records keeps at least one: a system the draw missed gets one of its records
+    at random in place of the last kept record of the system with the most kept (so nothing
+    more is drawn from rng when no system was missed). cap >= the number of systems."""
     if not cap or len(records) <= cap:
         return records
     keep = set(rng.choice(len(records), size=cap, replace=False).tolist())
+    kept: dict[str, list[int]] = {}
+    for i in sorted(keep):
+        kept.setdefault(systems[i], []).append(i)
+    for system in dict.fromkeys(systems):
+        if system not in kept:
+            own = [i for i, s in enumerate(systems) if s == system]
+            richest = max(kept, key=lambda s: len(kept[s]))
+            keep.discard(kept[richest].pop())
+            chosen = own[int(rng.integers(len(own)))]
+            keep.add(chosen)
+            kept[system] = [chosen]
     return [r for i, r in enumerate(records) if i in keep]
 
 
@@ -86,17 +100,16 @@ class RuleHoldout(Strategy):
             )
         test_set = set(order[:held])
         train_set = set(candidates[: options.train_systems or len(candidates)])
-        train = [r for r, s in zip(records, systems) if s in train_set]
-        test = [r for r, s in zip(records, systems) if s in test_set]
-        train, test = _capped(train, options.train_records, rng), _capped(test, options.test_records, rng)
-        of = dict(zip((r["id"] for r in records), systems))
+        if options.train_records and options.train_records < len(train_set):
+            raise SplitError(f"train_records={options.train_records} cannot hold one record of each of the {len(train_set)} train systems")
+        if options.test_records and options.test_records < held:
+            raise SplitError(f"test_records={options.test_records} cannot hold one record of each of the {held} held-out systems")
+        train_pairs = [(r, s) for r, s in zip(records, systems) if s in train_set]
+        test_pairs = [(r, s) for r, s in zip(records, systems) if s in test_set]
+        train = _capped([r for r, _ in train_pairs], [s for _, s in train_pairs], options.train_records, rng)
+        test = _capped([r for r, _ in test_pairs], [s for _, s in test_pairs], options.test_records, rng)
         notes = {
-            "systems": {
-                "pool": len(distinct),
-                "train_side": len({of[r["id"]] for r in train}),
-                "test": len({of[r["id"]] for r in test}),
-                "held_out": held,
-            },
+            "systems": {"pool": len(distinct), "train_side": len(train_set), "test": held, "held_out": held},
             "canonical_form": {name: get_task(name).rule_system_form for name in sorted({r["task"] for r in records})},
         }
         return Partition(train, test, unused=len(records) - len(train) - len(test), notes=notes)

@@ -26,8 +26,9 @@ Features: ``depth`` (operator nesting, the level knob), ``regex_size`` (nodes),
 Both tasks take ``systems``: 0 draws a fresh rule system (or regex) for every record; N > 0
 draws every record's system uniformly from a fixed universe of N systems drawn from
 ``system_seed`` alone (generators.seeding's support stream; a rewrite system enters it only
-if one of 50 random strings gives it a record, and a record keeps its system while its
-string is redrawn; a regex whose draw fails is replaced by another of the universe), so that
+if one of 50 random strings gives it a record, a regex only if it gave both a member and a
+non-member of the string lengths in 20 tries each; a record keeps its rewrite system while
+its string is redrawn, and a regex whose draw fails is replaced by another of the universe), so that
 many records share each system and a split can hold systems out (splits/rules.py: ``rule_holdout``). ``rule_system(record)`` is
 the canonical form the split compares: for rewriting the ordered rule list as written; for
 regexes the normalized tree (_regex.canonical).
@@ -151,7 +152,7 @@ class StringRewrite(Task[RewriteParams]):
     def levels(self) -> dict[int, RewriteParams]:
         return {
             k: RewriteParams(
-                min_rules=1 + (k + 1) // 2, max_rules=1 + (k + 1) // 2, min_length=1 + k, max_length=3 + 2 * k,
+                min_rules=1 + (k + 1) // 2, max_rules=1 + (k + 1) // 2, min_length=1 + k, max_length=4 + 4 * k,
                 min_steps=1 + (k - 1) // 3, max_steps=4 + 4 * k,
             )
             for k in range(1, 11)
@@ -486,6 +487,24 @@ def _member(nxt: Callable[[], float], nfa: _regex.Nfa, reach: list[int], length:
 
 @lru_cache(maxsize=8)
 def _regex_universe(params: RegexParams) -> list[tuple[_regex.Regex, _regex.Nfa, list[int]]]:
-    """The fixed universe of ``systems`` regexes (drawn from the support stream of system_seed)."""
+    """The fixed universe of ``systems`` regexes (drawn from the support stream of system_seed):
+    each one gave a member and a non-member of lengths in range within 20 tries each."""
     nxt = uniform_stream(support_rng(params.system_seed)).__next__
-    return [_compiled(_draw_regex(nxt, params), params) for _ in range(params.systems)]
+    span = params.max_length - params.min_length + 1
+    symbols = params.alphabet_size
+
+    def admits(nfa: _regex.Nfa, reach: list[int], member: bool) -> bool:
+        return any(
+            _sample_word(nxt, nfa, reach, params.min_length + int(nxt() * span), member, symbols) is not None for _ in range(20)
+        )
+
+    universe = []
+    for _ in range(params.systems):
+        for _attempt in range(ATTEMPTS):
+            tree, nfa, reach = _compiled(_draw_regex(nxt, params), params)
+            if admits(nfa, reach, True) and admits(nfa, reach, False):
+                universe.append((tree, nfa, reach))
+                break
+        else:
+            raise _draws(ATTEMPTS, "regex_match regex with members and non-members of the string lengths")
+    return universe
