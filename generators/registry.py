@@ -62,11 +62,13 @@ TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in generato
     "pcfg_set": "pcfg_set",
     "pointer_chasing": "reasoning",
     "prefix_sums": "structured",
+    "regex_match": "rules",
     "reverse_string": "context_free",
     "scan": "scan",
     "shortest_path": "structured",
     "solve_equation": "context_free",
     "stack_manipulation": "context_free",
+    "string_rewrite": "rules",
     "variable_binding": "reasoning",
 }
 

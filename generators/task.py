@@ -21,8 +21,9 @@ and a frozen :class:`~generators.params.Params` dataclass. It provides
   ``derive`` (compositional tasks: the derivation tree read from the input,
   which a record's ``structure`` must equal), ``atoms``/``compounds`` (from the record's
   ``structure``, or its derivation when it has none), ``enumerate`` (finite tasks),
-  ``input_space_size`` (how many distinct inputs a parameter setting allows) and
-  ``measure`` (difficulty features recomputed from a record).
+  ``input_space_size`` (how many distinct inputs a parameter setting allows),
+  ``measure`` (difficulty features recomputed from a record) and ``rule_system``
+  (rule-in-context tasks: the canonical form of the rules a record's input carries).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class Task(ABC, Generic[P]):
     level_feature: ClassVar[str] = "input_length"  # difficulty feature whose mean rises with level
     meta_keys: ClassVar[tuple[str, ...]] = ()  # meta fields solve reads: every record carries them
     trace_formats: ClassVar[dict[str, str]] = {}  # coarse/fine -> what the trace writes (none: no traces)
+    rule_system_form: ClassVar[str] = ""  # rule-in-context tasks: how rule_system canonicalizes a record's rules
 
     # -- parameters -----------------------------------------------------------------
 
@@ -222,6 +224,12 @@ class Task(ABC, Generic[P]):
 
         With abstract_lexical, lexical items are replaced by a placeholder.
         """
+        return None
+
+    def rule_system(self, example: Mapping[str, Any]) -> str | None:
+        """The canonical form of the rule system a rule-in-context record carries in its input
+        (``rule_system_form`` says how it is canonicalized; the ``rule_holdout`` split compares
+        it); None for tasks without one. ValueError when the input cannot be read."""
         return None
 
     def categories(self) -> tuple[str, ...]:

@@ -18,7 +18,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``; any pool
   entry whose ``options.exposure`` is a list of counts k gives one config per k, named
   ``<task>-<split>_k<k, 4 digits>``, all with the seed of ``<task>-<split>`` (same pool,
-  same partition; the examples exposed for a smaller k are among a larger k's).
+  same partition; the examples exposed for a smaller k are among a larger k's); a
+  ``rule_holdout`` entry whose ``options.train_systems`` is a list of counts gives one config
+  per count, named ``<task>-<split>_n<count, 4 digits>``.
 
 Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
 (splits.cues).
@@ -238,14 +240,16 @@ SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, 
     "compound_divergence": ("_dc", "targets", (0.0, 1.0), 1000),  # graded MCD (Keysers et al.)
     "train_fraction": ("_f", "training fractions", (0.0, 0.99), 1000),  # grokking's training fraction (Power et al.)
     "exposure": ("_k", "exposure counts", (-1, 1_000_000), 1),  # k test-side examples moved into train (splits.exposure)
+    "train_systems": ("_n", "train system counts", (0, 10**9), 1),  # rule_holdout's instruction diversity (splits.rules)
 }
-SHARED_SEED_OPTIONS = ("exposure",)  # the configs of these sweeps share the seed of the unswept name: same pool and split
+SHARED_SEED_OPTIONS = ("exposure", "train_systems")  # the configs of these sweeps share the seed of the unswept name: same pool and split
 
 
 def target_split_name(split_name: str, target: float, option: str = "compound_divergence") -> str:
     """The split name of one value of a swept option: <split>_dc<4 digits of 1/1000> for an MCD
     target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, <split>_k<4 digits> for
-    an exposure count (16 -> holdout_k0016), so configs sort by value."""
+    an exposure count (16 -> holdout_k0016), <split>_n<4 digits> for a number of train systems
+    (8 -> rule_holdout_n0008), so configs sort by value."""
     suffix, _, _, scale = SWEPT_OPTIONS[option]
     return f"{split_name}{suffix}{round(target * scale):04d}"
 
@@ -307,7 +311,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         "base_params": dict(entry.get("params") or {}),
         "level": entry.get("level"),
     }
-    if "seed_split" in entry:  # an exposure sweep: every value draws the unswept config's pool and split
+    if "seed_split" in entry:  # an exposure or train_systems sweep: every value draws the unswept config's pool and split
         resolved["seed_of"] = f"{task.name}-{entry['seed_split']}"
     sizes = dict(entry.get("sizes") or {})
     if sampled_length or sampled_level:

@@ -13,9 +13,10 @@ from splits.exposure import expose
 from splits.gotu import Gotu
 from splits.mcd import Mcd
 from splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
+from splits.rules import RuleHoldout
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
 
-STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu()}
+STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
 
 
 def get_strategy(name: str) -> Strategy:

@@ -79,11 +79,15 @@ def test_same_seed_same_bytes_and_seeds_differ(name: str) -> None:
         return b"".join(batch_to_jsonl(b, name) for b in BlockPlan(name, params, 300, seed).batches())
 
     assert render(1) == render(1)
-    ids1 = {json.loads(l)["id"] for l in render(1).splitlines()}
+    lines = render(1).splitlines()
+    ids1 = {json.loads(l)["id"] for l in lines}
     ids2 = {json.loads(l)["id"] for l in render(2).splitlines()}
     space = task.input_space_size(params)
     if space is None or space > 10**6:
-        assert len(ids1 & ids2) <= 3
+        # a task whose records repeat within one seed (regex_match: a language with one word of
+        # a length) shares about twice as many across seeds; seed + index would share nearly all
+        repeated = len(lines) - len(ids1)
+        assert len(ids1 & ids2) <= 3 + 3 * repeated
 
 
 @pytest.mark.parametrize("name", TASKS)

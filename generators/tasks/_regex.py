@@ -1,0 +1,330 @@
+"""Regular expressions over a small alphabet: syntax, canonical form, and two matchers.
+
+Syntax trees are nested tuples: ``("sym", "a")``, ``("cat", (x, y, ...))``,
+``("alt", (x, y, ...))`` and the postfix operators ``("star", x)``, ``("plus", x)``,
+``("opt", x)``. Written form, one token per symbol or operator::
+
+    alt  := cat ( "|" cat )*
+    cat  := post post*
+    post := atom ( "*" | "+" | "?" )*
+    atom := SYMBOL | "(" alt ")"
+
+so postfix operators bind tightest, then concatenation, then union. Parsing flattens nested
+unions and concatenations (``a ( b c )`` is the concatenation of a, b, c); printing writes
+parentheses only where precedence needs them, and ``parse(show(t)) == t`` for every tree
+whose union and concatenation children are not themselves unions / concatenations.
+
+Two matchers, written apart on purpose: :class:`Nfa` (a position automaton with state sets
+as bit sets, used by the generator to sample members of exact lengths) and
+:func:`matches` (Brzozowski derivatives on the tree, used by the checker).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+Regex = tuple[Any, ...]
+POSTFIX = {"*": "star", "+": "plus", "?": "opt"}
+POSTFIX_TOKEN = {name: token for token, name in POSTFIX.items()}
+OPERATOR_TOKENS = frozenset({"(", ")", "|", *POSTFIX})
+MAX_PARSE_DEPTH = 200
+
+
+# -- printing and parsing ------------------------------------------------------------------
+
+
+def show(tree: Regex) -> list[str]:
+    """The tokens of a tree, parenthesized only where precedence needs it."""
+    out: list[str] = []
+    _show(tree, out)
+    return out
+
+
+def _show(tree: Regex, out: list[str]) -> None:
+    kind = tree[0]
+    if kind == "sym":
+        out.append(tree[1])
+    elif kind == "alt":
+        for i, child in enumerate(tree[1]):
+            if i:
+                out.append("|")
+            _show(child, out)
+    elif kind == "cat":
+        for child in tree[1]:
+            _wrapped(child, out, child[0] == "alt")
+    else:
+        _wrapped(tree[1], out, tree[1][0] in ("alt", "cat"))
+        out.append(POSTFIX_TOKEN[kind])
+
+
+def _wrapped(tree: Regex, out: list[str], parens: bool) -> None:
+    if parens:
+        out.append("(")
+    _show(tree, out)
+    if parens:
+        out.append(")")
+
+
+def parse(tokens: Sequence[str], alphabet: frozenset[str]) -> Regex:
+    """The tree of a written regex; ValueError when the tokens are not one."""
+    if not tokens:
+        raise ValueError("empty regular expression")
+    tree, end = _alt(list(tokens), 0, alphabet, 0)
+    if end != len(tokens):
+        raise ValueError(f"unexpected token {tokens[end]!r} in the regular expression")
+    return tree
+
+
+def _alt(tokens: list[str], i: int, alphabet: frozenset[str], depth: int) -> tuple[Regex, int]:
+    if depth > MAX_PARSE_DEPTH:
+        raise ValueError("regular expression nested too deeply")
+    parts: list[Regex] = []
+    while True:
+        part, i = _cat(tokens, i, alphabet, depth)
+        parts.extend(part[1] if part[0] == "alt" else (part,))
+        if i < len(tokens) and tokens[i] == "|":
+            i += 1
+            continue
+        return (parts[0] if len(parts) == 1 else ("alt", tuple(parts))), i
+
+
+def _cat(tokens: list[str], i: int, alphabet: frozenset[str], depth: int) -> tuple[Regex, int]:
+    parts: list[Regex] = []
+    while i < len(tokens) and tokens[i] not in ("|", ")"):
+        part, i = _post(tokens, i, alphabet, depth)
+        parts.extend(part[1] if part[0] == "cat" else (part,))
+    if not parts:
+        raise ValueError("empty alternative in the regular expression")
+    return (parts[0] if len(parts) == 1 else ("cat", tuple(parts))), i
+
+
+def _post(tokens: list[str], i: int, alphabet: frozenset[str], depth: int) -> tuple[Regex, int]:
+    token = tokens[i]
+    if token == "(":
+        tree, i = _alt(tokens, i + 1, alphabet, depth + 1)
+        if i >= len(tokens) or tokens[i] != ")":
+            raise ValueError("unclosed ( in the regular expression")
+        i += 1
+    elif token in alphabet:
+        tree, i = ("sym", token), i + 1
+    else:
+        raise ValueError(f"unexpected token {token!r} in the regular expression")
+    while i < len(tokens) and tokens[i] in POSTFIX:
+        tree, i = (POSTFIX[tokens[i]], tree), i + 1
+    return tree, i
+
+
+def depth(tree: Regex) -> int:
+    """Operator nesting: 0 for a symbol, 1 + the deepest child for an operator."""
+    if tree[0] == "sym":
+        return 0
+    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
+    return 1 + max(depth(child) for child in children)
+
+
+def size(tree: Regex) -> int:
+    """Number of nodes (symbols and operators)."""
+    if tree[0] == "sym":
+        return 1
+    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
+    return 1 + sum(size(child) for child in children)
+
+
+def derivation(tree: Regex) -> Any:
+    """The tree as a gengap derivation: ``[operator, children...]``, symbols as leaves."""
+    if tree[0] == "sym":
+        return tree[1]
+    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
+    return [tree[0], *(derivation(child) for child in children)]
+
+
+# -- canonical form ------------------------------------------------------------------------
+
+_COLLAPSE = {  # outer, inner -> the one postfix operator they amount to
+    ("star", "star"): "star", ("star", "plus"): "star", ("star", "opt"): "star",
+    ("plus", "star"): "star", ("plus", "plus"): "plus", ("plus", "opt"): "star",
+    ("opt", "star"): "star", ("opt", "plus"): "star", ("opt", "opt"): "opt",
+}  # fmt: skip
+
+
+def normalize(tree: Regex) -> Regex:
+    """The normalized tree: unions and concatenations flattened, union alternatives
+    deduplicated and sorted by their written form, stacked postfix operators collapsed
+    (``(x*)*`` -> ``x*``, ``(x?)+`` -> ``x*``, ...). Language equivalence is not decided:
+    ``a a*`` and ``a+`` stay different."""
+    kind = tree[0]
+    if kind == "sym":
+        return tree
+    if kind in ("cat", "alt"):
+        parts: list[Regex] = []
+        for child in (normalize(c) for c in tree[1]):
+            parts.extend(child[1] if child[0] == kind else (child,))
+        if kind == "alt":
+            parts = sorted({" ".join(show(p)): p for p in parts}.items())  # type: ignore[assignment]
+            parts = [p for _, p in parts]  # type: ignore[misc]
+        return parts[0] if len(parts) == 1 else (kind, tuple(parts))
+    inner = normalize(tree[1])
+    if inner[0] in POSTFIX_TOKEN:
+        return (_COLLAPSE[(kind, inner[0])], inner[1])
+    return (kind, inner)
+
+
+def canonical(tree: Regex) -> str:
+    """The written form of the normalized tree (what makes two regexes the same system)."""
+    return " ".join(show(normalize(tree)))
+
+
+# -- the generator's matcher: a position automaton ------------------------------------------
+
+
+class Nfa:
+    """Position (Glushkov) automaton of a tree over ``alphabet`` (index = symbol code):
+    bit i of a state set is the i-th symbol leaf (in written order) about to read its symbol,
+    bit ``final`` acceptance. ``follow[i]`` is the set after leaf i has read its symbol,
+    ``start`` the set before any symbol, ``leaves[c]`` the leaves that read symbol c. Built
+    bottom-up from nullable / first / last sets, in time about linear in the tree.
+    """
+
+    def __init__(self, tree: Regex, alphabet: Sequence[str]) -> None:
+        codes = {s: i for i, s in enumerate(alphabet)}
+        self.leaves = [0] * len(alphabet)
+        self.follow: list[int] = []
+        nullable, first, last = self._build(tree, codes)
+        self.final = 1 << len(self.follow)
+        self._link(last, self.final)
+        self.start = first | (self.final if nullable else 0)
+        self._seen: dict[tuple[int, int], int] = {}
+
+    def _link(self, sources: int, targets: int) -> None:
+        while sources:
+            low = sources & -sources
+            self.follow[low.bit_length() - 1] |= targets
+            sources ^= low
+
+    def _build(self, tree: Regex, codes: Mapping[str, int]) -> tuple[bool, int, int]:
+        """(nullable, first leaves, last leaves) of a subtree, numbering its leaves."""
+        kind = tree[0]
+        if kind == "sym":
+            bit = 1 << len(self.follow)
+            self.follow.append(0)
+            self.leaves[codes[tree[1]]] |= bit
+            return False, bit, bit
+        if kind in ("cat", "alt"):
+            parts = [self._build(child, codes) for child in tree[1]]
+            nullable, first, last = parts[0]
+            for null_y, first_y, last_y in parts[1:]:
+                if kind == "alt":
+                    nullable, first, last = nullable or null_y, first | first_y, last | last_y
+                else:
+                    self._link(last, first_y)
+                    first = first | first_y if nullable else first
+                    last = last | last_y if null_y else last_y
+                    nullable = nullable and null_y
+            return nullable, first, last
+        nullable, first, last = self._build(tree[1], codes)
+        if kind in ("star", "plus"):
+            self._link(last, first)
+        return nullable or kind != "plus", first, last
+
+    def advance(self, states: int, code: int) -> int:
+        """The set reached from a set by reading one symbol (remembered: a lazy DFA)."""
+        key = (states, code)
+        out = self._seen.get(key)
+        if out is None:
+            out, ready, follow = 0, states & self.leaves[code], self.follow
+            while ready:
+                low = ready & -ready
+                out |= follow[low.bit_length() - 1]
+                ready ^= low
+            self._seen[key] = out
+        return out
+
+    def accepts(self, codes: Sequence[int]) -> bool:
+        states = self.start
+        for code in codes:
+            states = self.advance(states, code)
+            if not states:
+                return False
+        return bool(states & self.final)
+
+    def reach(self, longest: int) -> list[int]:
+        """reach[k]: the set elements from which some word of exactly k symbols is accepted."""
+        out = [self.final]
+        for _ in range(longest):
+            previous = out[-1]
+            out.append(sum(1 << i for i, after in enumerate(self.follow) if after & previous))
+        return out
+
+
+# -- the checker's matcher: Brzozowski derivatives ------------------------------------------
+
+EMPTY: Regex = ("empty",)  # no word
+EPSILON: Regex = ("epsilon",)  # the empty word only
+
+
+def _cat2(x: Regex, y: Regex) -> Regex:
+    if x == EMPTY or y == EMPTY:
+        return EMPTY
+    if x == EPSILON:
+        return y
+    if y == EPSILON:
+        return x
+    return ("cat", (x, y))
+
+
+def _alt2(x: Regex, y: Regex) -> Regex:
+    if x == EMPTY:
+        return y
+    if y == EMPTY or x == y:
+        return x
+    options = set(x[1] if x[0] == "alt" else (x,)) | set(y[1] if y[0] == "alt" else (y,))
+    return ("alt", tuple(sorted(options, key=repr)))
+
+
+@lru_cache(maxsize=65536)
+def nullable(r: Regex) -> bool:
+    """Whether r matches the empty word."""
+    kind = r[0]
+    if kind in ("epsilon", "star", "opt"):
+        return True
+    if kind in ("empty", "sym"):
+        return False
+    if kind == "plus":
+        return nullable(r[1])
+    if kind == "cat":
+        return all(nullable(c) for c in r[1])
+    return any(nullable(c) for c in r[1])
+
+
+@lru_cache(maxsize=65536)
+def derivative(r: Regex, symbol: str) -> Regex:
+    """The regex of the words w such that symbol + w matches r."""
+    kind = r[0]
+    if kind in ("empty", "epsilon"):
+        return EMPTY
+    if kind == "sym":
+        return EPSILON if r[1] == symbol else EMPTY
+    if kind == "alt":
+        out = EMPTY
+        for child in r[1]:
+            out = _alt2(out, derivative(child, symbol))
+        return out
+    if kind == "cat":
+        head, rest = r[1][0], (r[1][1] if len(r[1]) == 2 else ("cat", r[1][1:]))
+        first = _cat2(derivative(head, symbol), rest)
+        return _alt2(first, derivative(rest, symbol)) if nullable(head) else first
+    if kind == "star":
+        return _cat2(derivative(r[1], symbol), r)
+    if kind == "plus":
+        return _cat2(derivative(r[1], symbol), ("star", r[1]))
+    return derivative(r[1], symbol)  # opt
+
+
+def matches(r: Regex, word: Sequence[str]) -> bool:
+    """Whether the whole word matches r (derivative by derivative)."""
+    for symbol in word:
+        r = derivative(r, symbol)
+        if r == EMPTY:
+            return False
+    return nullable(r)
