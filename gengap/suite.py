@@ -271,7 +271,7 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
     counts = scale == 1
     number = (lambda t: isinstance(t, int)) if counts else (lambda t: isinstance(t, (int, float)))
     if not values or not all(number(t) and not isinstance(t, bool) and lo < t <= hi for t in values):
-        kind = f"integers in [{lo + 1:g}, {hi:g}]" if counts else f"numbers in ({lo:g}, {hi:g}]"
+        kind = f"integers in [{lo + 1}, {hi:,}]" if counts else f"numbers in ({lo:g}, {hi:g}]"
         raise source.error(where, f"a sweep of {what} is a non-empty list of {kind}")
     names = [target_split_name(entry["split"], float(t), option) for t in values]
     if len(set(names)) != len(names):

@@ -112,7 +112,7 @@ def test_a_suite_list_of_k_gives_one_config_per_k_on_one_seed() -> None:
 
 @pytest.mark.parametrize(
     "value, message",
-    [("[1, 1]", "exposure counts must differ"), ("[-1, 2]", "non-empty list of integers in \\[0, 1e\\+06\\]"),
+    [("[1, 1]", "exposure counts must differ"), ("[-1, 2]", "non-empty list of integers in \\[0, 1,000,000\\]"),
      ("[1.5]", "non-empty list of integers"), ("[]", "non-empty list")],
 )
 def test_bad_exposure_sweeps_are_one_line_errors(value: str, message: str) -> None:
