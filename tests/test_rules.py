@@ -241,9 +241,14 @@ def test_suite_sweeps_train_systems_into_one_config_per_count() -> None:
     names = [e["name"] for e in suite["entries"]]
     assert names == ["string_rewrite-rule_holdout_n0016", "string_rewrite-rule_holdout_n0002", "string_rewrite-rule_holdout_n0008"]
     assert [e["options"]["train_systems"] for e in suite["entries"]] == [16, 2, 8]
-    result = build_entry(suite["entries"][1], suite["seed"])
-    assert result.report["systems"]["train_side"] == 2
-    assert not _systems(result.test) & _systems(result.train + result.validation)
+    results = [build_entry(entry, suite["seed"]) for entry in suite["entries"]]
+    assert [r.report["systems"]["train_side"] for r in results] == [16, 2, 8]
+    for result in results:
+        assert not _systems(result.test) & _systems(result.train + result.validation)
+    # one test set for the whole curve (the configs share the unswept config's seed), nested train systems
+    assert [r["id"] for r in results[0].test] == [r["id"] for r in results[1].test] == [r["id"] for r in results[2].test]
+    sides = [_systems(r.train) | _systems(r.validation) for r in results]
+    assert sides[1] < sides[2] < sides[0]
 
 
 @pytest.mark.parametrize("counts, message", [("[]", "non-empty list of integers"), ("[2, 2.5]", "integers in"), ("[4, 4]", "must differ")])
