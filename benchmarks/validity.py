@@ -5,6 +5,8 @@ architectures of the literature reproduce its results? (CPU scale, 2 cores)
     python benchmarks/validity.py --smoke --out DIR    # seconds: the same pipeline, tiny data and steps
     python benchmarks/validity.py --only traces        # claim 6 alone, merged into the committed docs
     python benchmarks/validity.py --only architectures --out DIR   # claims 7-10 alone (printed, DIR/validity-architectures.json)
+    python benchmarks/validity.py --only facts         # a third-edition axis: facts, rules, shortcuts or interpolation
+                                                       # (benchmarks/validity_AXIS.py -> docs/validity-AXIS.md/.json)
 
 Every claim is tested with tiny models (preset tiny) trained from scratch on splits built in
 memory, and gets a verdict (holds / does not hold) decided by a rule fixed in this file
@@ -94,6 +96,13 @@ LOOPED_CLAIMS = {  # claim 10: task -> the looped model's attention window (0: f
     "parity_check": 2,
 }
 GROUPS = ("scan", "convergence", "architectures")  # claims 1-2, 3-6, 7-10
+# Third edition: each axis is a module of its own, run alone (--only AXIS or directly) into docs/validity-AXIS.md
+AXES = {
+    "facts": "validity_facts",  # reversal curse, two-hop composition over held-out bridges (issue 26)
+    "rules": "validity_rules",  # instruction diversity on string_rewrite (issue 26)
+    "shortcuts": "validity_shortcuts",  # shortcut cues (issue 27)
+    "interpolation": "validity_interpolation",  # interpolation vs extrapolation (issue 27)
+}
 
 
 @dataclass(frozen=True)
@@ -669,11 +678,18 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="tiny data and steps: checks the pipeline in seconds")
     parser.add_argument("--out", default=str(ROOT / "docs"), help="folder for validity.md and its plots (default docs/)")
     parser.add_argument("--runs", help="run directories (default OUT/validity-runs; finished runs are reused)")
-    parser.add_argument("--workers", type=int, default=2, help="runs trained at once (one thread each)")
-    parser.add_argument("--only", choices=("traces", *GROUPS),
+    parser.add_argument("--workers", type=int, help="runs trained at once (one thread each; default 2, an axis's own default 1)")
+    parser.add_argument("--only", choices=("traces", *GROUPS, *AXES),
                         help="traces: claim 6 alone, merged into OUT's validity.md/.json; scan (claims 1-2), convergence (3-6) or "
-                             "architectures (7-10): that group alone, printed and written to OUT/validity-GROUP.json")
+                             "architectures (7-10): that group alone, printed and written to OUT/validity-GROUP.json; "
+                             f"{', '.join(AXES)}: that axis of the third edition (benchmarks/validity_AXIS.py, OUT/validity-AXIS.md)")
     args = parser.parse_args()
+    if args.only in AXES:
+        forwarded = ["--smoke"] * args.smoke + ["--out", args.out] + (["--runs", args.runs] if args.runs else [])
+        forwarded += ["--workers", str(args.workers)] if args.workers is not None else []  # the axis's own default (1)
+        importlib.import_module(AXES[args.only]).main(forwarded)
+        return
+    args.workers = 2 if args.workers is None else args.workers
     from baselines.report import make_report
 
     scale = SMOKE if args.smoke else FULL

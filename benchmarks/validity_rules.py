@@ -169,13 +169,13 @@ def write_document(path: Path, rows: Sequence[Mapping[str, Any]], claim: Mapping
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny data and steps: checks the pipeline in seconds")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs"), help="folder for validity-rules.md/.json (default docs/)")
     parser.add_argument("--runs", help="run directories (default OUT/validity-rules-runs; finished runs are reused)")
     parser.add_argument("--workers", type=int, default=1, help="runs trained at once (one thread each)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     design = SMOKE_DESIGN if args.smoke else FULL_DESIGN
     scale = design.scale
     out = Path(args.out)

@@ -170,7 +170,7 @@ def write_document(path: Path, rows: Mapping[str, Mapping[str, Any]], reports: M
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     import platform
     import subprocess
 
@@ -179,7 +179,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(validity.ROOT / "docs"), help=f"folder for validity-{TOPIC}.md/.json (default docs/)")
     parser.add_argument("--runs", help=f"run directories (default OUT/validity-runs/{TOPIC}; finished runs are reused)")
     parser.add_argument("--workers", type=int, default=1, help="runs trained at once (one thread each)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     scale = SHORTCUTS_SMOKE if args.smoke else SHORTCUTS_FULL
     out = Path(args.out)
     runs_dir = Path(args.runs) if args.runs else out / "validity-runs" / TOPIC

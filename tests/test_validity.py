@@ -196,3 +196,22 @@ def test_one_group_of_claims_runs_alone_and_writes_its_own_file(validity, tmp_pa
     assert data["context"]["command"] == "python benchmarks/validity.py --only architectures --smoke"
     assert set(data["context"]["cpu_minutes"]) == {"architectures"}
     assert not (tmp_path / "validity.md").exists()  # a group alone leaves the document alone
+
+
+def test_only_an_axis_runs_that_axis_module_with_the_forwarded_options(validity, monkeypatch) -> None:
+    """--only facts|rules|shortcuts|interpolation hands over to benchmarks/validity_AXIS.py's main."""
+    import types
+
+    calls: list[list[str]] = []
+    fake = types.ModuleType("validity_fake_axis")
+    fake.main = lambda argv=None: calls.append(list(argv))
+    monkeypatch.setitem(sys.modules, "validity_fake_axis", fake)
+    monkeypatch.setitem(validity.AXES, "facts", "validity_fake_axis")
+    monkeypatch.setattr(sys, "argv", ["validity.py", "--only", "facts", "--smoke", "--out", "OUT"])
+    validity.main()
+    monkeypatch.setattr(sys, "argv", ["validity.py", "--only", "facts", "--out", "OUT", "--workers", "3", "--runs", "R"])
+    validity.main()
+    assert calls == [["--smoke", "--out", "OUT"], ["--out", "OUT", "--runs", "R", "--workers", "3"]]
+    assert set(validity.AXES) == {"facts", "rules", "shortcuts", "interpolation"}
+    for module in ("validity_facts", "validity_rules", "validity_shortcuts", "validity_interpolation"):
+        assert (ROOT / "benchmarks" / f"{module}.py").is_file()
