@@ -14,6 +14,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``; an ``iid``
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
   config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
+- ``multitask``: ``tasks`` (instead of ``task``) pools several tasks, each with its own
+  parameters, into one config ``multi-<split>`` (gengap.multitask; e.g. strategy
+  ``task_holdout``: whole tasks held out for test).
 
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
 registering tasks (generators.plugins); the manifest of a release records which plugin
@@ -35,6 +38,7 @@ import yaml
 from generators import ParamError, Params, Task, UnknownTaskError, get_task
 from generators.plugins import PluginError, import_module
 from generators.reading import ReadError, read_text, yaml_document
+from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
@@ -259,6 +263,8 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
 
 
 def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -> dict[str, Any]:
+    if is_multitask(entry):
+        return resolve_multitask_entry(entry, path, source.error)
     try:
         task = get_task(entry["task"])
     except UnknownTaskError as err:
@@ -380,18 +386,29 @@ def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, 
     total = 0
     for resolved in suite["entries"]:
         try:
-            n, _, key, params = _entry_records(resolved)
+            counted = _counted_records(resolved)
         except ParamError as err:
             raise error(resolved, ["pool"], str(err), SuiteError) from None
-        try:
-            check_records(resolved["task"], params, n, limit)
-        except LimitError as err:
-            raise error(resolved, key, str(err), SuiteLimitError) from None
-        total += n
+        for task, params, n, key in counted:
+            try:
+                check_records(task, params, n, limit)
+            except LimitError as err:
+                raise error(resolved, key, str(err), SuiteLimitError) from None
+            total += n
     try:
         check_total(total, len(suite["entries"]), limit)
     except LimitError as err:
         raise SuiteLimitError(str(source.error(["entries"], str(err))) if source is not None else str(err)) from None
+
+
+def _counted_records(resolved: dict[str, Any]) -> list[tuple[str, Params, int, list[str]]]:
+    """(task, parameters, records built, suite key) for each task of a resolved entry (one for
+    a one-task entry; one per task of a multi-task entry: gengap.multitask)."""
+    if is_multitask(resolved):
+        key = ["pool"] if resolved["pool"] == "all" else ["pool", "n"]
+        return [(task, params, n, key) for task, params, n in component_records(resolved)]
+    n, _, key, params = _entry_records(resolved)
+    return [(resolved["task"], params, n, key)]
 
 
 def suite_data_bytes(suite: dict[str, Any]) -> int:
@@ -399,6 +416,12 @@ def suite_data_bytes(suite: dict[str, Any]) -> int:
     first), from a small sample of each entry's records (gengap.limits.record_bytes)."""
     total = 0
     for resolved in suite["entries"]:
+        if is_multitask(resolved):
+            counted = component_records(resolved)
+            built = sum(n for _, _, n in counted)
+            share = written_records(resolved) / built if built else 0.0
+            total += int(sum(n * share * record_bytes(task, params) for task, params, n in counted))
+            continue
         _, written, _, params = _entry_records(resolved)
         total += written * record_bytes(resolved["task"], params)
     return total
@@ -407,6 +430,10 @@ def suite_data_bytes(suite: dict[str, Any]) -> int:
 def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
     """Index of the suite entry a resolved entry comes from (for line numbers in errors)."""
     for index, entry in enumerate(raw):
+        if is_multitask(resolved):
+            if is_multitask(entry) and resolved["split"] == str(entry.get("split")):
+                return index
+            continue
         if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
             split = str(entry.get("split"))
             if resolved["split"] == split or any(resolved["split"].startswith(split + suffix) for suffix, _, _ in SWEPT_OPTIONS.values()):

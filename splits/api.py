@@ -12,6 +12,7 @@ from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strate
 from splits.gotu import Gotu
 from splits.mcd import Mcd
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
+from splits.tasks import check_single_task
 
 STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu()}
 
@@ -47,6 +48,7 @@ def split(
     typed = options if isinstance(options, SplitOptions) else make_options(chosen, options)
     if not records:
         raise SplitError("the pool is empty")
+    check_single_task(chosen.name, records)
     rng = split_rng(seed, chosen.name)
     partition = chosen.partition(records, typed, rng)
     return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)

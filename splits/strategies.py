@@ -1,4 +1,4 @@
-"""Pool-based split strategies: iid, length, difficulty, holdout, category.
+"""Pool-based split strategies: iid, length, difficulty, holdout, category (task_holdout: splits.tasks).
 
 Each strategy partitions a pool of records; splits.base adds validation and the report.
 """
@@ -16,6 +16,7 @@ from generators.batch import Batch, Record
 from generators.params import knob
 from splits.atoms import record_atoms, record_compounds
 from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
+from splits.tasks import TaskHoldout
 
 INFINITE = 10**9
 
@@ -285,4 +286,4 @@ def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
     return list(batch.records(task.name))
 
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category())}
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), TaskHoldout())}
