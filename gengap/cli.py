@@ -605,7 +605,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
     p.add_argument("file", help="JSONL pool, or - for stdin")
-    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, mcd or gotu")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, task_holdout, mcd or gotu")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")
