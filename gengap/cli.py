@@ -386,7 +386,10 @@ def cmd_split(args: argparse.Namespace) -> int:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
     from generators.exclusion import input_hashes
 
-    _warn_repeats([input_hashes(r["input"] for r in records)])  # stderr only: report.json is unchanged
+    from splits.tasks import pool_tasks
+
+    several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
+    _warn_repeats([input_hashes(f"{r['task']}\x00{r['input']}" if several else r["input"] for r in records)])  # stderr only
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "

@@ -395,6 +395,11 @@ def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, 
             except LimitError as err:
                 raise error(resolved, key, str(err), SuiteLimitError) from None
             total += n
+        together = sum(n for _, _, n, _ in counted)
+        if len(counted) > 1 and together > limit.max_records:
+            message = (f"its {len(counted)} tasks hold {together:,} records together; the limit is {limit.max_records:,} records per config "
+                       f"(raise the limit with --max-records N or GENGAP_MAX_RECORDS=N)")
+            raise error(resolved, counted[0][3], message, SuiteLimitError)
     try:
         check_total(total, len(suite["entries"]), limit)
     except LimitError as err:

@@ -90,13 +90,13 @@ class Release:
             raise HarnessError(str(err)) from None
         entry = self.entry(config)
         task = entry.get("task")
-        tasks = multitask_params(entry)
+        multi = multitask_params(entry)
         if not isinstance(task, str):
             tasks = sorted({str(r.get("task")) for records in parts.values() for r in records})
             if len(tasks) != 1:
                 raise HarnessError(f"{folder}: cannot tell the config's task (records name {', '.join(tasks) or 'none'})")
             task = tasks[0]
-        allowed = set(tasks) if tasks else {task}
+        allowed = set(multi) if multi else {task}
         for part, records in parts.items():
             stray = next((i for i, r in enumerate(records) if r["task"] not in allowed), None)
             if stray is not None:
@@ -109,7 +109,7 @@ class Release:
             parts=parts,
             source=str(folder),
             report=dict(report) if isinstance(report, Mapping) else {},
-            tasks=tasks,
+            tasks=multi,
         )
 
 

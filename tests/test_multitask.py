@@ -274,3 +274,38 @@ def test_gengap_eval_prompts_each_task_and_reports_it(releases: tuple[Path, Path
     ood = [g for g in generations if g["side"] == "ood"]
     assert ood and all("reverse order" in g["prompt"] and g["prompt"].count("Input: ") == 1 for g in ood)  # held out: zero-shot
     assert all(g["prompt"].count("Input: ") == 2 for g in generations if g["side"] == "id")  # one shot of its own task
+
+
+def test_the_record_limit_counts_every_task_of_a_config() -> None:
+    from gengap.limits import RecordLimit
+    from gengap.suite import SuiteLimitError
+
+    with pytest.raises(SuiteLimitError, match=r"line 12: entries\[0\]\.pool\.n: its 3 tasks hold 220 records together; the limit is 200 records per config"):
+        parse_suite(SUITE, "<t>", RecordLimit(max_records=200, explicit=True))
+    parse_suite(SUITE, "<t>", RecordLimit(max_records=220, explicit=True))
+
+
+def test_split_cli_on_a_multi_task_pool(releases: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pool = tmp_path / "pool.jsonl"
+    folder = releases[0] / "data" / "multi-unseen_tasks"
+    pool.write_text("".join((folder / f"{part}.jsonl").read_text() for part in ("train", "validation", "test")))
+    assert main(["split", str(pool), "--strategy", "task_holdout", "--option", "test_families=context_free", "--out", str(tmp_path / "s")]) == 0
+    report = json.loads((tmp_path / "s" / "report.json").read_text())
+    assert report["test_tasks"] == ["reverse_string"] and report["overlap"] == 0
+    assert main(["split", str(pool), "--strategy", "gotu", "--option", "frozen=0", "--out", str(tmp_path / "g")]) != 0
+    assert "gotu splits need a pool of one task" in capsys.readouterr().err and not (tmp_path / "g").exists()
+
+
+@pytest.mark.slow
+def test_a_multi_task_config_loads_with_datasets_and_its_croissant_validates(releases: tuple[Path, Path], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    datasets = pytest.importorskip("datasets")
+    loaded = datasets.load_dataset(str(releases[0]), "multi-unseen_tasks", cache_dir=str(tmp_path / "cache"))
+    assert set(loaded["train"]["task"]) == {"parity_check", "even_pairs"} and set(loaded["test"]["task"]) == {"reverse_string"}
+    validator = Path(sys.executable).with_name("mlcroissant")
+    if not validator.exists():
+        pytest.skip("mlcroissant is not installed")
+    done = subprocess.run([str(validator), "validate", "--jsonld", str(releases[0] / "croissant.json")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
