@@ -156,6 +156,9 @@ def validate_yaml_schema(source: YamlSource, schema: str) -> None:
         if extra:
             path = path + [extra[0]]
             message = f"unknown key {extra[0]!r}"
+    elif error.validator == "oneOf" and all(set(option) == {"required"} for option in error.validator_value):
+        keys = [option["required"][0] for option in error.validator_value]  # e.g. task or tasks (gengap.multitask)
+        message = f"give exactly one of {' and '.join(keys)}"
     elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
         message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
     raise source.error(path, message)

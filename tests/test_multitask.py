@@ -145,7 +145,8 @@ def test_a_multi_task_entry_resolves_to_one_config_listing_its_tasks() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("{split: s, task: parity_check, tasks: [{task: parity_check}, {task: even_pairs}], pool: {n: 5}}", "is valid under each of"),
+        ("{split: s, task: parity_check, tasks: [{task: parity_check}, {task: even_pairs}], pool: {n: 5}}", r"^<t> line 6: entries\[0\]: give exactly one of task and tasks$"),
+        ("{split: s, pool: {n: 5}, strategy: iid}", r"^<t> line 6: entries\[0\]: give exactly one of task and tasks$"),
         ("{split: s, tasks: [{task: parity_check}, {task: parity_check}], pool: {n: 5}, strategy: iid}", r"^<t> line 6: entries\[0\]\.tasks\[1\]\.task: task parity_check appears twice in tasks$"),
         ("{split: s, tasks: [{task: parity_check}, {task: nope}], pool: {n: 5}, strategy: iid}", r"entries\[0\]\.tasks\[1\]\.task: unknown task"),
         ("{split: s, tasks: [{task: parity_check}, {task: even_pairs}], strategy: iid}", "needs a pool"),
