@@ -55,6 +55,7 @@ its steps, and a run that never met it is reported as not learned.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -193,7 +194,12 @@ def plan(scale: Scale, smoke: bool, groups: Sequence[str] = GROUPS) -> list[RunS
 
 
 def build_split(spec: RunSpec, scale: Scale) -> Any:
-    """The in-memory split of a run (deterministic: fixed seeds per config)."""
+    """The in-memory split of a run (deterministic: fixed seeds per config). Kind ``custom``:
+    the split of the builder ``module:function(spec, scale)`` named by args["builder"] (a
+    benchmarks/validity_TOPIC.py module reusing this run machinery)."""
+    if spec.kind == "custom":
+        module, _, function = spec.args["builder"].partition(":")
+        return getattr(importlib.import_module(module), function)(spec, scale)
     from generators import get_task
     from splits import sample_length_split, sample_level_split, split
     from generators.seeding import config_seed
@@ -217,16 +223,17 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
     return sample_level_split(spec.args["task"], spec.args["level_max"], scale.sizes, seed=seed, test_levels=spec.args["test_levels"])
 
 
-def run_one(spec: RunSpec, scale: Scale, runs_dir: str) -> dict[str, Any]:
-    """Build the split, train and evaluate one seed; returns the results (also written to disk),
-    with the run's wall and CPU seconds."""
+def run_one(spec: RunSpec, scale: Scale, runs_dir: str, build: Any = None) -> dict[str, Any]:
+    """Build the split (with ``build(spec, scale)``, a module-level function of another validity
+    module, or build_split), train and evaluate one seed; returns the results (also written to
+    disk), with the run's wall and CPU seconds."""
     from baselines.training import train_and_evaluate
 
     out = Path(runs_dir) / f"{spec.config}-{spec.model}-seed{spec.seed}"
     if (out / "results.json").is_file():
         return {**json.loads((out / "results.json").read_text()), "reused": True, "group": spec.group}
     start, cpu = time.perf_counter(), time.process_time()
-    result = build_split(spec, scale)
+    result = (build or build_split)(spec, scale)
     split_seconds = time.perf_counter() - start
     settings = {"steps": scale.steps, **spec.train}
     results = train_and_evaluate(
@@ -241,6 +248,14 @@ def run_one(spec: RunSpec, scale: Scale, runs_dir: str) -> dict[str, Any]:
           f"length score {_fmt(seed.get('ood_length_score'))}{stop}, {time.perf_counter() - start:.0f} s", flush=True)
     return {**results, "reused": False, "group": spec.group, "wall_seconds": time.perf_counter() - start,
             "cpu_seconds": time.process_time() - cpu}
+
+
+def run_all(specs: Sequence[RunSpec], scale: Scale, runs_dir: str | Path, workers: int) -> list[dict[str, Any]]:
+    """run_one over specs, in order: `workers` at a time in a process pool, or in this process."""
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(run_one, specs, [scale] * len(specs), [str(runs_dir)] * len(specs)))
+    return [run_one(spec, scale, str(runs_dir)) for spec in specs]
 
 
 # -- verdicts (pure functions, tested in tests/test_validity.py) ---------------------------
@@ -671,11 +686,7 @@ def main() -> None:
         specs = [spec for spec in specs if spec.config in TRACE_CONFIGS]
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     start = time.perf_counter()
-    if args.workers > 1:
-        with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            results = list(pool.map(run_one, specs, [scale] * len(specs), [str(runs_dir)] * len(specs)))
-    else:
-        results = [run_one(spec, scale, str(runs_dir)) for spec in specs]
+    results = run_all(specs, scale, runs_dir, args.workers)
     by_config: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for spec, result in zip(specs, results):
         by_config.setdefault((spec.config, spec.model), []).append(result)

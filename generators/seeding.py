@@ -12,6 +12,8 @@ stream         seeds                                         derivation
 =============  ============================================  ==========================================================
 ``block``      block b of (task, params): the examples       SeedSequence(seed, spawn_key=(*key(task, canonical params), b))
 ``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
+``exposure``   the test-side examples a split moves into     SeedSequence(split seed, spawn_key=key("exposure"))
+               train (``exposure: k``; splits.exposure)
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
@@ -29,8 +31,12 @@ stream         seeds                                         derivation
                record stream that mixes levels
 ``mixture``    the component of each position in block b of  SeedSequence(seed, spawn_key=(*key("mixture"), b))
                a multi-task mixture stream
+``world``      the relations and attributes of a facts       SeedSequence(world seed, spawn_key=key("world", sizes))
+               world (generators.worlds), from its knobs
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
+``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
+               (generators.cues: agree or not, which answer)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -40,7 +46,8 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``curriculum`` with record streams (generators.streams), ``mixture`` with
-multi-task mixtures (generators.mixtures), ``component`` with multi-task pools (splits.tasks) and ``noise`` with label noise (baselines.label_noise). Tests pin one
+multi-task mixtures (generators.mixtures), ``component`` with multi-task pools (splits.tasks), ``noise`` with label
+noise (baselines.label_noise) and ``cue`` with shortcut cues (generators.cues). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -113,6 +120,12 @@ def split_rng(seed: int, strategy: str) -> np.random.Generator:
     return stream(seed, labels_key("split", strategy, words=SPLIT_KEY_WORDS))
 
 
+def exposure_rng(seed: int) -> np.random.Generator:
+    """Stream ``exposure``: which test-side examples a split with ``exposure: k`` moves into train
+    (one permutation of the test inputs; k takes its first k, so smaller k choose subsets)."""
+    return stream(seed, labels_key("exposure"))
+
+
 def chain_rngs(rng: np.random.Generator, count: int) -> list[np.random.Generator]:
     """Stream ``chain``: `count` independent generators for the chains of a search that
     draws from `rng` (one 63-bit draw s, then SeedSequence(s, spawn_key=key("chain", i)))."""
@@ -141,10 +154,23 @@ def subsample_rng(seed: int) -> np.random.Generator:
     return stream(seed, labels_key("subsample"))
 
 
+def cue_rng(seed: int, part: str) -> np.random.Generator:
+    """Stream ``cue``: whether each record of `part` (train, validation, test) of a split with
+    shortcut cues gets an agreeing cue, and which other answer it names otherwise."""
+    return stream(seed, labels_key("cue", part))
+
+
 def support_rng(seed: int) -> np.random.Generator:
     """Stream ``support``: a choice a task makes from its params alone (not per example), e.g. the
     coordinates boolean_function reads when its support is seeded."""
     return stream(seed, labels_key("support"))
+
+
+def world_rng(world_seed: int, sizes: str) -> np.random.Generator:
+    """Stream ``world``: the relations and attributes of a facts world (generators.worlds), a
+    function of its seed knob and its sizes (canonical text) only, so every task and split of
+    one world setting queries the same facts."""
+    return stream(world_seed, labels_key("world", sizes))
 
 
 def estimate_rng() -> np.random.Generator:

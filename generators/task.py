@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Generic, Mapping, TypeVar
 import numpy as np
 
 from generators.batch import Batch
+from generators.cues import strip_cue_input
 from generators.derivation import Tree
 from generators.params import ParamError, Params
 from generators.traces import split_target, trace_format
@@ -133,7 +134,9 @@ class Task(ABC, Generic[P]):
     def check_parts(self, example: Mapping[str, Any], prediction: str) -> tuple[bool, bool]:
         """(answer correct, trace correct) of a prediction. For an answer-only record the
         trace is vacuously correct; for a traced one the answer is what follows the separator
-        and the trace what precedes it (both wrong when the prediction has no separator)."""
+        and the trace what precedes it (both wrong when the prediction has no separator).
+        A shortcut cue in front of the input (generators.cues) is not read."""
+        example = strip_cue_input(example)
         try:
             fmt = trace_format(example)
         except ValueError:

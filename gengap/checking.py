@@ -1,5 +1,6 @@
 """Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads,
-every target by that checker (for a traced record, its answer and, separately, its trace), the derivation of compositional records (``structure`` must be
+every target by that checker (for a traced record, its answer and, separately, its trace; a
+record with a shortcut cue as its cue-less twin, generators.cues), the derivation of compositional records (``structure`` must be
 the tree the task reads from the input), and the difficulty features the task can
 recompute (Task.measure)."""
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from generators import Task, UnknownTaskError, get_task, record_id
+from generators.cues import cue_problem, without_cue
 from generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
@@ -57,6 +59,10 @@ def record_problem(record: Any) -> str | None:
     for key, text in (("input_length", record["input"]), ("output_length", record["target"])):
         if difficulty[key] != len(text.split()):
             return f"difficulty.{key}={difficulty[key]} but the {key.split('_')[0]} has {len(text.split())} tokens"
+    cue = cue_problem(record)
+    if cue:
+        return cue
+    record = without_cue(record)  # the task's checks read the cue-less record (generators.cues)
     missing = [key for key in task.meta_keys if key not in (record.get("meta") or {})]
     if missing:
         return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"

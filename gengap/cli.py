@@ -40,7 +40,7 @@ from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.formats import FORMATS
 from gengap.progress import Ticker
-from gengap.repeats import repeat_warning, repeated
+from gengap.repeats import record_input_keys, repeat_warning, repeated
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -342,12 +342,14 @@ def cmd_split(args: argparse.Namespace) -> int:
     from generators import dumps_record
     from gengap.shortfalls import add_warnings, shortfall_warnings
     from splits import SplitError, get_strategy, parse_options, split
+    from splits.cues import apply_cue, cue_summary, parse_cue
     from splits.external import ExternalDataError, make_format
     from splits.mcd import reporting_steps
 
     try:
         strategy = get_strategy(args.strategy)
         options = parse_options(strategy, parse_key_values(args.option, "--option"))
+        cue = parse_cue(args.cue) if args.cue is not None else None
     except SplitError as err:
         raise UsageError(str(err)) from None
     plain = None
@@ -374,6 +376,8 @@ def cmd_split(args: argparse.Namespace) -> int:
                 result = split(records, strategy.name, options, args.seed)
         else:
             result = split(records, strategy.name, options, args.seed)
+        if cue is not None:  # shortcut cues on the finished parts
+            result = apply_cue(result, cue, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
     warnings = add_warnings(result.report, shortfall_warnings(result.report))
@@ -384,17 +388,19 @@ def cmd_split(args: argparse.Namespace) -> int:
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
-    from generators.exclusion import input_hashes
 
     from splits.tasks import pool_tasks
 
     several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
-    _warn_repeats([input_hashes(f"{r['task']}\x00{r['input']}" if several else r["input"] for r in records)])  # stderr only
+    keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
+    _warn_repeats([record_input_keys(keyed)])  # stderr only: report.json is unchanged
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
         f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
     )
+    if "cue" in report:
+        print(cue_summary(report["cue"]))
     return 0
 
 
@@ -608,9 +614,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
     p.add_argument("file", help="JSONL pool, or - for stdin")
-    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, task_holdout, mcd or gotu")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, facts, task_holdout, mcd or gotu")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--cue", metavar="train=RATE,test=RATE",
+                   help="shortcut cue token naming the answer with these probabilities (tasks with a small answer set)")
     p.add_argument("--out", required=True, help="output directory (written atomically)")
     p.add_argument("--force", action="store_true", help="replace an existing split directory (one holding report.json)")
     p.add_argument("--task-name", metavar="NAME", help="plain records (input, target; no id): their task name (default external)")

@@ -102,7 +102,7 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
         options = make_options(strategy, raw_options)
     except SplitError as err:
         raise error(path + ["options"], str(err)) from None
-    return {
+    resolved = {
         "name": config_name(entry["split"]),
         "tasks": tasks,
         "split": entry["split"],
@@ -112,6 +112,16 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
         "options": options.to_dict(),
         "sizes": dict(entry.get("sizes") or {}),
     }
+    if "seed_split" in entry:  # an exposure sweep: every value draws the unswept config's pool and split
+        resolved["seed_of"] = config_name(entry["seed_split"])
+    if "cue" in entry:  # shortcut cues on the finished parts (splits.cues), as for one-task entries
+        from splits.cues import cue_option
+
+        try:
+            resolved["cue"] = cue_option(entry["cue"]).to_dict()
+        except SplitError as err:
+            raise error(path + ["cue"], str(err)) from None
+    return resolved
 
 
 def component_records(resolved: dict[str, Any]) -> list[tuple[str, Params, int]]:

@@ -13,7 +13,7 @@ from typing import Iterator
 import numpy as np
 
 from generators import BlockPlan, batch_to_jsonl
-from generators.exclusion import input_hashes
+from gengap.repeats import input_keys
 from gengap.workers import ordered_map
 
 
@@ -21,10 +21,10 @@ Rendered = tuple[bytes, np.ndarray]
 
 
 def render_block(plan: BlockPlan, block: int) -> Rendered:
-    """JSONL bytes of one block of the plan, and the 64-bit hashes of its records' inputs
-    (generators.exclusion.input_hashes, for the count of repeated inputs)."""
+    """JSONL bytes of one block of the plan, and the 64-bit keys of its records' inputs
+    (gengap.repeats.input_keys, for the count of repeated inputs)."""
     batch = plan.generate_block(block)
-    return batch_to_jsonl(batch, plan.task), input_hashes(batch.inputs)
+    return batch_to_jsonl(batch, plan.task), input_keys(batch.inputs)
 
 
 def render_blocks(plan: BlockPlan, workers: int = 1) -> Iterator[Rendered]:

@@ -41,6 +41,7 @@ from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
+from splits.cues import apply_cue
 from splits.novelty import annotate
 from splits.precision import rounded
 
@@ -101,12 +102,18 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
     return SplitResult(parts["train"], parts["validation"], parts["test"], report)
 
 
+def entry_seed(entry: dict[str, Any], suite_seed: int) -> int:
+    """The seed of a resolved entry: its config's (stream ``config``), or for a config of an
+    exposure sweep the unswept config's (``seed_of``), so the sweep's configs share pool and split."""
+    return config_seed(suite_seed, entry.get("seed_of", entry["name"]))
+
+
 def pool_plan(entry: dict[str, Any], suite_seed: int) -> BlockPlan | None:
     """The block plan of an entry's generated pool (``pool: {n: N}``); None for other entries."""
     if entry["kind"] != "pool" or entry["pool"] == "all":
         return None  # multi-task entries too: their pool is generated whole (gengap.multitask)
     task = get_task(entry["task"])
-    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], config_seed(suite_seed, entry["name"]))
+    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], entry_seed(entry, suite_seed))
 
 
 def pool_block(plan: BlockPlan, block: int) -> list[Record]:
@@ -119,12 +126,14 @@ def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | Non
     has fewer records than the entry's sizes ask for, or validation is empty. pool: the
     entry's generated pool, if already generated (the blocks of pool_plan, in order)."""
     result = _split_entry(entry, suite_seed, pool)
+    if "cue" in entry:  # shortcut cues on the finished parts (splits.cues)
+        result = apply_cue(result, entry["cue"], config_seed(suite_seed, entry["name"]))
     add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
     return result
 
 
 def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> SplitResult:
-    seed = config_seed(suite_seed, entry["name"])
+    seed = entry_seed(entry, suite_seed)
     if is_multitask(entry):
         return _split_multitask(entry, seed)
     task = get_task(entry["task"])
@@ -212,7 +221,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         **({"tasks": task_fields["tasks"]} if "tasks" in task_fields else {}),
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
-        "seed": config_seed(suite_seed, entry["name"]),
+        "seed": entry_seed(entry, suite_seed),
         "files": files,
         "features": features,
         "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), level_feature),

@@ -4,7 +4,9 @@ A suite names a benchmark (name, version, seed, license, ...) and lists entries;
 entry becomes one release config ``<task>-<split>``. Entries come in three kinds:
 
 - ``sampled_length``: strategy ``length`` with ``train_range``/``test_range`` (ranges of
-  the task's size knob): each side is generated from its own range (Deletang et al.).
+  the task's size knob): each side is generated from its own range (Deletang et al.); a
+  side may be a union ``[[lo, hi], ...]`` (splits.ranges: drawn evenly from its ranges; the
+  report says which test ranges are interpolation and which extrapolation).
 - ``sampled_level``: strategy ``difficulty`` with ``level_max``: train on levels
   1..level_max, test on the higher ones (``test_levels``).
 - ``pool``: any strategy over a pool, ``pool: {n: N}`` generated examples or
@@ -13,10 +15,16 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   ``mcd`` entry whose ``options.compound_divergence`` is a list of targets is a sweep:
   one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``; an ``iid``
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
-  config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``.
+  config per fraction, named ``<task>-<split>_f<fraction x 1000, 4 digits>``; any pool
+  entry whose ``options.exposure`` is a list of counts k gives one config per k, named
+  ``<task>-<split>_k<k, 4 digits>``, all with the seed of ``<task>-<split>`` (same pool,
+  same partition; the examples exposed for a smaller k are among a larger k's).
 - ``multitask``: ``tasks`` (instead of ``task``) pools several tasks, each with its own
   parameters, into one config ``multi-<split>`` (gengap.multitask; e.g. strategy
   ``task_holdout``: whole tasks held out for test).
+
+Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
+(splits.cues).
 
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
 registering tasks (generators.plugins); the manifest of a release records which plugin
@@ -42,6 +50,8 @@ from gengap.multitask import component_records, is_multitask, resolve_multitask_
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
+from splits.cues import cue_option
+from splits.ranges import check_disjoint, is_union, parse_ranges
 
 DEFAULT_SUITE = "gengap-core"
 SAMPLED_DEFAULT_VALIDATION = 0.1
@@ -230,20 +240,27 @@ def load_plugins(modules: list[str], source: YamlSource) -> None:
             raise source.error(["plugins", index], str(err)) from None
 
 
-SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of 1/1000>
-    "compound_divergence": ("_dc", "targets", (0.0, 1.0)),  # graded MCD (Keysers et al.)
-    "train_fraction": ("_f", "training fractions", (0.0, 0.99)),  # grokking's training fraction (Power et al.)
+SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of value x scale>
+    # option: (suffix, what, (exclusive lower bound, upper bound), scale)
+    "compound_divergence": ("_dc", "targets", (0.0, 1.0), 1000),  # graded MCD (Keysers et al.)
+    "train_fraction": ("_f", "training fractions", (0.0, 0.99), 1000),  # grokking's training fraction (Power et al.)
+    "exposure": ("_k", "exposure counts", (-1, 1_000_000), 1),  # k test-side examples moved into train (splits.exposure)
 }
+SHARED_SEED_OPTIONS = ("exposure",)  # the configs of these sweeps share the seed of the unswept name: same pool and split
 
 
 def target_split_name(split_name: str, target: float, option: str = "compound_divergence") -> str:
     """The split name of one value of a swept option: <split>_dc<4 digits of 1/1000> for an MCD
-    target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, so configs sort by value."""
-    return f"{split_name}{SWEPT_OPTIONS[option][0]}{round(target * 1000):04d}"
+    target (0.3 -> mcd_dc0300), <split>_f<...> for a training fraction, <split>_k<4 digits> for
+    an exposure count (16 -> holdout_k0016), so configs sort by value."""
+    suffix, _, _, scale = SWEPT_OPTIONS[option]
+    return f"{split_name}{suffix}{round(target * scale):04d}"
 
 
 def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) -> list[dict[str, Any]]:
-    """An entry whose options.compound_divergence or options.train_fraction is a list becomes one entry per value."""
+    """An entry whose options.compound_divergence, options.train_fraction or options.exposure is
+    a list becomes one entry per value (an exposure sweep's entries keep the unswept config's
+    seed under ``seed_split``)."""
     options = entry.get("options") or {}
     swept = [name for name in SWEPT_OPTIONS if isinstance(options.get(name), list)]
     if not swept:
@@ -251,16 +268,21 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
     if len(swept) > 1:
         raise source.error(path + ["options"], f"sweep one option at a time, not {' and '.join(swept)}")
     option = swept[0]
-    _, what, (lo, hi) = SWEPT_OPTIONS[option]
+    _, what, (lo, hi), scale = SWEPT_OPTIONS[option]
     values = options[option]
     where = path + ["options", option]
-    if not values or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and lo < t <= hi for t in values):
-        raise source.error(where, f"a sweep of {what} is a non-empty list of numbers in ({lo:g}, {hi:g}]")
+    counts = scale == 1
+    number = (lambda t: isinstance(t, int)) if counts else (lambda t: isinstance(t, (int, float)))
+    if not values or not all(number(t) and not isinstance(t, bool) and lo < t <= hi for t in values):
+        kind = f"integers in [{lo + 1:g}, {hi:g}]" if counts else f"numbers in ({lo:g}, {hi:g}]"
+        raise source.error(where, f"a sweep of {what} is a non-empty list of {kind}")
     names = [target_split_name(entry["split"], float(t), option) for t in values]
     if len(set(names)) != len(names):
-        raise source.error(where, f"{what} must differ by at least 0.001")
+        raise source.error(where, f"{what} must differ" + ("" if counts else " by at least 0.001"))
+    shared = {"seed_split": entry["split"]} if option in SHARED_SEED_OPTIONS else {}
     return [
-        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"], "options": {**options, option: float(t)}}
+        {**entry, "split": name, "strategy": entry.get("strategy") or entry["split"],
+         "options": {**options, option: t if counts else float(t)}, **shared}
         for name, t in zip(names, values)
     ]
 
@@ -294,6 +316,8 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         "base_params": dict(entry.get("params") or {}),
         "level": entry.get("level"),
     }
+    if "seed_split" in entry:  # an exposure sweep: every value draws the unswept config's pool and split
+        resolved["seed_of"] = f"{task.name}-{entry['seed_split']}"
     sizes = dict(entry.get("sizes") or {})
     if sampled_length or sampled_level:
         if "pool" in entry:
@@ -309,17 +333,27 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         if "train_range" not in entry or "test_range" not in entry:
             raise source.error(path, "a sampled length split needs both train_range and test_range")
         train_range, test_range = entry["train_range"], entry["test_range"]
+        sides = {}
         for key, bounds in (("train_range", train_range), ("test_range", test_range)):
-            if bounds[0] > bounds[1]:
+            if len(bounds) == 2 and all(isinstance(b, int) for b in bounds) and bounds[0] > bounds[1]:
                 raise source.error(path + [key], f"range {bounds} is empty")
-        if train_range[1] >= test_range[0] and test_range[1] >= train_range[0]:
+            try:
+                sides[key] = parse_ranges(bounds, key)
+            except SplitError as err:
+                raise source.error(path + [key], str(err)) from None
+        if not is_union(*sides.values()) and train_range[1] >= test_range[0] and test_range[1] >= train_range[0]:
             raise source.error(path + ["test_range"], f"test range {test_range} overlaps train range {train_range}")
         try:
-            task.with_size(*train_range).replace(**resolved["base_params"])
-            task.with_size(*test_range).replace(**resolved["base_params"])
+            check_disjoint(sides["train_range"], sides["test_range"])
+        except SplitError as err:
+            raise source.error(path + ["test_range"], str(err)) from None
+        try:
+            for side in sides.values():
+                for bounds in side:
+                    task.with_size(*bounds).replace(**resolved["base_params"])
         except ParamError as err:
             raise source.error(path + ["train_range"], str(err)) from None
-        resolved.update(kind="sampled_length", train_range=list(train_range), test_range=list(test_range))
+        resolved.update(kind="sampled_length", train_range=copy.deepcopy(train_range), test_range=copy.deepcopy(test_range))
     elif sampled_level:
         if strategy.name != "difficulty":
             raise source.error(path + ["strategy"], "level_max needs strategy difficulty")
@@ -340,6 +374,11 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
+    if "cue" in entry:  # shortcut cues, any kind of split (splits.cues)
+        try:
+            resolved["cue"] = cue_option(entry["cue"]).to_dict()
+        except SplitError as err:
+            raise source.error(path + ["cue"], str(err)) from None
     return resolved
 
 
@@ -362,7 +401,7 @@ def _entry_records(resolved: dict[str, Any]) -> tuple[int, int, list[str], Param
         return n, written, key, params
     n = sum(resolved["sizes"].values())
     if resolved["kind"] == "sampled_length":
-        params = task.with_size(*resolved["test_range"]).replace(**resolved["base_params"])
+        params = task.with_size(*parse_ranges(resolved["test_range"], "test_range")[-1]).replace(**resolved["base_params"])
     else:
         params = task.level(max(resolved["test_levels"]))
     return n, n, ["sizes"], params
@@ -444,6 +483,6 @@ def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
             continue
         if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
             split = str(entry.get("split"))
-            if resolved["split"] == split or any(resolved["split"].startswith(split + suffix) for suffix, _, _ in SWEPT_OPTIONS.values()):
+            if resolved["split"] == split or any(resolved["split"].startswith(split + sweep[0]) for sweep in SWEPT_OPTIONS.values()):
                 return index
     return None

@@ -9,8 +9,10 @@ from generators.batch import Record
 from generators.params import ParamError, Params
 from generators.seeding import side_seed
 from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
+from splits.exposure import expose
 from splits.gotu import Gotu
 from splits.mcd import Mcd
+from splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
 from splits.tasks import check_single_task
 
@@ -50,7 +52,7 @@ def split(
         raise SplitError("the pool is empty")
     check_single_task(chosen.name, records)
     rng = split_rng(seed, chosen.name)
-    partition = chosen.partition(records, typed, rng)
+    partition = expose(chosen.partition(records, typed, rng), typed.exposure, typed.exposure_copies, seed)
     return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)
 
 
@@ -94,8 +96,9 @@ def sample_split(
     seed: int,
     strategy: str,
     options: Mapping[str, Any],
+    notes: Mapping[str, Any] | None = None,
 ) -> SplitResult:
-    """A split whose sides are generated from their own parameter settings.
+    """A split whose sides are generated from their own parameter settings (notes: added to the report).
 
     The train side (train + validation, sizes["train"] + sizes["validation"] records) is
     drawn evenly from train_settings, the test side (sizes["test"]) from test_settings,
@@ -117,6 +120,7 @@ def sample_split(
         "test_params": [p.to_dict() for p in test_settings],
         "warnings": space_warnings(task, train_settings, train_side_n, "train side")
         + space_warnings(task, test_settings, sizes["test"], "test side"),
+        **dict(notes or {}),
     }
     rng = split_rng(seed, strategy)
     options = {**options, "validation_fraction": fraction}
@@ -125,28 +129,37 @@ def sample_split(
 
 def sample_length_split(
     task: str,
-    train_range: tuple[int, int],
-    test_range: tuple[int, int],
+    train_range: Sequence[int] | Sequence[Sequence[int]],
+    test_range: Sequence[int] | Sequence[Sequence[int]],
     sizes: Mapping[str, int],
     seed: int = 0,
     base: Mapping[str, Any] | None = None,
 ) -> SplitResult:
     """Length split of a generated task: each side sampled from its own size-knob range.
 
-    Ranges are inclusive and refer to the task's size knob (`gengap list`: input length in
-    tokens for sequence tasks, digits per operand for arithmetic); base overrides other
-    parameters of both sides.
+    A side is one inclusive range ``(lo, hi)`` or a union of them ``[(lo, hi), ...]``
+    (splits.ranges: no overlap within a side or between the sides); a union side draws evenly
+    from its ranges (one parameter setting each), and the report then lists the ranges and,
+    under ``regimes``, whether each test range is interpolation or extrapolation. Ranges refer
+    to the task's size knob (`gengap list`: input length in tokens for sequence tasks, digits
+    per operand for arithmetic); base overrides other parameters of both sides.
     """
-    if train_range[1] >= test_range[0] and test_range[1] >= train_range[0]:
-        raise SplitError(f"train range {train_range} and test range {test_range} overlap")
+    train_ranges, test_ranges = parse_ranges(train_range, "train_range"), parse_ranges(test_range, "test_range")
+    if not is_union(train_ranges, test_ranges):
+        if train_ranges[0][1] >= test_ranges[0][0] and test_ranges[0][1] >= train_ranges[0][0]:
+            raise SplitError(f"train range {tuple(train_range)} and test range {tuple(test_range)} overlap")
+    check_disjoint(train_ranges, test_ranges)
     spec = get_task(task)
     try:
-        train = spec.with_size(*train_range).replace(**dict(base or {}))
-        test = spec.with_size(*test_range).replace(**dict(base or {}))
+        train = [spec.with_size(*r).replace(**dict(base or {})) for r in train_ranges]
+        test = [spec.with_size(*r).replace(**dict(base or {})) for r in test_ranges]
     except ParamError as err:
         raise SplitError(f"{task}: {err}") from None
-    options = {"by": "size", "size_knob": spec.size_knob, "train_range": list(train_range), "test_range": list(test_range)}
-    return sample_split(task, [train], [test], sizes, seed, "length", options)
+    union = is_union(train_ranges, test_ranges)
+    written = (as_lists if union else lambda ranges: list(ranges[0]))
+    options = {"by": "size", "size_knob": spec.size_knob, "train_range": written(train_ranges), "test_range": written(test_ranges)}
+    notes = {"regimes": regimes(train_ranges, test_ranges)} if union else None
+    return sample_split(task, train, test, sizes, seed, "length", options, notes)
 
 
 def sample_level_split(

@@ -53,6 +53,11 @@ class SplitOptions(Params):
     abstract_lexical: bool = knob(
         False, doc="compounds with lexical items written * (structure only) in the search and the report"
     )
+    exposure: int = knob(
+        0, lo=0, hi=1_000_000, added=True,
+        doc="test-side examples moved into train, named in the report (splits.exposure); 0: none",
+    )
+    exposure_copies: bool = knob(False, added=True, doc="exposure puts k copies of one test-side example in train, not k distinct ones")
 
 
 @dataclass

@@ -1,10 +1,12 @@
-"""Pool-based split strategies: iid, length, difficulty, holdout, category (task_holdout: splits.tasks).
+"""Pool-based split strategies: iid, length, difficulty, holdout, category, facts (splits.facts),
+task_holdout (splits.tasks).
 
 Each strategy partitions a pool of records; splits.base adds validation and the report.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -16,6 +18,8 @@ from generators.batch import Batch, Record
 from generators.params import knob
 from splits.atoms import record_atoms, record_compounds
 from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
+from splits.facts import Facts
+from splits.ranges import Ranges, check_disjoint, contains, is_union, parse_ranges, parse_ranges_text, regimes
 from splits.tasks import TaskHoldout
 
 INFINITE = 10**9
@@ -70,24 +74,50 @@ class Iid(Strategy):
 # -- thresholds on a measured feature --------------------------------------------------
 
 
-def _by_threshold(
-    records: Sequence[Record], feature: str, train_min: int, train_max: int, test_min: int, test_max: int
-) -> Partition:
-    """Train side: feature in [train_min, train_max]; test: in [test_min, test_max]; rest unused."""
-    train, test, unused = [], [], 0
+def _by_ranges(records: Sequence[Record], feature: str, train: Ranges, test: Ranges) -> Partition:
+    """Train side: feature in a train range; test: in a test range; rest unused. The report
+    notes the ranges ([lo, hi] a side when each has one; lists of ranges and the regime of each
+    test range (splits.ranges) when a side is a union; unbounded ends as None)."""
+    train_side, test_side, unused = [], [], 0
     for record in records:
         value = record["difficulty"].get(feature)
         if value is None:
             raise SplitError(f"record {record['id']} has no difficulty feature {feature!r}")
-        if train_min <= value <= train_max:
-            train.append(record)
-        elif test_min <= value <= test_max:
-            test.append(record)
+        if contains(train, value):
+            train_side.append(record)
+        elif contains(test, value):
+            test_side.append(record)
         else:
             unused += 1
-    bound = lambda v: None if abs(v) >= INFINITE else v  # noqa: E731
-    notes = {"feature": feature, "train_range": [bound(train_min), bound(train_max)], "test_range": [bound(test_min), bound(test_max)]}
-    return Partition(train, test, unused=unused, notes=notes)
+    bound = lambda r: [None if abs(v) >= INFINITE else v for v in r]  # noqa: E731
+    if is_union(train, test):
+        notes = {"feature": feature, "train_range": [bound(r) for r in train], "test_range": [bound(r) for r in test],
+                 "regimes": [{**row, "range": bound(row["range"])} for row in regimes(train, test)]}
+    else:
+        notes = {"feature": feature, "train_range": bound(train[0]), "test_range": bound(test[0])}
+    return Partition(train_side, test_side, unused=unused, notes=notes)
+
+
+def _unset(options: SplitOptions, name: str) -> bool:
+    return getattr(options, name) == next(f.default for f in dataclasses.fields(options) if f.name == name)
+
+
+def _range_sides(options: "LengthOptions | DifficultyOptions") -> tuple[Ranges, Ranges]:
+    """The train and test ranges of a split given (on some side) as a union of ranges; a side
+    without ``*_ranges`` is its min/max pair (test_min unset: just above the highest train value)."""
+    for side in ("train", "test"):
+        if getattr(options, f"{side}_ranges") and not (_unset(options, f"{side}_min") and _unset(options, f"{side}_max")):
+            raise SplitError(f"give {side}_ranges or {side}_min/{side}_max, not both")
+    if options.train_ranges:
+        train = parse_ranges_text(options.train_ranges, "train_ranges")
+    else:
+        train = parse_ranges([options.train_min, options.train_max], "train_min..train_max")
+    if options.test_ranges:
+        test = parse_ranges_text(options.test_ranges, "test_ranges")
+    else:
+        test = parse_ranges([train[-1][1] + 1 if _unset(options, "test_min") else options.test_min, options.test_max], "test_min..test_max")
+    check_disjoint(train, test)
+    return train, test
 
 
 def _check_ranges(train_min: int, train_max: int, test_min: int, test_max: int) -> None:
@@ -102,7 +132,15 @@ def _check_ranges(train_min: int, train_max: int, test_min: int, test_max: int) 
 
 
 @dataclass(frozen=True)
-class LengthOptions(SplitOptions):
+class RangeUnionOptions(SplitOptions):
+    """Sides given as unions of ranges (splits.ranges), instead of one min/max pair each."""
+
+    train_ranges: str = knob("", added=True, doc="train side as a union of ranges lo..hi,lo..hi (instead of train_min/train_max)")
+    test_ranges: str = knob("", added=True, doc="test side as a union of ranges lo..hi,lo..hi (default: above the highest train range)")
+
+
+@dataclass(frozen=True)
+class LengthOptions(RangeUnionOptions):
     by: str = knob("input_length", choices=("input_length", "output_length"), doc="which length")
     train_min: int = knob(0, lo=0, doc="shortest length on the train side")
     train_max: int = knob(-1, lo=-1, doc="longest length on the train side (required)")
@@ -116,15 +154,17 @@ class Length(Strategy):
     options_type = LengthOptions
 
     def partition(self, records: Sequence[Record], options: LengthOptions, rng: np.random.Generator) -> Partition:
-        if options.train_max < 0:
-            raise SplitError("length split needs option train_max")
+        if options.train_max < 0 and not options.train_ranges:
+            raise SplitError("length split needs option train_max (or train_ranges)")
+        if options.train_ranges or options.test_ranges:
+            return _by_ranges(records, options.by, *_range_sides(options))
         test_min = options.test_min if options.test_min >= 0 else options.train_max + 1
         _check_ranges(options.train_min, options.train_max, test_min, options.test_max)
-        return _by_threshold(records, options.by, options.train_min, options.train_max, test_min, options.test_max)
+        return _by_ranges(records, options.by, ((options.train_min, options.train_max),), ((test_min, options.test_max),))
 
 
 @dataclass(frozen=True)
-class DifficultyOptions(SplitOptions):
+class DifficultyOptions(RangeUnionOptions):
     feature: str = knob("input_length", doc="difficulty feature of the records to split on")
     train_min: int = knob(-INFINITE, doc="smallest value on the train side")
     train_max: int = knob(-INFINITE, doc="largest value on the train side (required)")
@@ -144,13 +184,13 @@ class Difficulty(Strategy):
                 "level_max splits generate each side from its levels: use a suite entry with level_max "
                 "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
             )
-        if options.train_max == -INFINITE:
-            raise SplitError("difficulty split needs option train_max (or level_max with a generated task)")
+        if options.train_max == -INFINITE and not options.train_ranges:
+            raise SplitError("difficulty split needs option train_max or train_ranges (or level_max with a generated task)")
+        if options.train_ranges or options.test_ranges:
+            return _by_ranges(records, options.feature, *_range_sides(options))
         test_min = options.test_min if options.test_min != -INFINITE else options.train_max + 1
         _check_ranges(options.train_min, options.train_max, test_min, options.test_max)
-        return _by_threshold(
-            records, options.feature, options.train_min, options.train_max, test_min, options.test_max
-        )
+        return _by_ranges(records, options.feature, ((options.train_min, options.train_max),), ((test_min, options.test_max),))
 
 
 # -- holdout ---------------------------------------------------------------------------
@@ -286,4 +326,4 @@ def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
     return list(batch.records(task.name))
 
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), TaskHoldout())}
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), Facts(), TaskHoldout())}

@@ -25,8 +25,10 @@ META_TASKS = {
     "solve_equation": ("modulus",),
     "cycle_navigation": ("cycle_length",),
     "boolean_function": ("function", "support"),
+    **{name: ("n_entities", "n_relations", "n_attributes", "n_values", "world_seed")
+       for name in ("fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare")},
 }
-COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs")
+COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs", "fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare")
 
 
 def one(task: str, seed: int = 3) -> dict:

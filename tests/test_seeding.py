@@ -19,6 +19,7 @@ from generators.seeding import (
     data_seed_of,
     epoch_rng,
     estimate_rng,
+    exposure_rng,
     evaluation_rng,
     init_seed_of,
     labels_key,
@@ -28,6 +29,7 @@ from generators.seeding import (
     split_rng,
     subsample_rng,
     support_rng,
+    world_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +46,9 @@ RAW = {
     "estimate": (estimate_rng, [2001831332550685535, 6476860034933157182]),
     "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
     "chain": (lambda: chain_rngs(split_rng(3, "mcd"), 2)[1], [10707578314974008718, 16288687403343750112]),
+    "world": (lambda: world_rng(0, "100,4,2,10"), [9829737160469135396, 18331550559492713324]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
+    "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
 }
 
 
@@ -82,6 +86,7 @@ def test_streams_are_distinct() -> None:
     assert draw(split_rng(1, "mcd")) != draw(split_rng(1, "iid"))
     assert draw(block_rng(1, "parity_check", PARITY, 0)) != draw(block_rng(1, "parity_check", PARITY, 1))
     assert draw(subsample_rng(1)) != draw(subsample_rng(2))
+    assert draw(exposure_rng(1)) != draw(subsample_rng(1)) and draw(exposure_rng(1)) != draw(exposure_rng(2))
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)

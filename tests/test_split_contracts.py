@@ -66,7 +66,7 @@ def test_length_defaults_and_a_zero_bound() -> None:
     assert sorted(r["difficulty"]["input_length"] for r in below.test) == [1, 2]
     nothing = split(pool, "length", {"train_max": 0, "validation_fraction": 0})
     assert nothing.train == [] and len(nothing.test) == 8
-    with pytest.raises(SplitError, match="^length split needs option train_max$"):
+    with pytest.raises(SplitError, match=r"^length split needs option train_max \(or train_ranges\)$"):
         split(pool, "length", {})
 
 
@@ -82,7 +82,7 @@ def test_range_checks_by_hand() -> None:
     ]:
         with pytest.raises(SplitError, match=message):
             split(pool, "difficulty", {"feature": "f", **options})
-    with pytest.raises(SplitError, match=r"^difficulty split needs option train_max \(or level_max with a generated task\)$"):
+    with pytest.raises(SplitError, match=r"^difficulty split needs option train_max or train_ranges \(or level_max with a generated task\)$"):
         split(pool, "difficulty", {"feature": "f"})
     level_max = (
         "level_max splits generate each side from its levels: use a suite entry with level_max "
@@ -134,7 +134,7 @@ def test_options_errors_speak_of_options() -> None:
     with pytest.raises(SplitError, match=r"^iid: unknown option 'bogus'"):
         make_options(iid, {"bogus": 1})
     assert parse_options(iid, {"test_fraction": "0.5"}).test_fraction == 0.5
-    with pytest.raises(SplitError, match=r"^unknown split strategy 'nope'; known: category, difficulty, gotu, holdout, iid, length, mcd, task_holdout$"):
+    with pytest.raises(SplitError, match=r"^unknown split strategy 'nope'; known: category, difficulty, facts, gotu, holdout, iid, length, mcd, task_holdout$"):
         get_strategy("nope")
     with pytest.raises(SplitError, match="^the pool is empty$"):
         split([], "iid")
