@@ -220,12 +220,27 @@ def summary(results: dict[str, Any]) -> str:
             lines.append(f"    {count} iterations: ID {figures['id_exact_match']:.3f}  OOD {figures['ood_exact_match']:.3f}  "
                          f"OOD length score {figures['ood_length_score']:.3f}")
     a = results["aggregate"]
+    lines += task_lines(a.get("by_task") or {})
     lines.append(
         f"  mean: ID {a['id_exact_match']['mean']:.3f} ± {a['id_exact_match']['std']:.3f}  "
         f"OOD {a['ood_exact_match']['mean']:.3f} ± {a['ood_exact_match']['std']:.3f}  "
         f"gap {a['gap']['mean']:+.3f}  OOD solved {a['ood_solved_fraction']:.2f}"
     )
     return "\n".join(lines)
+
+
+def task_lines(by_task: dict[str, Any]) -> list[str]:
+    """Per task, the exact match over seeds on each side where it has records: one line per task
+    when the run's records come from several tasks (a multi-task config), none otherwise."""
+    names = list(dict.fromkeys(name for side in ("id", "ood") for name in by_task.get(side) or {}))
+    if len(names) < 2:
+        return []
+    lines = []
+    for name in names:
+        cells = [f"{side.upper()} {cell['mean']:.3f}" for side in ("id", "ood")
+                 for cell in [(by_task.get(side) or {}).get(name)] if cell and cell["mean"] is not None]
+        lines.append(f"  task {name}: " + "  ".join(cells))
+    return lines
 
 
 def cmd_report(args: argparse.Namespace) -> int:

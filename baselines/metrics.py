@@ -18,13 +18,15 @@ Definitions (pure Python, no torch):
   the record's compounds never occur in its split's train part, written by splits/):
   ``"0"``, ``"1"``, ``"2"`` and ``"3+"``; only records that carry novelty are counted, only
   buckets holding records appear (an empty dict when no record carries it);
+- by task: the same two figures per record ``task`` (a multi-task config's tasks; one entry
+  for a config of one task);
 - gap = ID exact match - OOD exact match (validation vs test);
 - length score (Deletang et al. 2023): per-token accuracy averaged over the input lengths of a
   set (each length counts once, however many records it has); over seeds the paper reports
   the maximum, gengap reports it beside the mean;
 - over seeds: mean, sample standard deviation (0 for one seed), min and max, and the share of
-  seeds whose OOD exact match reaches ``SOLVED`` (0.95); per length and per novelty bucket the
-  same summary of the seeds' exact matches.
+  seeds whose OOD exact match reaches ``SOLVED`` (0.95); per length, per novelty bucket and per
+  task the same summary of the seeds' exact matches.
 """
 
 from __future__ import annotations
@@ -170,6 +172,7 @@ def score(
     by_length: dict[int, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     by_feature: dict[str, dict[str, tuple[list[bool], list[float]]]] = defaultdict(lambda: defaultdict(lambda: ([], [])))
     by_novelty: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
+    by_task: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     wrong: list[dict[str, str]] = []
     parts: list[tuple[bool, bool]] = []
     by_length_parts: dict[int, list[tuple[bool, bool]]] = defaultdict(list)
@@ -185,6 +188,9 @@ def score(
         cell = by_length[input_length(record)]
         cell[0].append(ok)
         cell[1].append(accuracy)
+        task_cell = by_task[str(record.get("task", ""))]
+        task_cell[0].append(ok)
+        task_cell[1].append(accuracy)
         novelty = novelty_bucket(record)
         if novelty is not None:
             by_novelty[novelty][0].append(ok)
@@ -205,6 +211,7 @@ def score(
             for name, cells in sorted(by_feature.items())
         },
         "by_novelty": {label: _figures(*by_novelty[label]) for label in NOVELTY_BUCKETS if label in by_novelty},
+        "by_task": {name: _figures(*by_task[name]) for name in sorted(by_task)},
         "mistakes": wrong,
     }
 
@@ -251,6 +258,7 @@ def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> d
             "ood": {k: v["exact_match"] for k, v in ood_score["by_length"].items()},
         },
         "by_novelty": {"id": dict(id_score.get("by_novelty", {})), "ood": dict(ood_score.get("by_novelty", {}))},
+        "by_task": {"id": dict(id_score.get("by_task", {})), "ood": dict(ood_score.get("by_task", {}))},
     }
     if "answer_exact_match" in id_score and "answer_exact_match" in ood_score:
         for name in PART_HEADLINE:
@@ -307,8 +315,23 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
         }
     result["by_length"] = by_length
     result["by_novelty"] = aggregate_novelty(per_seed)
+    result["by_task"] = aggregate_tasks(per_seed)
     if all("tokens_per_s" in s for s in per_seed):
         result["tokens_per_s"] = summarize([s["tokens_per_s"] for s in per_seed])
+    return result
+
+
+def aggregate_tasks(per_seed: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``{side: {task: summarize(exact matches of the seeds)}}``, tasks sorted (seeds of runs
+    made before per-task figures existed have none and are skipped)."""
+    result: dict[str, dict[str, Any]] = {}
+    for side in SIDES:
+        cells = [(s.get("by_task") or {}).get(side) or {} for s in per_seed]
+        names = sorted({name for c in cells for name in c})
+        result[side] = {
+            name: summarize([c[name]["exact_match"] for c in cells if name in c and c[name]["exact_match"] is not None])
+            for name in names
+        }
     return result
 
 

@@ -42,8 +42,8 @@ from baselines.metrics import aggregate, make_buckets, score, seed_summary
 from baselines.numbers import EVAL_RANGES, check_numbers
 from baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
 from harnesses.extraction import ANSWER_FORMATS
-from harnesses.prompts import Prompter
-from harnesses.releases import first_in_evaluation_order, open_release
+from harnesses.prompts import config_prompter
+from harnesses.releases import first_in_evaluation_order, multitask_params, open_release
 from harnesses.scoring import score_output
 
 POS = "pretrained"
@@ -90,14 +90,17 @@ def make_eval_settings(overrides: Mapping[str, Any]) -> EvalSettings:
     return settings
 
 
-def _config_params(source: Any, data: SplitData) -> dict[str, Any]:
-    """The config's generation parameters when the source is a release with a manifest ({} otherwise)."""
+def _config_params(source: Any, data: SplitData, tasks: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Task -> generation parameters of the config's tasks when the source is a release with a
+    manifest (a multi-task config: each task's own; {} per task otherwise)."""
+    found: dict[str, dict[str, Any]] = {}
     if isinstance(source, (str, Path)) and (Path(source) / "data").is_dir():
         try:
-            return open_release(source).params(data.name)
+            release = open_release(source)
+            found = multitask_params(release.entry(data.name)) or {tasks[0]: release.params(data.name)}
         except ValueError:
-            return {}
-    return {}
+            found = {}
+    return {task: found.get(task, {}) for task in tasks}
 
 
 def load_model(model_dir: str | Path, device: torch.device) -> tuple[Any, Any]:
@@ -192,11 +195,11 @@ def evaluate_pretrained(
     out_path = Path(out) if out is not None else None
     if out_path is not None and out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir())):
         raise BaselineError(f"{out_path} is not empty: choose another directory")
-    tasks = sorted({str(r.get("task")) for part in data.parts().values() for r in part})
-    if len(tasks) != 1:
-        raise BaselineError(f"{data.name}: records of {len(tasks)} tasks ({', '.join(tasks)}); gengap eval needs one task per config")
-    prompter = Prompter(
-        tasks[0], _config_params(source, data), data.train, k=settings.shots, seed=settings.seed, system=settings.system,
+    tasks = list(dict.fromkeys(str(r.get("task")) for part in data.parts().values() for r in part))
+    if not tasks:
+        raise BaselineError(f"{data.name}: the config has no records")
+    prompter = config_prompter(  # a multi-task config: each record prompted by its own task (harnesses.prompts)
+        _config_params(source, data, tasks), data.train, k=settings.shots, seed=settings.seed, system=settings.system,
         answer_format=settings.answer_format,
     )
     device = pick_device(settings.device)
@@ -252,7 +255,7 @@ def evaluate_pretrained(
         "kind": "pretrained",
         "config": data.name,
         "source": data.source,
-        "task": tasks[0],
+        "task": "+".join(tasks),
         "pos": POS,
         "preset": f"{name} {settings.shots}-shot" + (" chat" if settings.chat else "") + (f" {settings.answer_format}" if settings.chat and settings.answer_format != "line" else ""),
         "steps": 0,

@@ -145,6 +145,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             "train_range": group["train_range"],
             **{name: group["divergence"][name] for name in DIVERGENCE_KEYS},
             "by_novelty": summary["by_novelty"],
+            "by_task": summary["by_task"],
             "novelty_records": _novelty_records(seeds),
         })
     return rows
@@ -412,6 +413,35 @@ def novelty_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+# -- exact match by task (multi-task configs) ------------------------------------------------
+
+
+def task_table(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The markdown of "Exact match by task" (one line per config x model x preset x task) for the
+    rows whose records come from several tasks (multi-task configs), or None when there are none."""
+    lines = []
+    for row in rows:
+        by_task = row.get("by_task") or {}
+        names = list(dict.fromkeys(name for side in ("id", "ood") for name in by_task.get(side) or {}))
+        if len(names) < 2:
+            continue
+        for name in names:
+            cells = [_pm((by_task.get(side) or {}).get(name) or {}) if name in (by_task.get(side) or {}) else "–" for side in ("id", "ood")]
+            lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {name} | " + " | ".join(cells) + " |")
+    if not lines:
+        return None
+    head = [
+        "## Exact match by task",
+        "",
+        "Configs that pool several tasks: exact match per task, mean ± standard deviation over seeds; "
+        "– where the task has no records on that side (a task held out for test has none in ID).",
+        "",
+        "| config | model | preset | task | ID | OOD |",
+        "|---|---|---|---|---|---|",
+    ]
+    return "\n".join(head + lines) + "\n"
+
+
 # -- the report ----------------------------------------------------------------------------
 
 
@@ -446,7 +476,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     dynamics = with_curves(dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)]))
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
     sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
-                "divergence": divergence_section(rows), "novelty": novelty_table(rows)}
+                "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows)}
     plots: dict[str, Path] = {}
     if out is not None:
         target, length_png, divergence_png, novelty_png, dynamics_png, delay_png, grid_png = report_paths(out)

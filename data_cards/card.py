@@ -37,6 +37,7 @@ from data_cards.common import (
     key_values,
     shown_options,
     config_parts,
+    config_tasks,
     format_float,
     format_range,
     hf_license,
@@ -116,9 +117,27 @@ def features_yaml(config: Mapping[str, Any], release_dir: Path) -> list[dict[str
     return features
 
 
+def _task_lines(config: Mapping[str, Any]) -> list[str]:
+    """What a config's section says of its task; a multi-task config lists its tasks and,
+    for a task_holdout split, which are trained on and which held out for test."""
+    items = config_tasks(config)
+    if len(items) == 1 and "tasks" not in config:
+        return [f"{config['task']} ({config['family']}): {config['task_description']}"]
+    report = config["report"]
+    lines = [f"Several tasks pooled in one config ({len(items)}):", ""]
+    lines += [f"- {code(t['task'])} ({t['family']}): {t['task_description']}" for t in items]
+    if report.get("test_tasks"):
+        lines += ["", f"Train tasks: {', '.join(map(code, report.get('train_tasks') or []))}; "
+                      f"held-out test tasks: {', '.join(map(code, report['test_tasks']))}."]
+    per_task = {p: (report.get("parts", {}).get(p) or {}).get("tasks") or {} for p in ("train", "validation", "test")}
+    lines += ["", table(["task", "train", "validation", "test"],
+                        [[t["task"], *(f"{int(per_task[p].get(t['task'], 0)):,}" for p in ("train", "validation", "test"))] for t in items]).rstrip("\n")]
+    return lines
+
+
 def front_matter(manifest: Mapping[str, Any], release_dir: Path) -> dict[str, Any]:
     configs = manifest["configs"]
-    families = sorted({_slug(c["family"]) for c in configs})
+    families = sorted({_slug(t["family"]) for c in configs for t in config_tasks(c)})
     strategies = sorted({_slug(c["split"]["strategy"]) + "-split" for c in configs})
     tags = list(FIXED_TAGS) + [t for t in families + strategies if t not in FIXED_TAGS]
     config_list = []
@@ -311,7 +330,8 @@ def _composition(manifest: Mapping[str, Any]) -> str:
     )
     tasks: dict[str, tuple[str, str]] = {}
     for config in configs:
-        tasks.setdefault(config["task"], (config["family"], config["task_description"]))
+        for item in config_tasks(config):
+            tasks.setdefault(item["task"], (item["family"], item["task_description"]))
     task_table = table(["task", "family", "input -> target"], [[t, f, d] for t, (f, d) in sorted(tasks.items())])
     fields = table(["field", "type", "content"], [list(row) for row in RECORD_FIELDS])
     empty = [
@@ -542,7 +562,7 @@ def _split_reports(manifest: Mapping[str, Any], release_dir: Path) -> str:
         lines = [
             f"### {config['name']}",
             "",
-            f"{config['task']} ({config['family']}): {config['task_description']}",
+            *_task_lines(config),
             "",
             f"- split {code(split.get('name', ''))}: strategy {code(split['strategy'])}, options: {options}",
             f"- atom divergence {format_float(report.get('atom_divergence'))}, compound divergence "

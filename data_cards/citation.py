@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from data_cards.common import check_manifest, repository_url, spdx_license, total_rows
+from data_cards.common import check_manifest, config_tasks, repository_url, spdx_license, total_rows
 
 PERSON_KEYS = (
     "given-names",
@@ -90,7 +90,7 @@ def citation_dict(manifest: Mapping[str, Any]) -> dict[str, Any]:
         if repository:
             doc["repository-code"] = repository
     keywords = ["synthetic data", "generalization", "out-of-distribution", "benchmark", "gengap"]
-    doc["keywords"] = keywords + sorted({str(c["task"]) for c in configs})
+    doc["keywords"] = keywords + sorted({t["task"] for c in configs for t in config_tasks(c)})
     return doc
 
 

@@ -102,6 +102,14 @@ def check_manifest(manifest: Mapping[str, Any]) -> None:
                     raise ManifestError(f"config {name!r}: files.{part} lacks {key}")
 
 
+def config_tasks(config: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The tasks of a config as {task, family, task_description}: a multi-task config's
+    ``tasks`` list (gengap.multitask), else its one task."""
+    if isinstance(config.get("tasks"), list):
+        return [{key: str(item[key]) for key in ("task", "family", "task_description")} for item in config["tasks"]]
+    return [{key: str(config[key]) for key in ("task", "family", "task_description")}]
+
+
 def config_parts(config: Mapping[str, Any]) -> list[str]:
     """The parts a config has files for, in train, validation, test order."""
     return [part for part in PARTS if part in config["files"]]

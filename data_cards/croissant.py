@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from data_cards.common import (
+    config_tasks,
     bibtex,
     check_manifest,
     config_parts,
@@ -199,15 +200,15 @@ def _config_record_set(config: Mapping[str, Any]) -> dict[str, Any]:
         "@id": name,
         "name": name,
         "description": (
-            f"{config['task']} ({config['family']}): {config['task_description']}; "
-            f"split strategy {config['split']['strategy']}."
+            "; ".join(f"{t['task']} ({t['family']}): {t['task_description']}" for t in config_tasks(config))
+            + f"; split strategy {config['split']['strategy']}."
         ),
         "field": fields,
     }
 
 
 def _rai(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    tasks = sorted({str(c["task"]) for c in manifest["configs"]})
+    tasks = sorted({t["task"] for c in manifest["configs"] for t in config_tasks(c)})
     strategies = sorted({str(c["split"]["strategy"]) for c in manifest["configs"]})
     return {
         "rai:dataCollection": (
@@ -267,7 +268,7 @@ def render_croissant(manifest: dict, release_dir: Path) -> dict:
         f"(out-of-distribution) parts. Fingerprint sha256:{manifest['fingerprint']}."
     )
     keywords = ["synthetic", "generalization", "out-of-distribution", "benchmark", "gengap"]
-    keywords += sorted({str(c["family"]) for c in configs} | {str(c["task"]) for c in configs})
+    keywords += sorted({t["family"] for c in configs for t in config_tasks(c)} | {t["task"] for c in configs for t in config_tasks(c)})
     document: dict[str, Any] = {
         "@context": dict(CONTEXT),
         "@type": "sc:Dataset",

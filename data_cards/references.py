@@ -101,7 +101,8 @@ BY_STRATEGY: dict[str, tuple[str, ...]] = {"mcd": ("keysers2020measuring",), "go
 
 def config_references(config: Mapping[str, Any]) -> list[str]:
     """BibTeX keys of the works a config reproduces or follows (task first, then strategy)."""
-    keys = list(BY_TASK.get(str(config.get("task")), ()))
+    tasks = [str(t["task"]) for t in config["tasks"]] if isinstance(config.get("tasks"), list) else [str(config.get("task"))]
+    keys = list(dict.fromkeys(k for task in tasks for k in BY_TASK.get(task, ())))
     strategy = str((config.get("split") or {}).get("strategy", ""))
     keys += [k for k in BY_STRATEGY.get(strategy, ()) if k not in keys]
     return keys

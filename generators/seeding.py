@@ -17,6 +17,7 @@ stream         seeds                                         derivation
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
+``component``  task i of a multi-task pool (its records)     seed63(seed, "component", task, i)
 ``subsample``  a release's caps on part sizes                SeedSequence(config seed, spawn_key=key("subsample"))
 ``init``       a baseline model's initial weights            seed63("gengap-baselines", "init", run seed)
 ``data``       a baseline run's order of training examples   seed63("gengap-baselines", "data", run seed)
@@ -45,8 +46,8 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``curriculum`` with record streams (generators.streams), ``mixture`` with
-multi-task mixtures (generators.mixtures), ``noise`` with label noise (baselines.label_noise)
-and ``cue`` with shortcut cues (generators.cues). Tests pin one
+multi-task mixtures (generators.mixtures), ``component`` with multi-task pools (splits.tasks), ``noise`` with label
+noise (baselines.label_noise) and ``cue`` with shortcut cues (generators.cues). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -140,6 +141,12 @@ def config_seed(suite_seed: int, config: str) -> int:
 def side_seed(seed: int, side: str, index: int) -> int:
     """Stream ``side``: the seed of setting `index` of a sampled split's side ("train" or "test")."""
     return labels_seed(seed, side, index)
+
+
+def component_seed(seed: int, task: str, index: int) -> int:
+    """Stream ``component``: the seed of the records of task `task`, the index-th task of a
+    multi-task pool (splits.tasks), from the pool's seed."""
+    return labels_seed(seed, "component", task, index)
 
 
 def subsample_rng(seed: int) -> np.random.Generator:

@@ -1,10 +1,11 @@
 """Check every record of a release against its task, without rebuilding anything.
 
 For each data file of each config in manifest.json: every line is a valid record of the
-config's task (JSON Schema, ``id`` recomputed from input and target, token lengths, the
+config's task (or one of a multi-task config's tasks; JSON Schema, ``id`` recomputed from input and target, token lengths, the
 target re-checked by the task's independent checker, and the difficulty features the task
 can recompute; see gengap.checking.record_problem), the row count is the manifest's, and
-no test input occurs in train or validation. This proves each record is a correct example
+no test input occurs in train or validation (in a record of the same task: a multi-task
+config's ``tasks`` each keep their own inputs). This proves each record is a correct example
 of its task; it does not prove the records are the ones the suite and seeds produce (a
 forger could drop or swap correct examples): that is ``gengap verify --regenerate``.
 """
@@ -30,11 +31,23 @@ class Audit:
     problems: list[str] = field(default_factory=list)
 
 
-def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, list[str]]:
-    """(rows, inputs of the valid records) after checking each record; problems go to audit."""
+def config_task_names(config: dict[str, Any]) -> list[str]:
+    """The tasks whose records a config of manifest.json may hold: those of its ``tasks`` list
+    (a multi-task config, gengap.multitask), else its one ``task``."""
+    if "tasks" in config:
+        names = [str(item["task"]) for item in config["tasks"]]
+        if not names:
+            raise ValueError("empty tasks")
+        return names
+    return [str(config["task"])]
+
+
+def _audit_file(path: Path, name: str, tasks: list[str], audit: Audit) -> tuple[int, list[tuple[str, str]]]:
+    """(rows, (task, input) of the valid records) after checking each record; problems go to audit."""
     rows = 0
     failures = 0
-    seen: list[str] = []
+    seen: list[tuple[str, str]] = []
+    task = "+".join(tasks)
     with open(path, "rb") as handle:
         for number, line in jsonl_lines(handle):
             rows += 1
@@ -44,7 +57,7 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
                 problem: str | None = err.reason
                 record = None
             else:
-                if isinstance(record, dict) and "task" in record and record["task"] != task:
+                if isinstance(record, dict) and "task" in record and record["task"] not in tasks:
                     problem = f"task {record['task']!r} is not the config's task {task!r}"
                 else:
                     problem = record_problem(record)
@@ -53,7 +66,7 @@ def _audit_file(path: Path, name: str, task: str, audit: Audit) -> tuple[int, li
                 if failures <= PROBLEMS_PER_FILE:
                     audit.problems.append(f"record: {name} line {number}: {problem}")
                 continue
-            seen.append(strip_cue_input(record)["input"])  # a shortcut cue does not make an input new
+            seen.append((record["task"], strip_cue_input(record)["input"]))  # a shortcut cue does not make an input new
     if failures > PROBLEMS_PER_FILE:
         audit.problems.append(f"record: {name}: {failures - PROBLEMS_PER_FILE} more records fail")
     audit.records += rows
@@ -73,11 +86,11 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
     for config in configs:
         try:
             files = {part: dict(info) for part, info in config["files"].items()}
-            task = str(config["task"])
+            tasks = config_task_names(config)
         except (KeyError, TypeError, ValueError, AttributeError):
             audit.problems.append(f"manifest.json: a config lacks valid files or task ({str(config)[:60]})")
             continue
-        train_side: set[str] = set()
+        train_side: set[tuple[str, str]] = set()
         for part in ("train", "validation", "test"):
             info = files.get(part)
             if not info:
@@ -89,7 +102,7 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
                 continue
             if (name not in present) if present is not None else not path.is_file():
                 continue  # reported as missing, or as a symlink or special file, by the checksum pass
-            rows, seen = _audit_file(path, name, task, audit)
+            rows, seen = _audit_file(path, name, tasks, audit)
             if rows != info.get("rows"):
                 audit.problems.append(f"record: {name} has {rows} rows, manifest.json says {info.get('rows')}")
             if part != "test":

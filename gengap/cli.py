@@ -389,7 +389,11 @@ def cmd_split(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
 
-    _warn_repeats([record_input_keys(records)])  # stderr only: report.json is unchanged
+    from splits.tasks import pool_tasks
+
+    several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
+    keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
+    _warn_repeats([record_input_keys(keyed)])  # stderr only: report.json is unchanged
     print(
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
@@ -610,7 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
     p.add_argument("file", help="JSONL pool, or - for stdin")
-    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, facts, rule_holdout, mcd or gotu")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, facts, rule_holdout, task_holdout, mcd or gotu")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--cue", metavar="train=RATE,test=RATE",

@@ -34,6 +34,7 @@ from data_cards.common import plot_paths
 from generators.seeding import config_seed, subsample_rng
 from gengap import __version__
 from gengap.checking import record_problem
+from gengap.multitask import entry_tasks, is_multitask, manifest_task_fields, multitask_pool
 from gengap.files import atomic_directory
 from gengap.fingerprints import CARD_FILES
 from gengap.ownership import Product
@@ -110,7 +111,7 @@ def entry_seed(entry: dict[str, Any], suite_seed: int) -> int:
 def pool_plan(entry: dict[str, Any], suite_seed: int) -> BlockPlan | None:
     """The block plan of an entry's generated pool (``pool: {n: N}``); None for other entries."""
     if entry["kind"] != "pool" or entry["pool"] == "all":
-        return None
+        return None  # multi-task entries too: their pool is generated whole (gengap.multitask)
     task = get_task(entry["task"])
     return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], entry_seed(entry, suite_seed))
 
@@ -133,6 +134,8 @@ def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | Non
 
 def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> SplitResult:
     seed = entry_seed(entry, suite_seed)
+    if is_multitask(entry):
+        return _split_multitask(entry, seed)
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
         return sample_length_split(
@@ -156,6 +159,12 @@ def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | No
     return result
 
 
+def _split_multitask(entry: dict[str, Any], seed: int) -> SplitResult:
+    """The split of a multi-task entry: its pool (gengap.multitask) split by its strategy, capped by its sizes."""
+    result = split(multitask_pool(entry, seed), entry["strategy"], entry["options"], seed)
+    return subsample(result, entry["sizes"], seed) if entry.get("sizes") else result
+
+
 def render_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:
     """JSONL bytes of each part and the split report of one entry (pool: see build_entry);
     every written record has been checked (check_rendered)."""
@@ -169,12 +178,13 @@ def check_rendered(entry: dict[str, Any], data: dict[str, bytes]) -> None:
     """ReleaseError unless every line of every part is a valid record of the entry's task that
     its task's checker accepts (gengap.checking.record_problem: schema, id, lengths, meta,
     target, derivation, difficulty features), read back from the bytes to be written."""
+    tasks = entry_tasks(entry)
     for part, blob in data.items():
         for number, line in enumerate(blob.splitlines(), start=1):
             record = json.loads(line)
             problem = record_problem(record)
-            if problem is None and record["task"] != entry["task"]:
-                problem = f"task {record['task']!r} is not the config's task {entry['task']!r}"
+            if problem is None and record["task"] not in tasks:
+                problem = f"task {record['task']!r} is not the config's task {'+'.join(tasks)!r}"
             if problem is not None:
                 raise ReleaseError(f"{entry['name']}: {part}.jsonl line {number}: {problem} (nothing was written)")
 
@@ -189,7 +199,6 @@ def _main_feature(features: list[str], split_feature: str | None, task_feature: 
 
 
 def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str, bytes], report: dict[str, Any]) -> dict[str, Any]:
-    task = get_task(entry["task"])
     files = {}
     for part in PARTS:
         files[part] = {
@@ -204,17 +213,18 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
             if name not in features:
                 features.append(name)
     generation = {k: v for k, v in entry.items() if k not in ("name", "task", "split", "strategy")}
+    task_fields = manifest_task_fields(entry)
+    level_feature = get_task(entry_tasks(entry)[0]).level_feature
     return {
         "name": entry["name"],
-        "task": task.name,
-        "family": task.family,
-        "task_description": task.description,
+        **{key: task_fields[key] for key in ("task", "family", "task_description")},
+        **({"tasks": task_fields["tasks"]} if "tasks" in task_fields else {}),
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
         "seed": entry_seed(entry, suite_seed),
         "files": files,
         "features": features,
-        "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), task.level_feature),
+        "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), level_feature),
         "report": report,
     }
 
@@ -317,7 +327,7 @@ def release_plugins(suite: dict[str, Any]) -> dict[str, Any]:
     """``{"plugins": [...]}``: the plugins providing the suite's tasks (module, distribution,
     version, tasks; generators.plugins.provenance), or {} when every task is built in (so the
     manifest of such a release has no ``plugins`` key)."""
-    tasks = [entry["task"] for entry in suite["entries"]]
+    tasks = list(dict.fromkeys(task for entry in suite["entries"] for task in entry_tasks(entry)))
     found = provenance({task: task_module(task) for task in tasks}, tasks)
     return {"plugins": [plugin.to_dict() for plugin in found]} if found else {}
 

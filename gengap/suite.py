@@ -21,6 +21,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   same partition; the examples exposed for a smaller k are among a larger k's); a
   ``rule_holdout`` entry whose ``options.train_systems`` is a list of counts gives one config
   per count, named ``<task>-<split>_n<count, 4 digits>``.
+- ``multitask``: ``tasks`` (instead of ``task``) pools several tasks, each with its own
+  parameters, into one config ``multi-<split>`` (gengap.multitask; e.g. strategy
+  ``task_holdout``: whole tasks held out for test).
 
 Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
 (splits.cues).
@@ -45,6 +48,7 @@ import yaml
 from generators import ParamError, Params, Task, UnknownTaskError, get_task
 from generators.plugins import PluginError, import_module
 from generators.reading import ReadError, read_text, yaml_document
+from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from splits import SplitError, get_strategy, make_options
@@ -164,6 +168,9 @@ def validate_yaml_schema(source: YamlSource, schema: str) -> None:
         if extra:
             path = path + [extra[0]]
             message = f"unknown key {extra[0]!r}"
+    elif error.validator == "oneOf" and all(set(option) == {"required"} for option in error.validator_value):
+        keys = [option["required"][0] for option in error.validator_value]  # e.g. task or tasks (gengap.multitask)
+        message = f"give exactly one of {' and '.join(keys)}"
     elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
         message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
     raise source.error(path, message)
@@ -285,6 +292,8 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
 
 
 def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -> dict[str, Any]:
+    if is_multitask(entry):
+        return resolve_multitask_entry(entry, path, source.error)
     try:
         task = get_task(entry["task"])
     except UnknownTaskError as err:
@@ -423,18 +432,34 @@ def check_suite_limits(suite: dict[str, Any], limit: RecordLimit | None = None, 
     total = 0
     for resolved in suite["entries"]:
         try:
-            n, _, key, params = _entry_records(resolved)
+            counted = _counted_records(resolved)
         except ParamError as err:
             raise error(resolved, ["pool"], str(err), SuiteError) from None
-        try:
-            check_records(resolved["task"], params, n, limit)
-        except LimitError as err:
-            raise error(resolved, key, str(err), SuiteLimitError) from None
-        total += n
+        for task, params, n, key in counted:
+            try:
+                check_records(task, params, n, limit)
+            except LimitError as err:
+                raise error(resolved, key, str(err), SuiteLimitError) from None
+            total += n
+        together = sum(n for _, _, n, _ in counted)
+        if len(counted) > 1 and together > limit.max_records:
+            message = (f"its {len(counted)} tasks hold {together:,} records together; the limit is {limit.max_records:,} records per config "
+                       f"(raise the limit with --max-records N or GENGAP_MAX_RECORDS=N)")
+            raise error(resolved, counted[0][3], message, SuiteLimitError)
     try:
         check_total(total, len(suite["entries"]), limit)
     except LimitError as err:
         raise SuiteLimitError(str(source.error(["entries"], str(err))) if source is not None else str(err)) from None
+
+
+def _counted_records(resolved: dict[str, Any]) -> list[tuple[str, Params, int, list[str]]]:
+    """(task, parameters, records built, suite key) for each task of a resolved entry (one for
+    a one-task entry; one per task of a multi-task entry: gengap.multitask)."""
+    if is_multitask(resolved):
+        key = ["pool"] if resolved["pool"] == "all" else ["pool", "n"]
+        return [(task, params, n, key) for task, params, n in component_records(resolved)]
+    n, _, key, params = _entry_records(resolved)
+    return [(resolved["task"], params, n, key)]
 
 
 def suite_data_bytes(suite: dict[str, Any]) -> int:
@@ -442,6 +467,12 @@ def suite_data_bytes(suite: dict[str, Any]) -> int:
     first), from a small sample of each entry's records (gengap.limits.record_bytes)."""
     total = 0
     for resolved in suite["entries"]:
+        if is_multitask(resolved):
+            counted = component_records(resolved)
+            built = sum(n for _, _, n in counted)
+            share = written_records(resolved) / built if built else 0.0
+            total += int(sum(n * share * record_bytes(task, params) for task, params, n in counted))
+            continue
         _, written, _, params = _entry_records(resolved)
         total += written * record_bytes(resolved["task"], params)
     return total
@@ -450,6 +481,10 @@ def suite_data_bytes(suite: dict[str, Any]) -> int:
 def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
     """Index of the suite entry a resolved entry comes from (for line numbers in errors)."""
     for index, entry in enumerate(raw):
+        if is_multitask(resolved):
+            if is_multitask(entry) and resolved["split"] == str(entry.get("split")):
+                return index
+            continue
         if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
             split = str(entry.get("split"))
             if resolved["split"] == split or any(resolved["split"].startswith(split + sweep[0]) for sweep in SWEPT_OPTIONS.values()):

@@ -5,7 +5,8 @@ configs=None)`` writes one of three layouts into ``out`` (a new or empty directo
 per config, and a ``gengap-export.json`` that records the release (name, version, fingerprint), the settings
 and every file with its row count. Records keep their ID vs OOD structure everywhere: the
 validation part is the in-distribution side (``id``), the test part the out-of-distribution
-side (``ood``). Chat and verl prompts come from :class:`harnesses.prompts.Prompter` (k-shot
+side (``ood``). Chat and verl prompts come from :class:`harnesses.prompts.Prompter` (per record's
+own task in a multi-task config: harnesses.prompts.TaskPrompters; k-shot
 examples drawn from the config's train part, seeded per record, and the answer format asked
 for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only (below).
 
@@ -54,7 +55,7 @@ from generators.extras import install_hint
 from harnesses.errors import HarnessError
 from harnesses.extraction import ANSWER_FORMATS
 from harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
-from harnesses.prompts import ANSWER_PREFIX, Prompter, instruction, query
+from harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query
 from harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 EXPORT_FORMAT = "gengap-export/1"
@@ -98,7 +99,7 @@ def _jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
 # -- chat --------------------------------------------------------------------------------------
 
 
-def chat_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int) -> dict[str, Any]:
+def chat_row(record: Mapping[str, Any], prompter: AnyPrompter, config: str, part: str, index: int) -> dict[str, Any]:
     """One row of the chat export: TRL's conversational prompt/completion form and the record's columns."""
     return {
         "prompt": prompter.chat(record),
@@ -107,7 +108,7 @@ def chat_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: s
     }
 
 
-def _chat_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
+def _chat_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, release: str) -> dict[str, int]:
     rows: dict[str, int] = {}
     for part in PARTS:
         records = rc.parts[part]
@@ -160,7 +161,7 @@ def verl_schema() -> Any:
 VERL_INFO = ("split", "side", "index", "id", "config", "task", "input", "meta", "answer_format")
 
 
-def verl_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int, ability: str) -> dict[str, Any]:
+def verl_row(record: Mapping[str, Any], prompter: AnyPrompter, config: str, part: str, index: int, ability: str) -> dict[str, Any]:
     fields = row_fields(record, config, part, index, prompter.answer_format)
     return {
         "data_source": f"gengap/{config}/{fields['side']}",
@@ -171,16 +172,16 @@ def verl_row(record: Mapping[str, Any], prompter: Prompter, config: str, part: s
     }
 
 
-def _verl_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
+def _verl_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, release: str) -> dict[str, int]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    ability = get_task(rc.task).family
     rows: dict[str, int] = {}
     for part in PARTS:
         records = rc.parts[part]
         if records:
-            table = pa.Table.from_pylist([verl_row(r, prompter, rc.name, part, i, ability) for i, r in enumerate(records)], schema=verl_schema())
+            rows_of = [verl_row(r, prompter, rc.name, part, i, get_task(str(r["task"])).family) for i, r in enumerate(records)]
+            table = pa.Table.from_pylist(rows_of, schema=verl_schema())
             pq.write_table(table, folder / f"{part}.parquet")
             rows[f"{part}.parquet"] = table.num_rows
     return rows
@@ -234,12 +235,12 @@ def _yaml_list(names: Sequence[str]) -> str:
     return "[" + ", ".join(json.dumps(name) for name in names) + "]"
 
 
-def lm_eval_doc(record: Mapping[str, Any], prompter: Prompter, config: str, part: str, index: int) -> dict[str, Any]:
+def lm_eval_doc(record: Mapping[str, Any], prompter: AnyPrompter, config: str, part: str, index: int) -> dict[str, Any]:
     """One lm-eval document: the record's columns, the instruction (``description``, ending in a
     blank line) and the query (``Input: ...`` then ``Answer:``)."""
     return {
         **row_fields(record, config, part, index),
-        "description": instruction(prompter.task, prompter.params, record) + "\n\n",
+        "description": prompter.describe(record) + "\n\n",
         "query": f"{query(record)}\n{ANSWER_PREFIX}",
         "difficulty": json.dumps(record.get("difficulty") or {}, sort_keys=True, separators=(",", ":")),
         "novelty": json.dumps(record["novelty"], sort_keys=True, separators=(",", ":")) if isinstance(record.get("novelty"), Mapping) else "",
@@ -264,7 +265,7 @@ def shot_pool(rc: ReleaseConfig) -> list[tuple[int, Record]]:
     return [(i, r) for i, r in enumerate(rc.train) if r["input"] not in held_out]
 
 
-def _lm_eval_config(rc: ReleaseConfig, prompter: Prompter, folder: Path, release: str) -> dict[str, int]:
+def _lm_eval_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, release: str) -> dict[str, int]:
     rows: dict[str, int] = {}
     tasks: list[str] = []
     names = lm_eval_group_names(release)
@@ -320,7 +321,7 @@ def _lm_eval_release(out: Path, release: str, entries: Sequence[Mapping[str, Any
 
 # -- the whole export --------------------------------------------------------------------------
 
-WRITERS: dict[str, Callable[[ReleaseConfig, Prompter, Path, str], dict[str, int]]] = {
+WRITERS: dict[str, Callable[[ReleaseConfig, AnyPrompter, Path, str], dict[str, int]]] = {
     "chat": _chat_config,
     "verl": _verl_config,
     "lm-eval": _lm_eval_config,
@@ -392,7 +393,7 @@ def export_release(
     skipped: list[str] = []
     for name in chosen:
         rc = source.load(name)
-        prompter = Prompter(rc.task, rc.params, rc.train, k=shots, seed=seed, system=system, answer_format=answer_format)
+        prompter = config_prompter(rc.task_params(), rc.train, k=shots, seed=seed, system=system, answer_format=answer_format)
         folder = out_path / name
         folder.mkdir()
         rows = WRITERS[to](rc, prompter, folder, source.name)

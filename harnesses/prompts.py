@@ -315,6 +315,10 @@ class Prompter:
     def shots(self, record: Record) -> list[Record]:
         return choose_shots(record, self.pool, self.k, self.seed)
 
+    def describe(self, record: Record) -> str:
+        """The instruction of the record's task (the head of text prompts)."""
+        return instruction(self.task, self.params, record)
+
     def text(self, record: Record) -> str:
         blocks = [instruction(self.task, self.params, record)]
         blocks += [f"{query(shot)}\n{reply(shot)}" for shot in self.shots(record)]
@@ -341,3 +345,60 @@ class Prompter:
 
     def sft(self, record: Record) -> list[Message]:
         return self.chat(record) + self.completion(record)
+
+
+@dataclass
+class TaskPrompters:
+    """Prompts of a multi-task config: each record is prompted by the Prompter of its own task
+    (that task's instruction and parameters; shots drawn from that task's train records only,
+    so a task held out for test is prompted zero-shot, by its instruction alone)."""
+
+    prompters: Mapping[str, Prompter]
+    answer_format: str = "line"
+
+    def of(self, record: Record) -> Prompter:
+        try:
+            return self.prompters[str(record["task"])]
+        except KeyError:
+            raise ValueError(f"record {record.get('id')!r} is of task {record.get('task')!r}, not one of {', '.join(self.prompters)}") from None
+
+    @property
+    def k(self) -> int:
+        return max(p.k for p in self.prompters.values())
+
+    def shots(self, record: Record) -> list[Record]:
+        return self.of(record).shots(record)
+
+    def describe(self, record: Record) -> str:
+        return self.of(record).describe(record)
+
+    def text(self, record: Record) -> str:
+        return self.of(record).text(record)
+
+    def chat(self, record: Record) -> list[Message]:
+        return self.of(record).chat(record)
+
+    def reply(self, record: Record) -> str:
+        return self.of(record).reply(record)
+
+    def completion(self, record: Record) -> list[Message]:
+        return self.of(record).completion(record)
+
+    def sft(self, record: Record) -> list[Message]:
+        return self.of(record).sft(record)
+
+
+def config_prompter(
+    tasks: Mapping[str, Mapping[str, Any]], pool: Sequence[Record], k: int = 0, seed: int = 0, system: bool = False, answer_format: str = "line"
+) -> Prompter | TaskPrompters:
+    """The prompter of a config whose records come from `tasks` (task -> parameters): a
+    Prompter for one task, a TaskPrompters (shots from each task's own pool records) for several."""
+    made = {
+        task: Prompter(task, dict(params), [r for r in pool if r["task"] == task] if len(tasks) > 1 else pool,
+                       k=k, seed=seed, system=system, answer_format=answer_format)
+        for task, params in tasks.items()
+    }
+    return next(iter(made.values())) if len(made) == 1 else TaskPrompters(made, answer_format)
+
+
+AnyPrompter = Prompter | TaskPrompters  # what exporters take: one task's prompter, or a multi-task config's

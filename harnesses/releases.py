@@ -37,6 +37,11 @@ class ReleaseConfig:
     parts: dict[str, list[Record]]
     source: str = ""
     report: dict[str, Any] = field(default_factory=dict)
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> parameters; several for a multi-task config
+
+    def task_params(self) -> dict[str, dict[str, Any]]:
+        """Task -> generation parameters of every task whose records the config holds."""
+        return dict(self.tasks) if self.tasks else {self.task: dict(self.params)}
 
     @property
     def train(self) -> list[Record]:
@@ -85,13 +90,15 @@ class Release:
             raise HarnessError(str(err)) from None
         entry = self.entry(config)
         task = entry.get("task")
+        multi = multitask_params(entry)
         if not isinstance(task, str):
             tasks = sorted({str(r.get("task")) for records in parts.values() for r in records})
             if len(tasks) != 1:
                 raise HarnessError(f"{folder}: cannot tell the config's task (records name {', '.join(tasks) or 'none'})")
             task = tasks[0]
+        allowed = set(multi) if multi else {task}
         for part, records in parts.items():
-            stray = next((i for i, r in enumerate(records) if r["task"] != task), None)
+            stray = next((i for i, r in enumerate(records) if r["task"] not in allowed), None)
             if stray is not None:
                 raise HarnessError(f"{folder / part}.jsonl: record {stray + 1} is of task {records[stray]['task']!r}, not the config's task {task!r}")
         report = entry.get("report")
@@ -102,7 +109,18 @@ class Release:
             parts=parts,
             source=str(folder),
             report=dict(report) if isinstance(report, Mapping) else {},
+            tasks=multi,
         )
+
+
+def multitask_params(entry: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Task -> parameters of a multi-task config's manifest entry (gengap.multitask: its
+    ``generation.tasks``); {} for a config of one task."""
+    generation = entry.get("generation")
+    items = generation.get("tasks") if isinstance(generation, Mapping) else None
+    if not isinstance(items, list):
+        return {}
+    return {str(item["task"]): dict(item.get("params") or {}) for item in items if isinstance(item, Mapping) and "task" in item}
 
 
 def evaluation_order(records: list[Record]) -> list[int]:

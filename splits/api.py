@@ -15,6 +15,7 @@ from splits.mcd import Mcd
 from splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
 from splits.rules import RuleHoldout
 from splits.strategies import STRATEGIES as POOL_STRATEGIES
+from splits.tasks import check_single_task
 
 STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
 
@@ -50,6 +51,7 @@ def split(
     typed = options if isinstance(options, SplitOptions) else make_options(chosen, options)
     if not records:
         raise SplitError("the pool is empty")
+    check_single_task(chosen.name, records)
     rng = split_rng(seed, chosen.name)
     partition = expose(chosen.partition(records, typed, rng), typed.exposure, typed.exposure_copies, seed)
     return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)

@@ -3,7 +3,8 @@
 A strategy partitions a pool of records into a train side and a test side. Then, for
 every strategy alike:
 
-1. test records whose input also occurs on the train side are removed (counted in the
+1. test records whose input also occurs on the train side (in a record of the same task:
+   splits.tasks) are removed (counted in the
    report as ``removed_overlap``), so ``overlap`` is always 0;
 2. validation is carved out of the train side (in-distribution): whole groups of records
    sharing an input, chosen at random among those that still fit, until
@@ -97,6 +98,12 @@ class Strategy(ABC):
         """Assign pool records to the train and test sides."""
 
 
+def task_input(record: Record) -> tuple[str, str]:
+    """What makes a test record overlap train: the same input of the same task (a pool of one
+    task: the same input; in a multi-task pool one input may ask different tasks)."""
+    return record["task"], record["input"]
+
+
 def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:
     """Indices of the records sharing each input, inputs in first-seen order."""
     groups: dict[str, list[int]] = {}
@@ -136,8 +143,8 @@ def finish(
     rng: np.random.Generator,
 ) -> SplitResult:
     """Steps 1-4 of the module doc: overlap removal, validation, novelty, report."""
-    train_inputs = {r["input"] for r in partition.train} | {r["input"] for r in partition.pinned}
-    test = [r for r in partition.test if r["input"] not in train_inputs]
+    train_inputs = {task_input(r) for r in partition.train} | {task_input(r) for r in partition.pinned}
+    test = [r for r in partition.test if task_input(r) not in train_inputs]
     removed = len(partition.test) - len(test)
     train, validation = carve_validation(partition.train, validation_fraction, rng)
     train = train + partition.pinned
@@ -210,13 +217,13 @@ def build_report(
 ) -> dict[str, Any]:
     """The split report (see module doc; floats rounded by splits.precision); `overlap` is
     recomputed from the parts."""
-    train_inputs = {r["input"] for r in parts["train"]} | {r["input"] for r in parts["validation"]}
+    train_inputs = {task_input(r) for r in parts["train"]} | {task_input(r) for r in parts["validation"]}
     report: dict[str, Any] = {
         "strategy": strategy,
         "options": dict(options),
         "seed": seed,
         "sizes": {name: len(parts[name]) for name in PARTS},
-        "overlap": sum(1 for r in parts["test"] if r["input"] in train_inputs),
+        "overlap": sum(1 for r in parts["test"] if task_input(r) in train_inputs),
     }
     abstract = bool(options.get("abstract_lexical", False))
     report.update(divergence_report(parts["train"], parts["test"], abstract))

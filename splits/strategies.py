@@ -1,4 +1,5 @@
-"""Pool-based split strategies: iid, length, difficulty, holdout, category, facts (splits.facts).
+"""Pool-based split strategies: iid, length, difficulty, holdout, category, facts (splits.facts),
+task_holdout (splits.tasks).
 
 Each strategy partitions a pool of records; splits.base adds validation and the report.
 """
@@ -19,6 +20,7 @@ from splits.atoms import record_atoms, record_compounds
 from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
 from splits.facts import Facts
 from splits.ranges import Ranges, check_disjoint, contains, is_union, parse_ranges, parse_ranges_text, regimes
+from splits.tasks import TaskHoldout
 
 INFINITE = 10**9
 
@@ -324,4 +326,4 @@ def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
     return list(batch.records(task.name))
 
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), Facts())}
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), Facts(), TaskHoldout())}

@@ -14,6 +14,7 @@ from generators import get_task
 from generators.seeding import (
     block_rng,
     chain_rngs,
+    component_seed,
     config_seed,
     data_seed_of,
     epoch_rng,
@@ -61,6 +62,7 @@ def test_integer_seeds_are_pinned() -> None:
     # 83274510058008343 is the seed of scan-mcd in every gengap-core manifest so far
     assert config_seed(20261130, "scan-mcd") == 83274510058008343
     assert side_seed(11, "test", 1) == 1488106885669671028
+    assert component_seed(11, "parity_check", 1) == 8430144797217658949
     assert init_seed_of(2) == 6692606887555221245
     assert data_seed_of(2) == 6810602600827606827
 
