@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from generators import BlockPlan, batch_to_jsonl, get_task
 from generators.params import ParamError
@@ -35,7 +35,12 @@ def _wrong_rewrite(target: str) -> list[str]:
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30))
 def test_every_record_passes_its_checker_and_wrong_answers_fail(name: str, seed: int, n: int) -> None:
     task = get_task(name)
-    for record in _records(name, seed, n):
+    try:
+        records = _records(name, seed, n)
+    except ParamError as err:  # random parameters no string admits (e.g. only deleting rules, 1 symbol, >= 2 steps)
+        assume("never admit" not in str(err))
+        raise
+    for record in records:
         assert task.check(record, record["target"]), record
         assert task.derive(record) == record["structure"]
         assert all(record["difficulty"][k] == v for k, v in task.measure(record).items())
