@@ -200,7 +200,7 @@ def test_scan_all_enumerates_every_command_once_and_checks() -> None:
 
 
 def test_generate_and_split_warn_of_repeated_inputs_with_the_count(tmp_path: Path) -> None:
-    """The README's GOTU example draws 20,000 records from 4,096 possible inputs: one warning line
+    """The GOTU example of docs/splits.md draws 20,000 records from 4,096 possible inputs: one warning line
     with the count, on stderr only; the output and the exit status are what they were."""
     argv = ["generate", "boolean_function", "--n", "20000", "--param", "n=12", "--param", "function=majority", "--param", "k=5"]
     result = run(*argv)

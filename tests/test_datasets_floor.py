@@ -24,7 +24,7 @@ def test_the_floor_is_named_once_and_ci_loads_a_release_with_it() -> None:
     assert '"datasets==$(python -m tests.datasets_floor --floor)"' in ci and "-m tests.datasets_floor --check" in ci
     assert version(datasets.__version__) >= version(floor())
     assert "(datasets >= 4.7)" in (ROOT / "data_cards" / "card.py").read_text()
-    assert "`datasets` 4.7 or newer" in (ROOT / "README.md").read_text()
+    assert "`datasets` 4.7 or newer" in (ROOT / "docs" / "releases.md").read_text()
 
 
 def test_a_tiny_release_loads_with_the_installed_datasets(tmp_path: Path) -> None:

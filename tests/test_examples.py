@@ -1,7 +1,7 @@
-"""The recipes of examples/, run as shipped, and the README's Recipes, which list them.
+"""The recipes of examples/, run as shipped, and the Recipes of docs/harnesses.md, which list them.
 
-Fast: every file of examples/ is named in the README's Recipes; each recipe states the version
-it was tested with, which is the version pyproject pins (and the README says so); every command
+Fast: every file of examples/ is named in the Recipes; each recipe states the version
+it was tested with, which is the version pyproject pins (and the page says so); every command
 the Recipes show runs an example file with settings it takes (a script's flags parse with its
 own parser; a shell recipe reads every variable set). Slow: the files themselves run, in
 subprocesses, on a tiny local Llama (tests/harness_models.py): examples/trl_grpo.py and
@@ -49,8 +49,8 @@ RECIPES = {  # recipe -> the version of the consumer it was tested with
 
 
 def recipes_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n### Recipes\n")
+    text = (ROOT / "docs" / "harnesses.md").read_text(encoding="utf-8")
+    start = text.index("\n## Recipes (examples/)\n")
     end = re.search(r"\n##+ ", text[start + 1:])
     return text[start: start + 1 + end.start()] if end else text[start:]
 
@@ -70,7 +70,7 @@ def example_files() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in EXAMPLES.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
-def test_every_example_file_is_in_the_readme_recipes() -> None:
+def test_every_example_file_is_in_the_docs_recipes() -> None:
     section = recipes_section()
     assert set(RECIPES) <= set(example_files())
     for name in example_files():
@@ -92,7 +92,7 @@ def script_parser(path: Path):
     return module.parser()
 
 
-def test_readme_recipe_commands_run_the_example_files_with_settings_they_take() -> None:
+def test_the_docs_recipe_commands_run_the_example_files_with_settings_they_take() -> None:
     ran: set[str] = set()
     for words in readme_commands():
         assigned = []

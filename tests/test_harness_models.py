@@ -352,7 +352,7 @@ def test_grpo_trainer_reads_the_prompt_column_of_the_chat_export(release: Path, 
 
 @pytest.mark.slow
 def test_grpo_on_a_stream_keeps_its_order_and_the_curriculum_follows_the_trainer_steps(model: Path, tmp_path: Path) -> None:
-    """The README's stream recipe: rows arrive in stream order and step s trains on the rows of curriculum step s."""
+    """The stream recipe of docs/streams.md: rows arrive in stream order and step s trains on the rows of curriculum step s."""
     from transformers import AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 

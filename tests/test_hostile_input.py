@@ -476,7 +476,7 @@ def test_verify_checks_the_fingerprint_a_citation_gives(release: Path, tmp_path:
 
 
 def test_a_forger_who_recomputes_every_hash_passes_plain_verify_but_not_the_cited_fingerprint(release: Path, tmp_path: Path) -> None:
-    """What the README says plain verify cannot detect: a correct record dropped, everything
+    """What docs/releases.md says plain verify cannot detect: a correct record dropped, everything
     recomputed. The fingerprint changes, so the cited one catches it."""
     root = copy_of(release, tmp_path)
     cited = json.loads((root / "manifest.json").read_text())["fingerprint"]

@@ -151,11 +151,11 @@ def test_one_line_escapes_what_would_break_a_line() -> None:
     assert one_line("a\nb\r\x00\u2028\ud800\u200b") == "a\\nb\\r\\x00\\u2028\\ud800\\u200b"
 
 
-def test_the_readme_states_the_bounds_the_reader_has() -> None:
+def test_the_docs_state_the_bounds_the_reader_has() -> None:
     from generators import reading
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### Reading input", 1)[1].split("###", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reproducibility.md").read_text()
+    section = page.split("## Reading input", 1)[1].split("\n## ", 1)[0]
     for stated in (
         f"nesting deeper than {reading.MAX_JSON_DEPTH} levels in JSON",
         f"or {reading.MAX_YAML_DEPTH} in YAML",

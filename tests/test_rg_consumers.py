@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_installed_reasoning_gym_is_the_pinned_one() -> None:
-    """The README's "checked with" version is the dev extra's pin, and that is what runs here."""
+    """The "checked with" version of docs/harnesses.md is the dev extra's pin, and that is what runs here."""
     import tomllib  # Python 3.11+
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
@@ -110,11 +110,11 @@ def test_reseeding_dataset_runs_past_its_chunks() -> None:
 
 
 def test_the_readme_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both Python examples of the README's "reasoning-gym-compatible datasets" section."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### reasoning-gym-compatible datasets\n", 1)[1].split("\n## ", 1)[0]
+    """Both Python examples of the "reasoning-gym-compatible datasets" section of docs/harnesses.md."""
+    page = (ROOT / "docs" / "harnesses.md").read_text(encoding="utf-8")
+    section = page.split("## reasoning-gym-compatible datasets\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     assert len(blocks) == 2
     monkeypatch.chdir(tmp_path)
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block, "docs/harnesses.md", "exec"), {})

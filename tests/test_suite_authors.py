@@ -1,4 +1,4 @@
-"""The README's suite example shows description and authors, and its people are cited as people."""
+"""The suite example of docs/releases.md shows description and authors, and its people are cited as people."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def readme_suite() -> str:
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Releases\n", 1)[1]
+    section = (ROOT / "docs" / "releases.md").read_text(encoding="utf-8").split("\n## Suites and what a release holds\n", 1)[1]
     return section.split("```yaml\n", 1)[1].split("```", 1)[0]
 
 

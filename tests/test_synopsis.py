@@ -1,4 +1,4 @@
-"""The README's command-line synopsis agrees with the parser: every option it shows exists, a
+"""The command-line synopsis of docs/README.md (the docs index) agrees with the parser: every option it shows exists, a
 value it spells out (``--preset small|tiny|base``) is the option's whole set of choices, and
 the option's default, when it is one of them, comes first; a number it writes out is the
 default."""
@@ -13,13 +13,13 @@ import pytest
 
 from gengap.cli import build_parser
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+INDEX = Path(__file__).resolve().parent.parent / "docs" / "README.md"
 OPTION = re.compile(r"(--[a-z][a-z-]*)(?: ([a-z][a-z0-9_-]*(?:\|[a-z][a-z0-9_-]*)*|[0-9][0-9.,]*)(?=[\s\]\)]|$))?")
 
 
 def synopsis() -> dict[str, str]:
-    """Per command, its synopsis text (continuation lines joined), from the README's Command line block."""
-    section = README.read_text(encoding="utf-8").split("\n## Command line\n", 1)[1]
+    """Per command, its synopsis text (continuation lines joined), from the index's Command line block."""
+    section = INDEX.read_text(encoding="utf-8").split("\n## Command line\n", 1)[1]
     block = section.split("```\n", 2)[1]
     commands: dict[str, str] = {}
     last = ""

@@ -174,7 +174,7 @@ def test_hf_rows_of_a_mixture_and_rewards_routed_per_rows_task() -> None:
         assert compute_score(f"gengap/{r['task']}", f"Answer: {r['target']}", r["target"], info) == 1.0
         if w is not None:
             assert compute_score(f"gengap/{r['task']}", f"Answer: {w}", r["target"], info) == 0.0
-    # the README's GRPO dataset for a mixture: a prompt per row from its task's Prompter
+    # the GRPO dataset for a mixture (docs/streams.md): a prompt per row from its task's Prompter
     prompters = {task: Prompter(task) for task in {r["task"] for r in rows}}
     prompted = hf_iterable_dataset(_stream()).map(lambda row: {"prompt": prompters[row["task"]].chat({**row, "meta": json.loads(row["meta"])})})
     for row in itertools.islice(iter(prompted), 10):

@@ -180,7 +180,7 @@ def test_hf_dataset_rows_are_the_stream() -> None:
     assert gengap_reward([f"Answer: {x}" for x in flipped], **columns) == [0.0] * 4
     with pytest.raises(ValueError, match="adaptive"):
         hf_iterable_dataset(stream, curriculum=parse_curriculum(ADAPTIVE))
-    # the README's GRPO dataset: a chat prompt per row from the harnesses' Prompter
+    # the GRPO dataset of docs/streams.md: a chat prompt per row from the harnesses' Prompter
     from harnesses import Prompter
 
     prompter = Prompter("parity_check")
@@ -203,7 +203,7 @@ def test_grpo_records_per_step_reads_the_trainers_settings() -> None:
             shuffle_dataset=shuffle,
         )
 
-    assert grpo_records_per_step(args()) == 1  # the README's old example: 8 prompts of 8 generations are 1 row, not 8
+    assert grpo_records_per_step(args()) == 1  # the docs' old example: 8 prompts of 8 generations are 1 row, not 8
     assert grpo_records_per_step(args(per_device=4, accumulation=2, generations=2)) == 4
     assert grpo_records_per_step(args(per_device=8, processes=4, accumulation=4, generations=8)) == 16
     assert grpo_records_per_step(args(per_device=8, accumulation=2, generations=4, iterations=2)) == 2  # one generation serves 2 steps

@@ -37,11 +37,11 @@ def test_recipe_main_ppo_command_uses_the_keys_verl_reads() -> None:
         assert key in keys, key
     assert sum(key.endswith(MICRO_BATCH) for key in keys) == 3
     assert keys["actor_rollout_ref.model.path"] == "$MODEL"
-    assert f"verl {VERL_VERSION}" in RECIPE.read_text() and f"verl {VERL_VERSION}" in (ROOT / "README.md").read_text()
+    assert f"verl {VERL_VERSION}" in RECIPE.read_text() and f"verl {VERL_VERSION}" in (ROOT / "docs" / "harnesses.md").read_text()
 
 
-def test_readme_shows_the_recipe_main_ppo_command() -> None:
-    assert command_overrides(ROOT / "README.md") == command_overrides(RECIPE)
+def test_the_docs_show_the_recipe_main_ppo_command() -> None:
+    assert command_overrides(ROOT / "docs" / "harnesses.md") == command_overrides(RECIPE)
 
 
 def verl_python() -> Path | None:
