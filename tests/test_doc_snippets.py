@@ -37,7 +37,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-REPORTS = {"tasks.md", "validity.md", "validity-baselines.md", "grokking.md", "grokking-report.md", "mutation-testing.md"}
+REPORTS = {"tasks.md", "validity.md", "validity-baselines.md", "validity-facts.md", "validity-rules.md",
+           "validity-shortcuts.md", "validity-interpolation.md", "grokking.md", "grokking-report.md", "mutation-testing.md"}
 RUN = {"bash", "console", "python"}
 MARKS = {"slow", "gpu", "model", "install", "long"}
 FENCE = re.compile(r"^( *)```(\S*)[^\n]*$")
