@@ -8,7 +8,8 @@
 
 --scale runs one fresh process per (code, pool size): it generates the pool (timed apart),
 splits it with MCD (train 40 %, test 5 %), and reports wall and CPU seconds, peak resident
-memory (ru_maxrss of that process) and the D_A / D_C of the split. With --before REF the
+memory (ru_maxrss of that process; "pool MiB" is that peak once the pool is generated, before
+the split) and the D_A / D_C of the split. With --before REF the
 same measurement runs on the code of git ref REF (exported to a temporary directory, never
 imported into this package) for pools up to --before-max, and a column says whether the
 two splits are identical (same train and test records).
@@ -171,7 +172,7 @@ def scale_report(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.scale.split(",")]
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs", flush=True)
-    header = f"{'pool':>9s} {'code':7s} {'gen s':>7s} {'gen cpu':>7s} {'split s':>8s} {'split cpu':>9s} {'peak MiB':>8s} {'D_A':>7s} {'D_C':>7s}  same split"
+    header = f"{'pool':>9s} {'code':7s} {'gen s':>7s} {'gen cpu':>7s} {'split s':>8s} {'split cpu':>9s} {'pool MiB':>8s} {'peak MiB':>8s} {'D_A':>7s} {'D_C':>7s}  same split"
     print(header, flush=True)
     with tempfile.TemporaryDirectory() as scratch:
         before_root = _export(args.before, scratch) if args.before else None
@@ -187,7 +188,7 @@ def scale_report(args: argparse.Namespace) -> None:
                 same = "" if len(rows) < 2 else ("yes" if len(digests) == 1 else "no")
                 print(
                     f"{size:9,d} {code:7s} {row['gen_wall']:7.1f} {row['gen_cpu']:7.1f} {row['split_wall']:8.1f} "
-                    f"{row['split_cpu']:9.1f} {row['peak_rss_mib']:8.0f} {row['da']:7.4f} {row['dc']:7.4f}  {same}",
+                    f"{row['split_cpu']:9.1f} {row['gen_rss_mib']:8.0f} {row['peak_rss_mib']:8.0f} {row['da']:7.4f} {row['dc']:7.4f}  {same}",
                     flush=True,
                 )
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

@@ -85,6 +85,7 @@ SCREEN_SHARE = 0.75  # share of the steps spent running every chain before the b
 TEMPERATURE = 0.01  # a maximizing chain's temperature times the test size
 BATCH_MIN, BATCH_MAX = 8, 1024  # swaps drawn and screened together
 TARGET_TOLERANCE = 0.01  # a target compound divergence is met within +- this
+MARGINAL_BLOCK = 1 << 20  # (example, item) pairs per block of the guided-candidate costs
 
 
 _step_reporter: ContextVar[Callable[[int], object] | None] = ContextVar("mcd_step_reporter", default=None)
@@ -140,8 +141,9 @@ class _SparseRows:
                 row_total += float(value)
             totals.append(row_total)
             lengths.append(len(counter))
-        ids, self.size = _first_seen_ids(np.frombuffer(bytes(digests), dtype="<u8").reshape(-1, 2) if digests else np.zeros((0, 2), np.uint64))
-        del digests
+        keys = np.frombuffer(digests, dtype="<u8").reshape(-1, 2) if digests else np.zeros((0, 2), np.uint64)
+        ids, self.size = _first_seen_ids(keys)
+        del keys, digests
         self.indices_buffer, self.values_buffer = array("i", ids.astype(np.int32).tobytes()), values
         self.totals = totals  # Python floats per example, for the exact evaluation
         self.indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -159,6 +161,14 @@ class _SparseRows:
         """(item id, count) of one example, in row order."""
         start, end = self.starts[example], self.starts[example + 1]
         return zip(self.indices_buffer[start:end], self.values_buffer[start:end])
+
+
+def _row_blocks(indptr: np.ndarray, pairs: int) -> list[tuple[int, int]]:
+    """[first, last) row ranges covering every row, each holding about `pairs` entries."""
+    n = len(indptr) - 1
+    cuts = np.searchsorted(indptr, np.arange(pairs, int(indptr[-1]), pairs)) if n else np.zeros(0, np.int64)
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < n}), n]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, n)]
 
 
 def _first_seen_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
@@ -257,8 +267,13 @@ class _Side:
         per_item_train = d ** (1.0 - a) * ((c + 1.0) ** a - c**a)
         rows = self.rows
         n = len(rows)
-        to_test = np.bincount(rows.flat_rows, rows.flat_values * per_item_test[rows.flat_indices], minlength=n)
-        to_train = np.bincount(rows.flat_rows, rows.flat_values * per_item_train[rows.flat_indices], minlength=n)
+        to_test, to_train = np.zeros(n), np.zeros(n)
+        # blocks of whole rows, so temporaries stay small and each row sums in the same order
+        for first, last in _row_blocks(rows.indptr, MARGINAL_BLOCK):
+            a_, b_ = rows.indptr[first], rows.indptr[last]
+            owner, items, counts = rows.flat_rows[a_:b_] - first, rows.flat_indices[a_:b_], rows.flat_values[a_:b_]
+            to_test[first:last] = np.bincount(owner, counts * per_item_test[items], minlength=last - first)
+            to_train[first:last] = np.bincount(owner, counts * per_item_train[items], minlength=last - first)
         to_test = to_test / norm - coefficient * (1.0 - a) * rows.row_totals / self.test_total
         to_train = to_train / norm - coefficient * a * rows.row_totals / self.train_total
         return to_test, to_train

@@ -136,3 +136,18 @@ def test_first_seen_ids_tell_apart_digests_that_share_64_bits() -> None:
     plain, size = _first_seen_ids(keys[[1, 3, 5]])
     assert plain.tolist() == [0, 0, 1] and size == 2
     assert _first_seen_ids(np.zeros((0, 2), dtype=np.uint64))[1] == 0
+
+
+def test_marginal_costs_in_blocks_equal_one_pass(monkeypatch) -> None:
+    from splits import mcd
+
+    rng = np.random.default_rng(4)
+    counters = [{f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(12, size=int(rng.integers(1, 5)), replace=False)} for _ in range(50)]
+    rows = _SparseRows(counters)
+    assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=50)
+    whole = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
+    monkeypatch.setattr(mcd, "MARGINAL_BLOCK", 7)
+    assert len(mcd._row_blocks(rows.indptr, 7)) > 5
+    blocked = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
+    assert all(np.array_equal(a, b) for a, b in zip(whole, blocked))
+    assert mcd._row_blocks(np.array([0]), 7) == [(0, 0)]
