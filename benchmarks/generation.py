@@ -6,6 +6,12 @@
     python benchmarks/generation.py --tasks letter_analogy,grid_program --defaults   # default parameters
     python benchmarks/generation.py --only-compare     # gengap vs reasoning-gym on the closest pairs
     python benchmarks/generation.py --cli-compare      # whole `gengap generate` processes vs reasoning-gym
+    python benchmarks/generation.py --floor 10000      # every task at size 500 (or its top level) vs 10k/s
+
+--floor R times every registered task at size 500 (its largest level when size 500 is not
+valid for it), by CPU time of this process (one core, so a busy machine slows the figures
+less than wall time would), and says per task whether in-memory generation and record dicts
+each reach R records/s.
 
 "in memory" = BlockPlan blocks of columnar Batches (what `generate` returns);
 "records" = the same turned into record dicts with ids (what splits work on);
@@ -41,10 +47,10 @@ from generators.params import ParamError  # noqa: E402
 CLOCK = {"now": time.perf_counter}  # --cpu-time: time.process_time (this process's CPU seconds)
 
 
-def _timed(fn, min_seconds: float) -> tuple[int, float]:
-    """Run fn(n) with growing n until it takes min_seconds; returns (n, seconds)."""
+def _timed(fn, min_seconds: float, clock=None) -> tuple[int, float]:
+    """Run fn(n) with growing n until it takes min_seconds by clock (default CLOCK["now"]); returns (n, seconds)."""
     n = 2_000
-    now = CLOCK["now"]
+    now = clock or CLOCK["now"]
     while True:
         start = now()
         fn(n)
@@ -96,19 +102,9 @@ def params_for_length(task_name: str, length: int):
     return best if best is not None else task.default_params()
 
 
-def measure(
-    task_name: str, size: int, min_seconds: float, repeats: int, values: dict | None = None, params=None
-) -> dict[str, float]:
-    task = get_task(task_name)
-    if params is not None:
-        pass
-    elif values is not None:
-        params = task.make_params(values)
-    else:
-        try:
-            params = task.with_size(size, size)
-        except ParamError:
-            params = task.default_params()
+def _runners(task_name: str, params) -> dict:
+    """fn(n) generating n records of the task: "in_memory" (batches), "records" (dicts),
+    "jsonl" (serialized to a temporary file)."""
 
     def in_memory(n: int) -> None:
         for _ in BlockPlan(task_name, params, n, 1).batches():
@@ -123,8 +119,25 @@ def measure(
             for batch in BlockPlan(task_name, params, n, 1).batches():
                 handle.write(batch_to_jsonl(batch, task_name))
 
+    return {"in_memory": in_memory, "records": records, "jsonl": to_jsonl}
+
+
+def measure(
+    task_name: str, size: int, min_seconds: float, repeats: int, values: dict | None = None, params=None
+) -> dict[str, float]:
+    task = get_task(task_name)
+    if params is not None:
+        pass
+    elif values is not None:
+        params = task.make_params(values)
+    else:
+        try:
+            params = task.with_size(size, size)
+        except ParamError:
+            params = task.default_params()
+
     result = {"input_length": _mean_input_length(task_name, params)}
-    for label, fn in (("in_memory", in_memory), ("records", records), ("jsonl", to_jsonl)):
+    for label, fn in _runners(task_name, params).items():
         best = 0.0
         for _ in range(repeats):
             n, seconds = _timed(fn, min_seconds)
@@ -252,6 +265,34 @@ def cli_compare(n: int, repeats: int) -> None:
     print(f"--workers 2 over --workers 1 (wall speed-up):           {speedup:6.2f}x  (target >= 1.8x: {'holds' if speedup >= 1.8 else 'does not hold'})")
 
 
+def floor_report(names: list[str], rate: float, min_seconds: float) -> None:
+    """--floor: every task at size 500 (else its top level): records per CPU second in
+    memory (columnar batches) and as record dicts, and whether each reaches `rate`."""
+    print(f"# every task at size 500 (else its top level), records per CPU second; floor {rate:,.0f}/s")
+    print(f"# load: {_uptime()}")
+    print(f"{'task':30s} {'setting':10s} {'input len':>9s} {'in memory':>11s} {'records':>10s}  meets (memory, records)")
+    slow = []
+    for name in names:
+        task = get_task(name)
+        try:
+            params, setting = task.with_size(500, 500), "size 500"
+        except ParamError:
+            top = max(task.levels())
+            params, setting = task.level(top), f"level {top}"
+        runners = _runners(name, params)
+        memory_rate, record_rate = (
+            n / seconds for n, seconds in (_timed(runners[kind], min_seconds, time.process_time) for kind in ("in_memory", "records"))
+        )
+        meets = ("yes" if memory_rate >= rate else "NO", "yes" if record_rate >= rate else "NO")
+        if "NO" in meets:
+            slow.append(name)
+        print(
+            f"{name:30s} {setting:10s} {_mean_input_length(name, params):9.1f} {memory_rate:11,.0f} {record_rate:10,.0f}  {meets[0]}, {meets[1]}",
+            flush=True,
+        )
+    print(f"below {rate:,.0f}/s: {', '.join(slow) if slow else 'none'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
@@ -269,7 +310,11 @@ def main() -> None:
         help="only: CPU time of whole `gengap generate` processes (1 and 2 workers) vs iterating reasoning-gym count_bits",
     )
     parser.add_argument("--n", type=int, default=300_000, help="records per process for --cli-compare (default 300,000)")
+    parser.add_argument("--floor", type=float, help="only: every task at size 500 (else its top level) against this many records/s")
     args = parser.parse_args()
+    if args.floor:
+        floor_report(args.tasks.split(",") if args.tasks else task_names(), args.floor, args.seconds)
+        return
     if args.cli_compare:
         cli_compare(args.n, args.repeats)
         return

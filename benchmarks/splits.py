@@ -4,6 +4,15 @@
     python benchmarks/splits.py pcfg_set --pool 100000  # 100,000 generated pcfg_set examples
     python benchmarks/splits.py cogs_like --pool 100000 --abstract-lexical   # structural compounds
     taskset -c 0 python benchmarks/splits.py scan --seeds 0,1,2,3,4          # robustness over seeds
+    python benchmarks/splits.py pcfg_set --scale 100000,1000000 --before main  # memory and time at scale
+
+--scale runs one fresh process per (code, pool size): it generates the pool (timed apart),
+splits it with MCD (train 40 %, test 5 %), and reports wall and CPU seconds, peak resident
+memory (ru_maxrss of that process; "pool MiB" is that peak once the pool is generated, before
+the split) and the D_A / D_C of the split. With --before REF the
+same measurement runs on the code of git ref REF (exported to a temporary directory, never
+imported into this package) for pools up to --before-max, and a column says whether the
+two splits are identical (same train and test records).
 
 Prints, for the MCD split and for a random split with the same train/test sizes, the atom
 and compound divergence (train vs test), the wall time and the peak resident memory.
@@ -12,13 +21,18 @@ and compound divergence (train vs test), the wall time and the peak resident mem
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# GENGAP_CODE_ROOT: measure the package code of another tree (--scale --before); default: this one
+sys.path.insert(0, os.environ.get("GENGAP_CODE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from generators import get_task  # noqa: E402
 from splits import generate_records, split  # noqa: E402
@@ -39,7 +53,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", help="comma-separated seeds: run the MCD search once per seed, print min/median/max")
     parser.add_argument("--abstract-lexical", action="store_true", help="structural compounds (lexical items abstracted)")
+    parser.add_argument("--scale", help="comma-separated pool sizes: one fresh process each (see the module doc)")
+    parser.add_argument("--before", help="git ref whose code is measured beside this one in --scale mode (e.g. main)")
+    parser.add_argument("--before-max", type=int, default=100_000, help="largest pool the --before code is run on")
+    parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)  # internal: one --scale measurement
     args = parser.parse_args()
+    if args.measure:
+        measure(args.task, args.measure, args.seed, args.steps, args.abstract_lexical)
+        return
+    if args.scale:
+        scale_report(args)
+        return
 
     task = get_task(args.task)
     start = time.perf_counter()
@@ -99,6 +123,75 @@ def seeds_report(pool: list, options: dict, seeds: list[int]) -> None:
         values = [row[index] for row in rows]
         print(f"{label}: min {min(values):.4f}  median {statistics.median(values):.4f}  max {max(values):.4f}")
     print(f"peak memory: {peak_rss_mib():.0f} MiB")
+
+
+def measure(task_name: str, size: int, seed: int, steps: int, abstract_lexical: bool) -> None:
+    """One --scale measurement in this process; prints one JSON line."""
+    task = get_task(task_name)
+    wall, cpu = time.perf_counter(), time.process_time()
+    pool = generate_records(task_name, task.default_params(), size, seed)
+    generated = {"gen_wall": time.perf_counter() - wall, "gen_cpu": time.process_time() - cpu, "gen_rss_mib": peak_rss_mib()}
+    options = {"train_size": int(0.4 * size), "test_size": int(0.05 * size), "validation_fraction": 0.0,
+               "abstract_lexical": abstract_lexical}
+    if steps:
+        options["steps"] = steps
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = split(pool, "mcd", options, seed=seed)
+    digest = hashlib.sha256()
+    for name in ("train", "test"):
+        digest.update(("\n".join(sorted(r["id"] for r in getattr(result, name))) + f"\n{name}\n").encode())
+    print(json.dumps({
+        **generated, "split_wall": time.perf_counter() - wall, "split_cpu": time.process_time() - cpu,
+        "peak_rss_mib": peak_rss_mib(), "da": result.report["atom_divergence"], "dc": result.report["compound_divergence"],
+        "digest": digest.hexdigest()[:16],
+    }))
+
+
+def _export(ref: str, into: str) -> str:
+    """The tree of git ref `ref` of this checkout, extracted under `into`."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    archive = subprocess.run(["git", "-C", root, "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
+    return into
+
+
+def _run(code_root: str, args: argparse.Namespace, size: int) -> dict:
+    command = [sys.executable, os.path.abspath(__file__), args.task, "--measure", str(size),
+               "--seed", str(args.seed), "--steps", str(args.steps)]
+    if args.abstract_lexical:
+        command.append("--abstract-lexical")
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "GENGAP_CODE_ROOT": code_root})
+    if done.returncode:
+        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def scale_report(args: argparse.Namespace) -> None:
+    """--scale: a row per (pool size, code): this checkout ("after") and, with --before, the
+    code of that git ref ("before"), measured in the same run, each in a fresh process."""
+    sizes = [int(s) for s in args.scale.split(",")]
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs", flush=True)
+    header = f"{'pool':>9s} {'code':7s} {'gen s':>7s} {'gen cpu':>7s} {'split s':>8s} {'split cpu':>9s} {'pool MiB':>8s} {'peak MiB':>8s} {'D_A':>7s} {'D_C':>7s}  same split"
+    print(header, flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        before_root = _export(args.before, scratch) if args.before else None
+        for size in sizes:
+            rows = [("after", _run(here, args, size))]
+            if before_root and size <= args.before_max:
+                rows.append((f"{args.before}"[:7], _run(before_root, args, size)))
+            digests = {row.get("digest") for _, row in rows if "digest" in row}
+            for code, row in rows:
+                if "error" in row:
+                    print(f"{size:9,d} {code:7s} error: {row['error']}", flush=True)
+                    continue
+                same = "" if len(rows) < 2 else ("yes" if len(digests) == 1 else "no")
+                print(
+                    f"{size:9,d} {code:7s} {row['gen_wall']:7.1f} {row['gen_cpu']:7.1f} {row['split_wall']:8.1f} "
+                    f"{row['split_cpu']:9.1f} {row['gen_rss_mib']:8.0f} {row['peak_rss_mib']:8.0f} {row['da']:7.4f} {row['dc']:7.4f}  {same}",
+                    flush=True,
+                )
+    print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -72,29 +72,36 @@ def rule_count(tree: Tree) -> int:
     return sum(1 for _ in internal_nodes(tree))
 
 
-def _rooted_subgraphs(node: list[Any], budget: int, abstract_lexical: bool) -> list[tuple[str, int]]:
+def _rooted_subgraphs(
+    node: list[Any], budget: int, abstract_lexical: bool, memo: dict[tuple[int, int], list[tuple[str, int]]]
+) -> list[tuple[str, int]]:
     """Connected subgraphs rooted at node with at most budget rule nodes: (text, size).
 
     A child rule node is either expanded (recursively) or written as the slot ``_``;
-    lexical leaves are always written (``*`` when abstract_lexical).
+    lexical leaves are always written (``*`` when abstract_lexical). ``memo`` holds the
+    answers for (id(node), budget) of one tree, so each is built once.
     """
-    options: list[list[tuple[str, int]]] = []
+    key = (id(node), budget)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    partial: list[tuple[tuple[str, ...], int]] = [((), 1)]
     for child in node[1:]:
         if isinstance(child, str):
-            options.append([("*" if abstract_lexical else child, 0)])
-        else:
-            options.append([("_", 0)])
-    partial: list[tuple[list[str], int]] = [([], 1)]
-    for index, child in enumerate(node[1:]):
-        grown: list[tuple[list[str], int]] = []
+            text = "*" if abstract_lexical else child
+            partial = [(parts + (text,), size) for parts, size in partial]
+            continue
+        grown: list[tuple[tuple[str, ...], int]] = []
         for parts, size in partial:
-            for text, extra in options[index]:
-                grown.append((parts + [text], size + extra))
-            if not isinstance(child, str) and size < budget:
-                for text, extra in _rooted_subgraphs(child, budget - size, abstract_lexical):
-                    grown.append((parts + [text], size + extra))
+            grown.append((parts + ("_",), size))
+            if size < budget:
+                for text, extra in _rooted_subgraphs(child, budget - size, abstract_lexical, memo):
+                    grown.append((parts + (text,), size + extra))
         partial = grown
-    return [(f"{node[0]}({','.join(parts)})" if parts else str(node[0]), size) for parts, size in partial]
+    rule = str(node[0])
+    found = [(f"{rule}({','.join(parts)})" if parts else rule, size) for parts, size in partial]
+    memo[key] = found
+    return found
 
 
 def tree_subgraphs(tree: Tree, max_nodes: int = 3, min_nodes: int = 2, abstract_lexical: bool = False) -> Counter[str]:
@@ -104,8 +111,9 @@ def tree_subgraphs(tree: Tree, max_nodes: int = 3, min_nodes: int = 2, abstract_
     written the same way, unexpanded rule children as ``_``, lexical leaves as themselves.
     """
     found: Counter[str] = Counter()
+    memo: dict[tuple[int, int], list[tuple[str, int]]] = {}
     for node in internal_nodes(tree):
-        for text, size in _rooted_subgraphs(node, max_nodes, abstract_lexical):
+        for text, size in _rooted_subgraphs(node, max_nodes, abstract_lexical, memo):
             if size >= min_nodes:
                 found[text] += 1
     return found

@@ -11,7 +11,7 @@ record.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from generators import UnknownTaskError, get_task
 from generators.batch import Record
@@ -67,7 +67,8 @@ def atoms_source(records: Sequence[Record]) -> str:
     return kinds.pop() if kinds else "tokens"
 
 
-def sum_counters(counters: Sequence[Counter[str]]) -> Counter[str]:
+def sum_counters(counters: Iterable[Mapping[str, int]]) -> Counter[str]:
+    """The sum of count mappings, read one at a time (a generator keeps memory flat)."""
     total: Counter[str] = Counter()
     for counter in counters:
         total.update(counter)

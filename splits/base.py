@@ -198,11 +198,11 @@ def divergence_report(
     inputs of one token have no token bigrams)."""
     if not train or not test:
         return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
-    train_atoms = sum_counters([record_atoms(r) for r in train])
-    test_atoms = sum_counters([record_atoms(r) for r in test])
+    train_atoms = sum_counters(record_atoms(r) for r in train)
+    test_atoms = sum_counters(record_atoms(r) for r in test)
     unseen = sorted(set(test_atoms) - set(train_atoms))
-    train_compounds = sum_counters([record_compounds(r, abstract_lexical) for r in train])
-    test_compounds = sum_counters([record_compounds(r, abstract_lexical) for r in test])
+    train_compounds = sum_counters(record_compounds(r, abstract_lexical) for r in train)
+    test_compounds = sum_counters(record_compounds(r, abstract_lexical) for r in test)
     return rounded({
         "atom_divergence": atom_divergence(train_atoms, test_atoms) if train_atoms and test_atoms else None,
         "compound_divergence": compound_divergence(train_compounds, test_compounds) if train_compounds and test_compounds else None,

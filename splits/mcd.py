@@ -41,15 +41,24 @@ C_a = sum_k c_k^a d_k^(1-a) / (P^a Q^(1-a)), so only the touched terms of the su
 totals change. The running sums are recomputed exactly every few thousand accepted
 moves to keep rounding from drifting. The search is a deterministic function of its inputs
 and the random generator.
+
+Memory: per pool example, the search holds its atom and compound rows in CSR arrays of
+interned ids (about 20 bytes per (example, item) pair; the item texts are not kept, see
+``_SparseRows``) and 17 bytes of assignment and membership per chain; per distinct item, a
+running chain holds 16 bytes (integer counts, float terms) and a waiting one 8. The counts
+and terms are the same numbers the per-item Python lists of earlier versions held, so the
+search takes the same path for the same seed.
 """
 
 from __future__ import annotations
 
 import time
+from array import array
+from hashlib import blake2b
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -76,6 +85,7 @@ SCREEN_SHARE = 0.75  # share of the steps spent running every chain before the b
 TEMPERATURE = 0.01  # a maximizing chain's temperature times the test size
 BATCH_MIN, BATCH_MAX = 8, 1024  # swaps drawn and screened together
 TARGET_TOLERANCE = 0.01  # a target compound divergence is met within +- this
+MARGINAL_BLOCK = 1 << 20  # (example, item) pairs per block of the guided-candidate costs
 
 
 _step_reporter: ContextVar[Callable[[int], object] | None] = ContextVar("mcd_step_reporter", default=None)
@@ -105,32 +115,83 @@ class McdOptions(SplitOptions):
 
 
 class _SparseRows:
-    """Per-example sparse vectors (index list, value list) over a vocabulary."""
+    """Per-example sparse vectors over a vocabulary, in CSR form.
 
-    def __init__(self, counters: Sequence[dict[str, float]]) -> None:
-        vocab: dict[str, int] = {}
-        self.indices: list[list[int]] = []
-        self.values: list[list[float]] = []
+    Items are interned to integer ids in the order first seen (an example's items in sorted
+    order), and each row holds (id, count) pairs in that order. The rows are built from an
+    iterable of count mappings read one at a time, and items are identified by a 128-bit
+    BLAKE2b digest of their text rather than kept as strings, so memory grows with the
+    number of (example, item) pairs, not with the length of the item texts; ids are assigned
+    from the first 64 bits (one vectorized ``np.unique``) and any two items that share those
+    but not the other 64 bits are told apart (``_first_seen_ids``). ``flat_indices`` /
+    ``flat_values`` are numpy views of the compact ``array`` buffers that the exact
+    evaluation reads one row at a time.
+    """
+
+    def __init__(self, counters: Iterable[Mapping[str, float]]) -> None:
+        digests = bytearray()
+        values = array("d")
+        totals = array("d")
+        lengths = array("q")
         for counter in counters:
-            row_i, row_v = [], []
+            row_total = 0.0
             for key, value in sorted(counter.items()):
-                row_i.append(vocab.setdefault(key, len(vocab)))
-                row_v.append(float(value))
-            self.indices.append(row_i)
-            self.values.append(row_v)
-        self.size = len(vocab)
-        self.pairs: list[list[tuple[int, float]]] = [list(zip(i, v)) for i, v in zip(self.indices, self.values)]
-        self.totals = [sum(v) for v in self.values]
-        lengths = [len(i) for i in self.indices]
-        self.indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        self.flat_rows = np.repeat(np.arange(len(self.indices)), lengths)
-        self.flat_indices = np.fromiter((k for row in self.indices for k in row), dtype=np.int64, count=sum(lengths))
-        self.flat_values = np.fromiter((v for row in self.values for v in row), dtype=np.float64, count=sum(lengths))
-        self.row_totals = np.asarray(self.totals, dtype=np.float64)
+                digests += blake2b(key.encode(), digest_size=16).digest()
+                values.append(float(value))
+                row_total += float(value)
+            totals.append(row_total)
+            lengths.append(len(counter))
+        keys = np.frombuffer(digests, dtype="<u8").reshape(-1, 2) if digests else np.zeros((0, 2), np.uint64)
+        ids, self.size = _first_seen_ids(keys)
+        del keys, digests
+        self.indices_buffer, self.values_buffer = array("i", ids.astype(np.int32).tobytes()), values
+        self.totals = totals  # Python floats per example, for the exact evaluation
+        self.indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(lengths, dtype=np.int64) if len(lengths) else np.zeros(0, np.int64), out=self.indptr[1:])
+        self.starts = array("q", self.indptr.tobytes())  # indptr, read as Python ints
+        self.flat_indices = np.frombuffer(self.indices_buffer, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
+        self.flat_values = np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
+        self.flat_rows = np.repeat(np.arange(len(lengths), dtype=np.int32), np.diff(self.indptr))
+        self.row_totals = np.frombuffer(totals, dtype=np.float64) if len(totals) else np.zeros(0)
+
+    def __len__(self) -> int:
+        return len(self.totals)
+
+    def pairs(self, example: int) -> Iterator[tuple[int, float]]:
+        """(item id, count) of one example, in row order."""
+        start, end = self.starts[example], self.starts[example + 1]
+        return zip(self.indices_buffer[start:end], self.values_buffer[start:end])
+
+
+def _row_blocks(indptr: np.ndarray, pairs: int) -> list[tuple[int, int]]:
+    """[first, last) row ranges covering every row, each holding about `pairs` entries."""
+    n = len(indptr) - 1
+    cuts = np.searchsorted(indptr, np.arange(pairs, int(indptr[-1]), pairs)) if n else np.zeros(0, np.int64)
+    bounds = [0, *sorted({int(c) for c in cuts if 0 < c < n}), n]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, n)]
+
+
+def _first_seen_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """(id of each row of keys, number of distinct rows): ids 0, 1, ... in order of first
+    occurrence. keys: (n, 2) uint64 digests; the first column decides unless two distinct
+    rows share it, then both columns do."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64), 0
+    _, first, inverse = np.unique(keys[:, 0], return_index=True, return_inverse=True)
+    if not np.array_equal(keys[first, 1][inverse], keys[:, 1]):  # a 64-bit collision: use all 128 bits
+        _, first, inverse = np.unique(np.ascontiguousarray(keys).view("V16").ravel(), return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.ravel()], len(first)
 
 
 class _Side:
-    """Train and test totals of one kind of item (atoms or compounds) and the Chernoff sum."""
+    """Train and test totals of one kind of item (atoms or compounds) and the Chernoff sum.
+
+    ``train`` and ``test`` are integer counts in ``array('i')`` buffers and ``terms`` the
+    per-item Chernoff terms c**a * d**b in an ``array('d')`` (16 bytes an item in all; scalar
+    reads give Python numbers); ``train_array`` / ``test_array`` are numpy views of the same
+    memory, so they are always up to date."""
 
     def __init__(self, rows: _SparseRows, alpha: float, assignment: np.ndarray) -> None:
         self.rows = rows
@@ -138,26 +199,46 @@ class _Side:
         self.recompute(assignment)
 
     def recompute(self, assignment: np.ndarray) -> None:
-        self.train = [0.0] * self.rows.size
-        self.test = [0.0] * self.rows.size
-        self.train_total = 0.0
-        self.test_total = 0.0
-        for example, where in enumerate(assignment.tolist()):
-            if where == UNUSED:
-                continue
-            target = self.train if where == TRAIN else self.test
-            for k, v in zip(self.rows.indices[example], self.rows.values[example]):
-                target[k] += v
-            if where == TRAIN:
-                self.train_total += self.rows.totals[example]
-            else:
-                self.test_total += self.rows.totals[example]
+        """Exact counts, totals and Chernoff sum of an assignment. Counts are sums of integers
+        (exact in any order); each term is c**a * d**b in Python floats and the sum adds
+        them in item order, as a per-item loop would."""
+        rows, size = self.rows, self.rows.size
+        where = assignment[rows.flat_rows] if len(rows.flat_rows) else np.zeros(0, dtype=np.int8)
+        counts = {}
+        for side in (TRAIN, TEST):
+            mask = where == side
+            counts[side] = np.bincount(rows.flat_indices[mask], rows.flat_values[mask], minlength=size).astype(np.float64)
+        self.train = array("i", counts[TRAIN].astype(np.int32).tobytes())
+        self.test = array("i", counts[TEST].astype(np.int32).tobytes())
+        self.train_array = np.frombuffer(self.train, dtype=np.int32) if size else np.zeros(0, np.int32)
+        self.test_array = np.frombuffer(self.test, dtype=np.int32) if size else np.zeros(0, np.int32)
+        self.train_total = float(rows.row_totals[assignment == TRAIN].sum())
+        self.test_total = float(rows.row_totals[assignment == TEST].sum())
+        self.chernoff_sum = sum(self._build_terms(), 0.0)
+
+    def _build_terms(self) -> list[float]:
+        """Set ``terms`` from the counts (c**a * d**b where both are positive, in Python
+        floats: the values the exact evaluation computes); the nonzero terms in item order."""
         a, b = self.alpha, 1.0 - self.alpha
-        self.terms = [c**a * d**b if c > 0 and d > 0 else 0.0 for c, d in zip(self.train, self.test)]
-        self.chernoff_sum = sum(self.terms)
-        self.train_array = np.asarray(self.train)
-        self.test_array = np.asarray(self.test)
-        self.dirty: set[int] = set()
+        both = np.flatnonzero((self.train_array > 0) & (self.test_array > 0))
+        values = [
+            c**a * d**b
+            for c, d in zip(self.train_array[both].astype(np.float64).tolist(), self.test_array[both].astype(np.float64).tolist())
+        ]
+        terms = np.zeros(self.rows.size)
+        terms[both] = values
+        self.terms = array("d", terms.tobytes())
+        return values
+
+    def park(self) -> None:
+        """Drop the per-item terms while the chain waits (they follow from the counts)."""
+        self.terms = None
+
+    def unpark(self) -> None:
+        """Rebuild the per-item terms after :meth:`park`: the same floats as before, since each
+        term is a function of the item's integer counts."""
+        if self.terms is None:
+            self._build_terms()
 
     def divergence(self, chernoff_sum: float, train_total: float, test_total: float) -> float:
         if train_total <= 0 or test_total <= 0:
@@ -168,14 +249,9 @@ class _Side:
     def current(self) -> float:
         return self.divergence(self.chernoff_sum, self.train_total, self.test_total)
 
-    def flush(self) -> None:
-        """Bring train_array / test_array up to date with the per-item lists."""
-        if self.dirty:
-            keys = np.fromiter(self.dirty, dtype=np.int64, count=len(self.dirty))
-            order = keys.tolist()
-            self.train_array[keys] = [self.train[k] for k in order]
-            self.test_array[keys] = [self.test[k] for k in order]
-            self.dirty.clear()
+    def unseen_test_items(self) -> int:
+        """Items with a test count and no train count."""
+        return int(np.count_nonzero((self.test_array > 0) & (self.train_array <= 0)))
 
     def marginal_costs(self) -> tuple[np.ndarray, np.ndarray]:
         """Approximate change of the Chernoff coefficient if each example joined test / train.
@@ -184,16 +260,20 @@ class _Side:
         using unit increments per item and the change of the normalizing totals.
         """
         a = self.alpha
-        self.flush()
         c, d = self.train_array, self.test_array
         norm = self.train_total**a * self.test_total ** (1.0 - a)
         coefficient = self.chernoff_sum / norm
         per_item_test = c**a * ((d + 1.0) ** (1.0 - a) - d ** (1.0 - a))
         per_item_train = d ** (1.0 - a) * ((c + 1.0) ** a - c**a)
         rows = self.rows
-        n = len(rows.indices)
-        to_test = np.bincount(rows.flat_rows, rows.flat_values * per_item_test[rows.flat_indices], minlength=n)
-        to_train = np.bincount(rows.flat_rows, rows.flat_values * per_item_train[rows.flat_indices], minlength=n)
+        n = len(rows)
+        to_test, to_train = np.zeros(n), np.zeros(n)
+        # blocks of whole rows, so temporaries stay small and each row sums in the same order
+        for first, last in _row_blocks(rows.indptr, MARGINAL_BLOCK):
+            a_, b_ = rows.indptr[first], rows.indptr[last]
+            owner, items, counts = rows.flat_rows[a_:b_] - first, rows.flat_indices[a_:b_], rows.flat_values[a_:b_]
+            to_test[first:last] = np.bincount(owner, counts * per_item_test[items], minlength=last - first)
+            to_train[first:last] = np.bincount(owner, counts * per_item_train[items], minlength=last - first)
         to_test = to_test / norm - coefficient * (1.0 - a) * rows.row_totals / self.test_total
         to_train = to_train / norm - coefficient * a * rows.row_totals / self.train_total
         return to_test, to_train
@@ -211,7 +291,7 @@ class _Side:
             weight = self.rows.totals[example]
             train_total += to_train * weight
             test_total += to_test * weight
-            for k, v in self.rows.pairs[example]:
+            for k, v in self.rows.pairs(example):
                 old = get(k)
                 if old is None:
                     touched[k] = (train[k] + to_train * v, test[k] + to_test * v, 0.0)
@@ -228,10 +308,9 @@ class _Side:
     def apply(self, chernoff_sum: float, train_total: float, test_total: float, touched: dict) -> None:
         train, test, terms = self.train, self.test, self.terms
         for k, (c, d, term) in touched.items():
-            train[k] = c if c > 1e-12 else 0.0
-            test[k] = d if d > 1e-12 else 0.0
+            train[k] = int(c) if c > 1e-12 else 0
+            test[k] = int(d) if d > 1e-12 else 0
             terms[k] = term
-        self.dirty.update(touched)
         self.chernoff_sum, self.train_total, self.test_total = chernoff_sum, train_total, test_total
 
 
@@ -248,8 +327,8 @@ class SearchResult:
 
 
 def search(
-    atoms: Sequence[dict[str, float]],
-    compounds: Sequence[dict[str, float]],
+    atoms: Iterable[Mapping[str, float]],
+    compounds: Iterable[Mapping[str, float]],
     train_size: int,
     test_size: int,
     atom_bound: float,
@@ -269,13 +348,15 @@ def search(
     stops. The result states the D_A / D_C reached and the unseen test atoms; callers decide
     whether that is good enough. ``steps`` is the total of moves proposed over all chains.
     """
-    n = len(atoms)
+    start = time.perf_counter()
+    atom_rows, compound_rows = _SparseRows(atoms), _SparseRows(compounds)
+    n = len(atom_rows)
+    if len(compound_rows) != n:
+        raise SplitError(f"MCD: {n} atom rows but {len(compound_rows)} compound rows")
     if train_size + test_size > n:
         raise SplitError(f"train_size + test_size = {train_size + test_size} exceeds the pool of {n}")
     if train_size < 1 or test_size < 1:
         raise SplitError("MCD needs train_size >= 1 and test_size >= 1")
-    start = time.perf_counter()
-    atom_rows, compound_rows = _SparseRows(atoms), _SparseRows(compounds)
     try:
         screens = (
             SwapScreen(atom_rows, ATOM_ALPHA),
@@ -288,13 +369,14 @@ def search(
         chain.run(steps, progress)
         return chain.result(time.perf_counter() - start, chain.steps)
     temperature = TEMPERATURE / test_size
-    chains = [
-        _Chain(atom_rows, compound_rows, screens, train_size, test_size, atom_bound, chain_rng, None, tolerance, temperature)
-        for chain_rng in chain_rngs(rng, CHAINS)
-    ]
+    chains = []
+    for chain_rng in chain_rngs(rng, CHAINS):  # a chain not running keeps only its counts
+        chains.append(_Chain(atom_rows, compound_rows, screens, train_size, test_size, atom_bound, chain_rng, None, tolerance, temperature))
+        chains[-1].park()
     screen = int(steps * SCREEN_SHARE) // CHAINS
     for chain in chains:
         chain.run(screen, progress)
+        chain.park()
     best = max(range(CHAINS), key=lambda i: (chains[i].score, -i))
     chain = chains[best]
     chain.run(steps - screen * CHAINS, progress, cooling=True)
@@ -325,7 +407,7 @@ class _Chain:
         tolerance: float,
         temperature: float = 0.0,
     ) -> None:
-        n = len(atom_rows.indices)
+        n = len(atom_rows)
         self.rng, self.target, self.tolerance, self.atom_bound = rng, target, tolerance, atom_bound
         self.temperature = temperature
         self.atom_screen, self.compound_screen = screens
@@ -340,7 +422,7 @@ class _Chain:
         self.position = np.zeros(n, dtype=np.int64)
         for items in self.members.values():
             self.position[items] = np.arange(len(items))
-        self.unseen = _unseen_test_atoms(self.atom_side)
+        self.unseen = self.atom_side.unseen_test_items()
         self.score = self.objective(self.compound_side.current(), self.atom_side.current(), self.unseen)
         self.kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if len(self.members[UNUSED]) else [(TRAIN, TEST)]
         # with a target below a random split's D_C the search aims lower
@@ -357,6 +439,11 @@ class _Chain:
         fit = dc if self.target is None else -abs(dc - self.target)
         return fit - ATOM_PENALTY * np.maximum(0.0, da - self.atom_bound) - unseen_atoms
 
+    def park(self) -> None:
+        """Drop what :meth:`run` rebuilds exactly (see :meth:`_Side.park`)."""
+        self.atom_side.park()
+        self.compound_side.park()
+
     def reached(self) -> bool:
         return (
             self.target is not None
@@ -369,6 +456,8 @@ class _Chain:
         """Propose up to `steps` moves (fewer when a target is reached), continuing where the
         last call stopped. With ``cooling`` the temperature falls linearly from the chain's
         temperature to 0 over these moves."""
+        self.atom_side.unpark()
+        self.compound_side.unpark()
         end = self.steps + steps
         report = _step_reporter.get()
         while self.steps < end and not self.reached():
@@ -398,8 +487,6 @@ class _Chain:
         to_train = (second == TRAIN) - (first == TRAIN)
         to_test = (second == TEST) - (first == TEST)
         atom_side, compound_side = self.atom_side, self.compound_side
-        atom_side.flush()
-        compound_side.flush()
         live = np.flatnonzero((assignment[xs] == first) & (assignment[ys] == second))  # guided ones may be stale
         da, change = self.atom_screen.evaluate(
             atom_side.train_array, atom_side.test_array, atom_side.chernoff_sum, atom_side.train_total,
@@ -474,13 +561,9 @@ class _Chain:
             steps,
             self.accepted,
             seconds,
-            _unseen_test_atoms(self.atom_side),
+            self.atom_side.unseen_test_items(),
             chain,
         )
-
-
-def _unseen_test_atoms(side: _Side) -> int:
-    return sum(1 for c, d in zip(side.train, side.test) if d > 0 and c <= 0)
 
 
 def _guided_candidates(
@@ -498,10 +581,20 @@ def _guided_candidates(
         cost = cost_in[first]
         outgoing = np.flatnonzero(assignment == first)
         incoming = np.flatnonzero(assignment == second)
-        worst = outgoing[np.argsort(-cost[outgoing], kind="stable")[:CANDIDATES]]
-        best = incoming[np.argsort(cost[incoming], kind="stable")[:CANDIDATES]]
+        worst = outgoing[_smallest(-cost[outgoing], CANDIDATES)]
+        best = incoming[_smallest(cost[incoming], CANDIDATES)]
         found[(first, second)] = (worst, best)
     return found
+
+
+def _smallest(values: np.ndarray, count: int) -> np.ndarray:
+    """Positions of the `count` smallest values, smallest first, ties by position: the same as
+    ``np.argsort(values, kind="stable")[:count]``, in time linear in len(values)."""
+    if len(values) <= count or np.isnan(values).any():
+        return np.argsort(values, kind="stable")[:count]
+    bound = np.partition(values, count - 1)[count - 1]
+    within = np.flatnonzero(values <= bound)
+    return within[np.argsort(values[within], kind="stable")[:count]]
 
 
 def _check_target(result: SearchResult, target: float, options: McdOptions) -> None:
@@ -535,8 +628,8 @@ class Mcd(Strategy):
         test_size = options.test_size or max(1, int(0.1 * len(pool)))
         target = options.compound_divergence or None
         result = search(
-            [record_atoms(r) for r in pool],
-            [record_compounds(r, options.abstract_lexical) for r in pool],
+            (record_atoms(r) for r in pool),
+            (record_compounds(r, options.abstract_lexical) for r in pool),
             train_size,
             test_size,
             options.atom_divergence_max,

@@ -32,7 +32,7 @@ class SwapScreen:
         self.indptr = rows.indptr
         self.items = rows.flat_indices
         flat = rows.flat_values
-        self.weights = flat.astype(np.int64)
+        self.weights = flat.astype(np.int32)
         if not np.array_equal(self.weights, flat) or (self.weights < 0).any():
             raise ValueError("atom and compound counts must be non-negative integers")
         self.row_totals = rows.row_totals

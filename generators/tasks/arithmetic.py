@@ -103,9 +103,24 @@ def add_digits(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 
 def big_endian(little: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Each row's first counts[i] little-endian digits, most significant first."""
-    width = little.shape[1]
-    source = counts[:, None] - 1 - np.arange(width)[None, :]
-    return np.take_along_axis(little, np.clip(source, 0, width - 1), axis=1)
+    # rows grouped by count: one slab copy per distinct count (entries past a row's count
+    # repeat its least significant digit, as a clipped gather would)
+    out = np.empty_like(little)
+    for count, rows in _rows_by_value(counts):
+        block = little[rows]
+        out[rows, :count] = block[:, count - 1 :: -1]
+        out[rows, count:] = block[:, :1]
+    return out
+
+
+def _rows_by_value(values: np.ndarray) -> list[tuple[int, np.ndarray | slice]]:
+    """(value, indices of the rows holding it) for each distinct value (a slice of every row
+    when all rows hold one value)."""
+    if len(values) and (values == values[0]).all():
+        return [(int(values[0]), slice(None))]
+    order = np.argsort(values, kind="stable")
+    distinct, starts = np.unique(values[order], return_index=True)
+    return [(int(v), order[a:b]) for v, a, b in zip(distinct, starts, [*starts[1:], len(order)])]
 
 
 def with_hints(big: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -119,13 +134,14 @@ def with_hints(big: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def place(first: np.ndarray, first_len: np.ndarray, separator: int, second: np.ndarray, second_len: np.ndarray) -> np.ndarray:
     """Rows ``first[:first_len] separator second[:second_len]`` (entries past the end unspecified)."""
-    n = first.shape[0]
-    width = first.shape[1] + 1 + second.shape[1]
-    position = np.arange(width)[None, :]
-    from_first = np.take_along_axis(first, np.clip(position, 0, first.shape[1] - 1), axis=1)
-    offset = position - first_len[:, None] - 1
-    from_second = np.take_along_axis(second, np.clip(offset, 0, second.shape[1] - 1), axis=1)
-    out = np.where(position < first_len[:, None], from_first, from_second)
+    n, first_width = first.shape
+    second_width = second.shape[1]
+    out = np.empty((n, first_width + 1 + second_width), dtype=np.result_type(first, second))
+    out[:, :first_width] = first
+    for length, rows in _rows_by_value(first_len):  # one slab copy per distinct first length
+        block = second[rows]
+        out[rows, length + 1 : length + 1 + second_width] = block
+        out[rows, length + 1 + second_width :] = block[:, -1:]
     out[np.arange(n), first_len] = separator
     return out
 
