@@ -119,3 +119,33 @@ def test_bad_exposure_sweeps_are_one_line_errors(value: str, message: str) -> No
     with pytest.raises(SuiteError, match=message) as err:
         parse_suite(HEAD + SWEEP % value)
     assert "\n" not in str(err.value) and "line 6" in str(err.value)
+
+
+def _exposed_in_train(result) -> None:
+    ids = result.report["exposed"]["ids"]
+    train = {r["id"] for r in result.train}
+    assert set(ids) <= train and not set(ids) & {r["id"] for r in result.test + result.validation}
+
+
+def test_the_new_splits_take_exposure_too() -> None:
+    """facts, rule_holdout and task_holdout go through the same frame: k held-out examples move into train."""
+    from splits.tasks import PoolTask, generate_task_pool
+
+    facts = get_task("fact_reverse")
+    world = list(facts.enumerate(facts.make_params({"n_entities": 20})).records("fact_reverse"))
+    result = split(world, "facts", {"by": "direction", "exposure": 3}, seed=1)
+    assert len(result.report["exposed"]["ids"]) == 3
+    _exposed_in_train(result)
+
+    rules = get_task("string_rewrite")
+    pool = generate_records("string_rewrite", rules.make_params({"systems": 30, "system_seed": 1}), 600, 1)
+    result = split(pool, "rule_holdout", {"train_systems": 8, "exposure": 2}, seed=0)
+    assert len(result.report["exposed"]["ids"]) == 2
+    _exposed_in_train(result)
+
+    mixed = generate_task_pool([PoolTask("parity_check", PARITY.with_size(1, 12), 200),
+                                PoolTask("reverse_string", get_task("reverse_string").with_size(1, 12), 200)], seed=3)
+    result = split(mixed, "task_holdout", {"test_tasks": "reverse_string", "exposure": 5}, seed=0)
+    assert len(result.report["exposed"]["ids"]) == 5
+    _exposed_in_train(result)
+    assert {r["task"] for r in result.test} == {"reverse_string"}
