@@ -33,6 +33,8 @@ stream         seeds                                         derivation
                a multi-task mixture stream
 ``world``      the relations and attributes of a facts       SeedSequence(world seed, spawn_key=key("world", sizes))
                world (generators.worlds), from its knobs
+``alphabet``   the order of permuted alphabet i of a task    SeedSequence(seed63(task, "alphabet", i))
+               (letter_analogy's counterfactual alphabets)
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
@@ -164,6 +166,12 @@ def support_rng(seed: int) -> np.random.Generator:
     """Stream ``support``: a choice a task makes from its params alone (not per example), e.g. the
     coordinates boolean_function reads when its support is seeded."""
     return stream(seed, labels_key("support"))
+
+
+def alphabet_rng(task: str, index: int) -> np.random.Generator:
+    """Stream ``alphabet``: the order of a task's permuted alphabet `index` (letter_analogy's
+    counterfactual alphabets), a function of the index alone."""
+    return np.random.default_rng(labels_seed(task, "alphabet", index))
 
 
 def world_rng(world_seed: int, sizes: str) -> np.random.Generator:

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import settings
 
@@ -26,7 +27,8 @@ def random_params(task: Task, rng: random.Random, cap: int = SMALL_CAP) -> Param
     Integer fields are drawn from [lo, min(hi, lo + cap)] (a task may narrow this with a
     class attribute ``test_caps`` mapping field -> upper bound); pairs min_X/max_X are
     drawn together and sorted; choices and booleans uniformly. Draws that break a
-    cross-field rule are redrawn.
+    cross-field rule are redrawn, and so are, for a task whose ``may_not_admit`` is true (a
+    rejection sampler), draws its generator reports (almost) never admit a record.
     """
     caps: dict[str, int] = getattr(task, "test_caps", {})
     fields = {f.name: f for f in dataclasses.fields(task.params_type)}
@@ -55,7 +57,10 @@ def random_params(task: Task, rng: random.Random, cap: int = SMALL_CAP) -> Param
                 if isinstance(values[name], (int, float)) and values[name] > values[other]:
                     values[name], values[other] = values[other], values[name]
         try:
-            return task.params_type(**values)
+            params = task.params_type(**values)
+            if getattr(task, "may_not_admit", False):  # a rejection sampler: its generator must find records
+                task.generate(np.random.default_rng(0), 8, params)
+            return params
         except ParamError:
             continue
     return task.default_params()

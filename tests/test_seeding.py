@@ -30,6 +30,7 @@ from generators.seeding import (
     subsample_rng,
     support_rng,
     world_rng,
+    alphabet_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +48,7 @@ RAW = {
     "support": (lambda: support_rng(0), [11266166488492862390, 13881406992188585247]),
     "chain": (lambda: chain_rngs(split_rng(3, "mcd"), 2)[1], [10707578314974008718, 16288687403343750112]),
     "world": (lambda: world_rng(0, "100,4,2,10"), [9829737160469135396, 18331550559492713324]),
+    "alphabet": (lambda: alphabet_rng("letter_analogy", 1), [13265736068948306774, 4474129699305061389]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
 }

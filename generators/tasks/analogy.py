@@ -73,7 +73,7 @@ from generators.batch import Batch
 from generators.derivation import Tree, tree_atoms, tree_compounds
 from generators.params import Params, knob
 from generators.registry import register
-from generators.seeding import labels_seed
+from generators.seeding import alphabet_rng
 from generators.task import Task, meta_value
 from generators.tasks._demonstrations import split_demonstrations
 from generators.text import join_tokens
@@ -105,7 +105,7 @@ def alphabet_name(index: int) -> str:
 @functools.lru_cache(maxsize=1024)
 def permuted_alphabet(i: int) -> tuple[int, ...]:
     """Letter indices of permuted alphabet i, in its order (fixed by i)."""
-    rng = np.random.default_rng(labels_seed("letter_analogy", "alphabet", i))
+    rng = alphabet_rng("letter_analogy", i)
     return tuple(int(x) for x in rng.permutation(SIZE))
 
 

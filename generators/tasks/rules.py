@@ -28,7 +28,7 @@ draws every record's system uniformly from a fixed universe of N systems drawn f
 ``system_seed`` alone (generators.seeding's support stream; a rewrite system enters it only
 if one of 50 random strings gives it a record, a regex only if it gave both a member and a
 non-member of the string lengths in 20 tries each; a record keeps its rewrite system while
-its string is redrawn, and a regex whose draw fails is replaced by another of the universe), so that
+its string is redrawn (after 2,000 failed draws it takes the string that admitted the system), and a regex whose draw fails is replaced by another of the universe), so that
 many records share each system and a split can hold systems out (splits/rules.py: ``rule_holdout``). ``rule_system(record)`` is
 the canonical form the split compares: for rewriting the ordered rule list as written; for
 regexes the normalized tree (_regex.canonical).
@@ -147,6 +147,7 @@ class StringRewrite(Task[RewriteParams]):
     params_type = RewriteParams
     size_knob = "starting string length in symbols (min_length..max_length)"
     test_caps = {"max_rules": 6, "min_rules": 6, "max_length": 12, "min_length": 12, "max_steps": 40, "min_steps": 3}
+    may_not_admit = True  # a rejection sampler: some parameters (almost) never admit a record (a ParamError says so)
     rule_system_form = "the ordered rule list as written (rules in order, each lhs -> rhs)"
 
     def levels(self) -> dict[int, RewriteParams]:
@@ -169,7 +170,7 @@ class StringRewrite(Task[RewriteParams]):
         inputs, targets, trees = [], [], []
         rules_count, steps, lengths = [], [], []
         for _ in range(n):
-            chosen = universe[int(nxt() * len(universe))] if universe else None  # kept: systems uniform
+            chosen, witness = universe[int(nxt() * len(universe))] if universe else (None, None)  # kept: systems uniform
             for _attempt in range(ATTEMPTS):
                 rules = chosen or _draw_system(nxt, params)
                 word = _draw_word(nxt, params)
@@ -177,7 +178,10 @@ class StringRewrite(Task[RewriteParams]):
                 if found is not None:
                     break
             else:
-                raise _draws(ATTEMPTS, f"{self.name} record halting after {params.min_steps}..{params.max_steps} steps")
+                if witness is None:
+                    raise _draws(ATTEMPTS, f"{self.name} record halting after {params.min_steps}..{params.max_steps} steps")
+                rules, word = chosen, witness  # a universe system that rarely halts in range: its witness string
+                found = _admissible(rules, word, params)
             result, applied = found
             texts = [rule_text(r) for r in rules]
             inputs.append(f" {RULE_SEP} ".join(texts) + f" {STRING_SEP} " + " ".join(word))
@@ -250,16 +254,18 @@ def _admissible(rules: list[Rule], word: str, params: RewriteParams) -> tuple[st
 
 
 @lru_cache(maxsize=8)
-def _rewrite_universe(params: RewriteParams) -> list[list[Rule]]:
-    """The fixed universe of ``systems`` systems: each one admits a record for some string
-    among 50 tried (drawn from the support stream of system_seed, never from the block)."""
+def _rewrite_universe(params: RewriteParams) -> list[tuple[list[Rule], str]]:
+    """The fixed universe of ``systems`` systems, each with a string it admits a record for
+    (its witness: the first admitted among 50 tried), drawn from the support stream of
+    system_seed, never from the block."""
     nxt = uniform_stream(support_rng(params.system_seed)).__next__
-    universe: list[list[Rule]] = []
+    universe: list[tuple[list[Rule], str]] = []
     for _ in range(params.systems):
         for _attempt in range(ATTEMPTS):
             rules = _draw_system(nxt, params)
-            if any(_admissible(rules, _draw_word(nxt, params), params) for _ in range(50)):
-                universe.append(rules)
+            witness = next((w for w in (_draw_word(nxt, params) for _ in range(50)) if _admissible(rules, w, params)), None)
+            if witness is not None:
+                universe.append((rules, witness))
                 break
         else:
             raise _draws(ATTEMPTS, "string_rewrite system admitting a record")
