@@ -10,15 +10,20 @@ on first use.
 
 from __future__ import annotations
 
+
+from gengap.legacy_names import redirect as _redirect
+
+_redirect(__name__)  # imported as the deprecated top-level name: that name becomes gengap.baselines
+
 from typing import Any
 
-from baselines.errors import BaselineError
+from gengap.baselines.errors import BaselineError
 
 __all__ = ["BaselineError", "train_and_evaluate"]
 
 
 def train_and_evaluate(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    """See :func:`baselines.training.train_and_evaluate` (imports torch on first call)."""
-    from baselines.training import train_and_evaluate as run
+    """See :func:`gengap.baselines.training.train_and_evaluate` (imports torch on first call)."""
+    from gengap.baselines.training import train_and_evaluate as run
 
     return run(*args, **kwargs)

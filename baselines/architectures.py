@@ -9,7 +9,7 @@
 | tape_rnn      | baselines/tape_rnn.py | Elman controller + memory tape (stay, left, right, jumps)     |
 | looped        | baselines/looped.py   | one weight-tied block iterated in depth with input recall     |
 
-All implement :class:`baselines.sequence_model.SequenceModel`. ``d_model`` is the hidden size
+All implement :class:`gengap.baselines.sequence_model.SequenceModel`. ``d_model`` is the hidden size
 of every architecture; ``heads`` applies to the transformer and the looped block,
 ``memory_cell`` to the stack and the tape, ``iterations`` and ``window`` to the looped model, ``pos`` to the
 transformer (rope, nope, learned, sinusoidal, alibi) and the looped block (rope, nope).
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from baselines.errors import BaselineError
-from baselines.looped import LOOPED_POSITIONAL, LoopedTransformer
-from baselines.models import POSITIONAL, ModelShape, build_model as build_transformer
-from baselines.recurrent import RECURRENT, RecurrentLM
-from baselines.sequence_model import SequenceModel
-from baselines.stack_rnn import StackRNN
-from baselines.tape_rnn import TapeRNN
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.looped import LOOPED_POSITIONAL, LoopedTransformer
+from gengap.baselines.models import POSITIONAL, ModelShape, build_model as build_transformer
+from gengap.baselines.recurrent import RECURRENT, RecurrentLM
+from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.stack_rnn import StackRNN
+from gengap.baselines.tape_rnn import TapeRNN
 
 ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
 NO_POSITIONS = "none"

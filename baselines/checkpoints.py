@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import torch
 
-from baselines.errors import RunFileError
-from baselines.run_identity import KEY
-from generators.safe_files import atomic_file
+from gengap.baselines.errors import RunFileError
+from gengap.baselines.run_identity import KEY
+from gengap.generators.safe_files import atomic_file
 
 RUN_FORMAT = "gengap-baseline-run/1"  # of run.json and checkpoints
 
@@ -102,7 +102,7 @@ def read_checkpoint(path: Path) -> dict[str, Any]:
 
 def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, scheduler: Any, progress: Progress,
          identity: Mapping[str, Any] | None = None) -> None:
-    """Checkpoint a run after progress.step steps (identity: the run's, see baselines.run_identity)."""
+    """Checkpoint a run after progress.step steps (identity: the run's, see gengap.baselines.run_identity)."""
     save_checkpoint(path, {
         "format": RUN_FORMAT, "seed": seed, "step": progress.step, **({KEY: dict(identity)} if identity is not None else {}),
         "model": model.state_dict(), "optimizer": optimizer.state_dict(),

@@ -2,7 +2,7 @@
 
 ``add_commands(subparsers)`` adds them to an argparse subparsers object (its parser class is
 used); each sets ``func`` to a command function taking the parsed namespace and returning an
-exit code. Errors are :class:`baselines.errors.BaselineError` (a ValueError), which the gengap
+exit code. Errors are :class:`gengap.baselines.errors.BaselineError` (a ValueError), which the gengap
 CLI reports as one line with exit code 2. This module imports neither torch nor gengap:
 torch is imported when ``train`` or ``eval`` runs.
 """
@@ -13,13 +13,13 @@ import argparse
 import sys
 from typing import Any
 
-from baselines.errors import BaselineError
-from generators.extras import install_hint
-from harnesses.extraction import ANSWER_FORMATS
+from gengap.baselines.errors import BaselineError
+from gengap.generators.extras import install_hint
+from gengap.harnesses.extraction import ANSWER_FORMATS
 
-POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as baselines.models.POSITIONAL
-PRESETS = ("tiny", "small", "base")  # same as baselines.training.PRESETS
-ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")  # same as baselines.architectures
+POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as gengap.baselines.models.POSITIONAL
+PRESETS = ("tiny", "small", "base")  # same as gengap.baselines.training.PRESETS
+ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")  # same as gengap.baselines.architectures
 
 
 def _distinct_integers(text: str, minimum: int, what: str) -> tuple[int, ...]:
@@ -153,7 +153,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_train(args: argparse.Namespace) -> int:
     try:
-        from baselines.training import train_and_evaluate
+        from gengap.baselines.training import train_and_evaluate
     except ImportError as err:
         raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
     if (args.release is None) == (args.suite is None):
@@ -172,12 +172,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     try:
-        from baselines.pretrained import evaluate_pretrained, model_name
+        from gengap.baselines.pretrained import evaluate_pretrained, model_name
     except ImportError as err:
         raise BaselineError(f"gengap eval needs torch and transformers ({install_hint('train')}): {err}") from None
     from pathlib import Path
 
-    from baselines.data import load_split
+    from gengap.baselines.data import load_split
 
     out = args.out
     if out is None:  # the config's name: given, or the release's only one
@@ -246,7 +246,7 @@ def task_lines(by_task: dict[str, Any]) -> list[str]:
 def cmd_report(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
-    from baselines.report import make_report, report_paths
+    from gengap.baselines.report import make_report, report_paths
 
     checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
     with args.report_outputs(report_paths(args.out), args.force) if checked else nullcontext(None) as opener:

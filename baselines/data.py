@@ -6,7 +6,7 @@ internals. Three sources are accepted:
 - a release directory: ``DIR/data/<config>/{train,validation,test}.jsonl``;
 - a split directory as written by ``gengap split --out DIR``: ``DIR/{train,validation,test}.jsonl``;
 - an in-memory split: any object with ``train``, ``validation`` and ``test`` lists of records
-  (``splits.SplitResult``), or a mapping with those keys.
+  (``gengap.splits.SplitResult``), or a mapping with those keys.
 
 Each source may come with the split's report, from which the config's divergence figures are
 taken (``SplitData.divergence``): the release's ``manifest.json`` (the entry of ``configs``
@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from baselines.errors import BaselineError
-from generators.jsonl import read_records
-from generators.plugins import load_recorded
-from generators.reading import ReadError, read_json, release_part
-from generators.reading import release_configs as listed_configs
+from gengap.baselines.errors import BaselineError
+from gengap.generators.jsonl import read_records
+from gengap.generators.plugins import load_recorded
+from gengap.generators.reading import ReadError, read_json, release_part
+from gengap.generators.reading import release_configs as listed_configs
 
 PARTS = ("train", "validation", "test")
 Record = dict[str, Any]
@@ -88,7 +88,7 @@ def subset(records: Sequence[Record], limit: int | None) -> list[Record]:
         return list(records)
     import numpy as np
 
-    from generators.seeding import evaluation_rng
+    from gengap.generators.seeding import evaluation_rng
 
     chosen = np.sort(evaluation_rng().choice(len(records), size=limit, replace=False))
     return [records[i] for i in chosen]
@@ -111,7 +111,7 @@ def check_record(record: Any, where: str) -> None:
 def release_configs(root: Path) -> list[str]:
     """Config names of a release directory that a baseline may read: those its manifest.json
     lists (without a manifest, the subdirectories of data/ holding a train.jsonl), never
-    through a symlink (generators.reading.release_configs), with the plugins it records
+    through a symlink (gengap.generators.reading.release_configs), with the plugins it records
     imported; BaselineError when manifest.json is there but cannot be read, or a plugin it
     records cannot be imported."""
     path = root / "manifest.json"

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import torch
 
-from baselines.models import SeqModel
+from gengap.baselines.models import SeqModel
 
 
 PRECISIONS = ("auto", "fp32", "bf16")

@@ -65,7 +65,7 @@ def dynamics_rows(runs: Sequence[tuple[Mapping[str, Any], Sequence[Mapping[str, 
     """One row per (run, seed) that recorded first steps: config, model, preset, lr, weight
     decay, label noise, training fraction, first steps, delay, outcome, and the seed's
     periodic (step, train, validation) exact matches for the curve."""
-    from baselines.report import model_label
+    from gengap.baselines.report import model_label
 
     out = []
     for results, history in runs:

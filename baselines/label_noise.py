@@ -2,7 +2,7 @@
 
 Applied in the training loop only, never written to data: the release stays correct and
 verifiable. With fraction xi of n training records, exactly ``round(xi * n)`` records are
-corrupted, chosen from the ``noise`` stream of generators.seeding (its seed is the run's
+corrupted, chosen from the ``noise`` stream of gengap.generators.seeding (its seed is the run's
 ``noise_seed``, the same for every seed of a run, so seeds vary only initialization and
 order); each gets a target drawn uniformly from the distinct targets of the training part
 other than its own (for x op y mod p: another residue). Which records were corrupted, with
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from baselines.errors import BaselineError
-from generators.seeding import noise_rng
+from gengap.baselines.errors import BaselineError
+from gengap.generators.seeding import noise_rng
 
 Record = dict[str, Any]
 

@@ -24,8 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from baselines.errors import BaselineError
-from baselines.sequence_model import SequenceModel
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.sequence_model import SequenceModel
 
 LOOPED_POSITIONAL = ("rope", "nope")
 ROPE_BASE = 10000.0

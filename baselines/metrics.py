@@ -35,7 +35,7 @@ import math
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from generators.traces import split_target
+from gengap.generators.traces import split_target
 
 Record = dict[str, Any]
 

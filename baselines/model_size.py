@@ -14,8 +14,8 @@ import os
 
 import torch
 
-from baselines.architectures import ModelSpec
-from baselines.errors import BaselineError
+from gengap.baselines.architectures import ModelSpec
+from gengap.baselines.errors import BaselineError
 
 BYTES_PER_PARAMETER = 16  # fp32 weight, gradient and AdamW's two moments
 

@@ -1,5 +1,5 @@
 """The ``transformer`` architecture: decoder-only transformers with a choice of positional
-encoding, built from Hugging Face classes (the other architectures: baselines.architectures).
+encoding, built from Hugging Face classes (the other architectures: gengap.baselines.architectures).
 
 | ``pos``      | class (transformers)   | how the positions enter                                        |
 |--------------|------------------------|----------------------------------------------------------------|
@@ -29,8 +29,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from baselines.errors import BaselineError
-from baselines.sequence_model import SequenceModel
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.sequence_model import SequenceModel
 
 POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")
 HF_CLASS = {

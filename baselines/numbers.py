@@ -1,6 +1,6 @@
 """Numeric settings of a run: every int an int, every float a finite number, each in its range.
 
-``check_numbers(values)`` takes the numeric fields of :class:`baselines.training.TrainSettings`
+``check_numbers(values)`` takes the numeric fields of :class:`gengap.baselines.training.TrainSettings`
 (None stands for the preset's default and is skipped) and raises BaselineError naming the
 first one out of range. The same check serves ``gengap train``'s options, sweep files and the
 Python API, so ``--lr inf`` or ``weight_decay: nan`` never reaches the optimizer.
@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from baselines.errors import BaselineError
+from gengap.baselines.errors import BaselineError
 
 MAX_COUNT = 10**12  # steps, sizes and counts beyond this are typos, not runs (and overflow int64 arithmetic)
 
@@ -69,7 +69,7 @@ RANGES: dict[str, Range] = {
 LISTS: dict[str, Range] = {"seeds": SEED, "test_iterations": _count(1)}
 
 
-EVAL_RANGES: dict[str, Range] = {  # gengap eval's (baselines.pretrained.EvalSettings)
+EVAL_RANGES: dict[str, Range] = {  # gengap eval's (gengap.baselines.pretrained.EvalSettings)
     "shots": _count(0), "seed": SEED, "limit": _count(1), "batch_size": _count(1), "max_new_tokens": _count(1),
     "slack": _count(0), "mistakes": _count(0),
 }

@@ -3,7 +3,7 @@
 Exact match against input length (one run, or a report's rows), OOD exact match against
 compound divergence, and OOD exact match by novelty bucket. Every function returns the path
 written, or None when matplotlib is not installed (the other outputs do not depend on it).
-A plot is written through a temporary file that replaces it (generators.safe_files), or
+A plot is written through a temporary file that replaces it (gengap.generators.safe_files), or
 through the ``opener`` given (the gengap CLI's output discipline for ``gengap report``).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, ContextManager, Mapping, Sequence
 
-from generators.safe_files import atomic_file, make_directory
+from gengap.generators.safe_files import atomic_file, make_directory
 
 Opener = Callable[[Path], ContextManager[BinaryIO]]  # a binary handle whose content becomes the file at a path
 
@@ -86,7 +86,7 @@ def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
     axis.set_ylim(-0.02, 1.02)
     axis.set_xlabel("input length (tokens)")
     axis.set_ylabel("exact match")
-    from baselines.report import model_label
+    from gengap.baselines.report import model_label
 
     model = model_label(results.get("arch", "transformer"), results["pos"])
     axis.set_title(f"{results['config']} / {model} / {results['preset']} ({len(results['per_seed'])} seeds)")
@@ -129,7 +129,7 @@ def plot_curriculum(results: Mapping[str, Any], path: str | Path) -> Path | None
 def plot_report(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
     """One panel per config: mean exact match vs input length per positional encoding.
 
-    rows are report groups (see baselines.report.group_runs): config, pos, by_length
+    rows are report groups (see gengap.baselines.report.group_runs): config, pos, by_length
     {"id"|"ood": {length: {"mean"}}}, train_range.
     """
     plt = _pyplot()
@@ -171,14 +171,14 @@ def plot_divergence(
 ) -> Path | None:
     """Scatter of mean OOD exact match (± std over seeds) against compound divergence, one colour per encoding.
 
-    points as baselines.report.divergence_points gives them (config, model, preset,
+    points as gengap.baselines.report.divergence_points gives them (config, model, preset,
     compound_divergence, ood_exact_match, ood_std); each point is labelled with its config
     and each series' legend entry carries its Spearman correlation when it has one.
     """
     plt = _pyplot()
     if plt is None:
         return None
-    from baselines.report import divergence_correlations
+    from gengap.baselines.report import divergence_correlations
 
     path = Path(path)
     figure, axis = plt.subplots(figsize=(7, 4.5))
@@ -212,13 +212,13 @@ def plot_novelty(
 ) -> Path | None:
     """OOD exact match (mean ± std over seeds) per novelty bucket (0, 1, 2, 3+ unseen compounds), one line per config x encoding.
 
-    points as baselines.report.novelty_points gives them (config, model, preset, buckets
+    points as gengap.baselines.report.novelty_points gives them (config, model, preset, buckets
     {bucket: {mean, std}}); a bucket without records is a gap in its line.
     """
     plt = _pyplot()
     if plt is None:
         return None
-    from baselines.metrics import NOVELTY_BUCKETS
+    from gengap.baselines.metrics import NOVELTY_BUCKETS
 
     path = Path(path)
     figure, axis = plt.subplots(figsize=(7, 4.5))
@@ -240,7 +240,7 @@ def plot_novelty(
     return _write(plt, figure, path, opener)
 
 
-# -- training dynamics (rows of baselines.dynamics.dynamics_rows) ------------------------------
+# -- training dynamics (rows of gengap.baselines.dynamics.dynamics_rows) ------------------------------
 
 OUTCOME_COLOURS = {"generalized": "tab:green", "memorized": "tab:orange", "neither": "tab:grey"}
 
@@ -309,7 +309,7 @@ def plot_delay(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Open
 def plot_grid(rows: Sequence[Mapping[str, Any]], path: str | Path, opener: Opener | None = None) -> Path | None:
     """Learning rate x weight decay, one panel per config x model with a grid, each point coloured
     by its seeds' most common outcome (generalized, memorized, neither)."""
-    from baselines.dynamics import grid_cells
+    from gengap.baselines.dynamics import grid_cells
 
     plt = _pyplot()
     if plt is None:

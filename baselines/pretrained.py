@@ -6,16 +6,16 @@ job (``gengap eval`` calls it):
 - records come from a release (or split directory) as for ``gengap train``; validation is the
   in-distribution side (ID), test the out-of-distribution side (OOD), each capped by ``limit``:
   the first ``limit`` records of gengap's evaluation order
-  (:func:`harnesses.releases.evaluation_order`), the records ``lm_eval --limit N`` evaluates on
+  (:func:`gengap.harnesses.releases.evaluation_order`), the records ``lm_eval --limit N`` evaluates on
   the lm-eval export (not the spread ``gengap train --eval-limit`` takes);
-- prompts are the harnesses' (:class:`harnesses.prompts.Prompter`): the task's instruction,
+- prompts are the harnesses' (:class:`gengap.harnesses.prompts.Prompter`): the task's instruction,
   ``shots`` examples from the train part (seeded per record with ``seed``) and the query, as a
   text prompt ending ``Answer:`` or, with ``chat``, as messages through the tokenizer's chat
-  template (asking for ``answer_format``, see :mod:`harnesses.prompts`);
+  template (asking for ``answer_format``, see :mod:`gengap.harnesses.prompts`);
 - generation is greedy and batched (left padding); a text prompt's answer is its first line
   (generation stops at a newline) and gets as many new tokens as the target has in the
   model's tokenizer, plus ``slack``; a chat reply gets ``max_new_tokens`` (default 512);
-- answers are extracted and checked by the harnesses (:func:`harnesses.scoring.score_output`:
+- answers are extracted and checked by the harnesses (:func:`gengap.harnesses.scoring.score_output`:
   the task's own checker, so any correct answer of a task with several counts); per-token
   accuracy compares the answer read with the target;
 - ``results.json`` has the shape of ``gengap train``'s (``pos`` is ``"pretrained"``, ``preset``
@@ -36,15 +36,15 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
-from baselines.data import SplitData, load_split
-from baselines.errors import BaselineError, RunFileError
-from baselines.metrics import aggregate, make_buckets, score, seed_summary
-from baselines.numbers import EVAL_RANGES, check_numbers
-from baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
-from harnesses.extraction import ANSWER_FORMATS
-from harnesses.prompts import config_prompter
-from harnesses.releases import first_in_evaluation_order, multitask_params, open_release
-from harnesses.scoring import score_output
+from gengap.baselines.data import SplitData, load_split
+from gengap.baselines.errors import BaselineError, RunFileError
+from gengap.baselines.metrics import aggregate, make_buckets, score, seed_summary
+from gengap.baselines.numbers import EVAL_RANGES, check_numbers
+from gengap.baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
+from gengap.harnesses.extraction import ANSWER_FORMATS
+from gengap.harnesses.prompts import config_prompter
+from gengap.harnesses.releases import first_in_evaluation_order, multitask_params, open_release
+from gengap.harnesses.scoring import score_output
 
 POS = "pretrained"
 CHAT_MAX_NEW_TOKENS = 512
@@ -59,7 +59,7 @@ class EvalSettings:
     limit: int | None = None  # records per side (None: all)
     chat: bool = False  # prompts through the tokenizer's chat template
     system: bool = False  # chat: the instruction as a system message
-    answer_format: str = "line"  # chat: the answer format asked for (harnesses.prompts)
+    answer_format: str = "line"  # chat: the answer format asked for (gengap.harnesses.prompts)
     batch_size: int = 16
     max_new_tokens: int | None = None  # default: target tokens + slack (text), 512 (chat)
     slack: int = 8
@@ -198,7 +198,7 @@ def evaluate_pretrained(
     tasks = list(dict.fromkeys(str(r.get("task")) for part in data.parts().values() for r in part))
     if not tasks:
         raise BaselineError(f"{data.name}: the config has no records")
-    prompter = config_prompter(  # a multi-task config: each record prompted by its own task (harnesses.prompts)
+    prompter = config_prompter(  # a multi-task config: each record prompted by its own task (gengap.harnesses.prompts)
         _config_params(source, data, tasks), data.train, k=settings.shots, seed=settings.seed, system=settings.system,
         answer_format=settings.answer_format,
     )
@@ -284,7 +284,7 @@ def evaluate_pretrained(
     if out_path is not None:
         out_path.mkdir(parents=True, exist_ok=True)
         atomic_write(out_path / "generations.jsonl", "".join(json.dumps(g, ensure_ascii=False) + "\n" for g in generations))
-        from baselines.plots import plot_run
+        from gengap.baselines.plots import plot_run
 
         made = plot_run(results, out_path / "plots" / "accuracy_by_length.png")
         results["plots"] = [str(Path(made).relative_to(out_path))] if made else []

@@ -13,8 +13,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from baselines.errors import BaselineError
-from baselines.sequence_model import RecurrentModel
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.sequence_model import RecurrentModel
 
 RECURRENT = ("rnn", "lstm")
 

@@ -1,7 +1,7 @@
 """Gap reports over baseline runs: a markdown table per config x positional encoding, and plots.
 
 Runs are read from their ``results.json``; runs of the same config and training setup
-(:mod:`baselines.setup`: model, preset, steps, stream or curriculum, optimizer, label noise,
+(:mod:`gengap.baselines.setup`: model, preset, steps, stream or curriculum, optimizer, label noise,
 data, ...) are pooled, so seeds trained in separate run directories (e.g. in parallel) are
 aggregated together, and runs of different setups never are; a seed that two runs of one
 setup hold is reported (:func:`duplicate_warnings`). Figures are mean ± sample standard deviation over
@@ -32,14 +32,14 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from baselines.data import DIVERGENCE_KEYS, divergence_of
-from baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history, with_curves
-from baselines.errors import BaselineError
-from baselines.metrics import NOVELTY_BUCKETS, aggregate
-from baselines.plots import Opener
-from baselines.setup import SETUP_FIELDS, Setup, describe, differences, setup_of
-from generators.safe_files import atomic_file
-from generators.reading import ReadError, read_json
+from gengap.baselines.data import DIVERGENCE_KEYS, divergence_of
+from gengap.baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history, with_curves
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.metrics import NOVELTY_BUCKETS, aggregate
+from gengap.baselines.plots import Opener
+from gengap.baselines.setup import SETUP_FIELDS, Setup, describe, differences, setup_of
+from gengap.generators.safe_files import atomic_file
+from gengap.generators.reading import ReadError, read_json
 
 POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
 ARCH_ORDER = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
@@ -86,7 +86,7 @@ def load_results(path: Path) -> dict[str, Any]:
 
 
 def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None = None) -> list[dict[str, Any]]:
-    """Pool runs by their whole setup (:func:`baselines.setup.setup_of`: config, model, preset, steps,
+    """Pool runs by their whole setup (:func:`gengap.baselines.setup.setup_of`: config, model, preset, steps,
     stream and curriculum, optimizer, label noise, data, ...), so that only seeds of one training
     setup are aggregated; per group the seeds' aggregate, the train length range, the divergence
     figures (``atom_divergence``, ``compound_divergence``, ``compounds``: None when no run of the
@@ -482,7 +482,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
         target, length_png, divergence_png, novelty_png, dynamics_png, delay_png, grid_png = report_paths(out)
         if target.parent and not target.parent.exists():
             raise BaselineError(f"the folder of {target} does not exist")
-        from baselines.plots import plot_delay, plot_divergence, plot_grid, plot_grokking, plot_novelty, plot_report
+        from gengap.baselines.plots import plot_delay, plot_divergence, plot_grid, plot_grokking, plot_novelty, plot_report
 
         made = {
             "length": plot_report(rows, length_png, opener=opener),

@@ -19,9 +19,9 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from baselines.errors import BaselineError, RunFileError
-from generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_json
-from generators.safe_files import append_text, atomic_write_text, make_directory, read_regular
+from gengap.baselines.errors import BaselineError, RunFileError
+from gengap.generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_json
+from gengap.generators.safe_files import append_text, atomic_write_text, make_directory, read_regular
 
 
 def _finite(value: Any) -> Any:

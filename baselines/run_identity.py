@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any, Mapping
 
-from baselines.errors import BaselineError, RunFileError
+from gengap.baselines.errors import BaselineError, RunFileError
 
 # Settings a resumed run must share with the interrupted one (they decide the trajectory).
 TRAJECTORY = (

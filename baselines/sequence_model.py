@@ -31,7 +31,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from baselines.errors import BaselineError
+from gengap.baselines.errors import BaselineError
 
 
 class SequenceModel(nn.Module):

@@ -20,7 +20,7 @@ TRAJECTORY = (
 )
 # Further settings that change what a run trained or measured, but not its resumable trajectory.
 MEASURED = ("precision", "eval_limit", "test_iterations")
-# What configures an evaluation of a pretrained model (baselines.pretrained.EvalSettings, less its seed and machinery).
+# What configures an evaluation of a pretrained model (gengap.baselines.pretrained.EvalSettings, less its seed and machinery).
 EVALUATED = ("shots", "limit", "chat", "system", "answer_format", "max_new_tokens", "slack")
 SETUP_FIELDS = ("preset", "data", *dict.fromkeys(TRAJECTORY + MEASURED + EVALUATED))
 

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from baselines.sequence_model import MemoryRNN
+from gengap.baselines.sequence_model import MemoryRNN
 
 PUSH, POP, NO_OP = 0, 1, 2
 ACTIONS = ("push", "pop", "no-op")

@@ -3,7 +3,7 @@
 - :class:`TorchRecordStream`: a ``torch.utils.data.IterableDataset`` of record dicts. In
   ``__iter__`` it takes its shard from the data-loader worker and the distributed rank
   (``torch.distributed`` when initialised, or the ``rank`` / ``world_size`` given):
-  shard ``rank * workers + worker`` of ``world_size * workers`` (generators.streams.Shard),
+  shard ``rank * workers + worker`` of ``world_size * workers`` (gengap.generators.streams.Shard),
   so the workers and ranks read disjoint blocks whose union is the stream.
 - :func:`hf_iterable_dataset`: a ``datasets.IterableDataset`` built with ``from_generator``
   as one Hugging Face shard holding the stream shard of (``rank``, ``world_size``), the
@@ -13,10 +13,10 @@
   world_size-th row per rank, which is also disjoint and complete.) Rows are flat:
   ``position``, ``component`` (the mixture component; 0 for a one-task stream), ``level``,
   ``id``, ``task``, ``input``, ``target``, and ``difficulty`` and ``meta`` as JSON text (the
-  columns ``harnesses.gengap_reward`` reads, routing each row by its task).
+  columns ``gengap.harnesses.gengap_reward`` reads, routing each row by its task).
 
-Either takes a one-task :class:`~generators.streams.RecordStream` or a multi-task
-:class:`~generators.mixtures.MixtureStream`; for a mixture, ``curriculum`` is one curriculum
+Either takes a one-task :class:`~gengap.generators.streams.RecordStream` or a multi-task
+:class:`~gengap.generators.mixtures.MixtureStream`; for a mixture, ``curriculum`` is one curriculum
 per component (default: each component's own, from its spec).
 
 A curriculum given to either is followed by position (``records_per_step`` records per
@@ -40,9 +40,9 @@ from typing import Any, Iterator, Sequence
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from generators.curriculum import Curriculum
-from generators.mixtures import MixtureChooser, MixtureStream
-from generators.streams import Chooser, RecordStream, Shard
+from gengap.generators.curriculum import Curriculum
+from gengap.generators.mixtures import MixtureChooser, MixtureStream
+from gengap.generators.streams import Chooser, RecordStream, Shard
 
 ROW_COLUMNS = ("position", "component", "level", "id", "task", "input", "target", "difficulty", "meta")
 

@@ -2,12 +2,12 @@
 
 :class:`StreamPlan` turns the stream settings of a run (task, ``--param`` overrides, a
 ``--level``, ``--sizes`` bands or a ``--curriculum`` spec; or a mixture file,
-generators.mixtures) into a task mixture: one component for a task, one per task of a
+gengap.generators.mixtures) into a task mixture: one component for a task, one per task of a
 mixture file, each with its level table and curriculum. :class:`StreamSource` serves one
 seed's batches: step s (1-based) takes the next ``batch_size`` kept records of the mixture
 stream (seed: the run's data seed) from its cursor, each from the component drawn at its
 position, at the level that component's curriculum chooses at step index s - 1 for the
-position (generators.streams, generators.mixtures), never an input of the evaluated
+position (gengap.generators.streams, gengap.generators.mixtures), never an input of the evaluated
 config's validation or test side. With an adaptive curriculum, after each step the
 teacher-forced exact match (every target token and the end token predicted) of the batch's
 records of that component at its current level is observed as of step s (a promotion
@@ -24,16 +24,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from baselines.errors import BaselineError
-from generators.batch import Record
-from generators.curriculum import Curriculum, CurriculumError
-from generators.exclusion import Exclusion
-from generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, resolve_stream
-from generators.params import ParamError, Params
-from generators.registry import UnknownTaskError
-from generators.streams import Uniforms
+from gengap.baselines.errors import BaselineError
+from gengap.generators.batch import Record
+from gengap.generators.curriculum import Curriculum, CurriculumError
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, resolve_stream
+from gengap.generators.params import ParamError, Params
+from gengap.generators.registry import UnknownTaskError
+from gengap.generators.streams import Uniforms
 
-IGNORE = -100  # same as baselines.training.IGNORE
+IGNORE = -100  # same as gengap.baselines.training.IGNORE
 
 
 @dataclass(frozen=True, eq=False)

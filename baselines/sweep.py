@@ -6,10 +6,10 @@ encoding of a transformer (``rope``), else the architecture (``lstm``; ``looped-
 Encodings apply to the transformer and (rope, nope) to the looped model; the recurrent
 architectures have none, so they get one run per (config, preset, seed). :func:`execute` is one run: the
 same call ``gengap train RELEASE --config C --pos P --preset X --seeds S --out RUN --resume``
-makes (:func:`baselines.training.train_and_evaluate`), so a run directory holds what that
+makes (:func:`gengap.baselines.training.train_and_evaluate`), so a run directory holds what that
 command writes for the same settings. :func:`run_sweep` skips finished runs (results.json
 present, same settings), hands the others to an engine (an iterator of outcomes, e.g.
-:func:`baselines.sweep_ray.run_on_ray`), records every outcome in ``OUT/sweep.json`` and
+:func:`gengap.baselines.sweep_ray.run_on_ray`), records every outcome in ``OUT/sweep.json`` and
 ends with ``gengap report`` over the finished runs (``OUT/report.md`` and its plots).
 
 This module imports neither torch nor Ray at import time.
@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from baselines.errors import BaselineError
-from baselines.report import model_label
-from generators.safe_files import atomic_write_text, create_new, make_directory
-from generators.reading import ReadError, read_json
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.report import model_label
+from gengap.generators.safe_files import atomic_write_text, create_new, make_directory
+from gengap.generators.reading import ReadError, read_json
 
 SWEEP_FORMAT = "gengap-sweep/1"
 STATE_FILE = "sweep.json"
@@ -136,7 +136,7 @@ def plan_runs(
 
 def resolved_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The settings as ``run.json`` records them (imports torch)."""
-    from baselines.training import make_settings
+    from gengap.baselines.training import make_settings
 
     return make_settings(None, settings).resolve().to_json()
 
@@ -169,7 +169,7 @@ def execute(spec: RunSpec) -> Outcome:
     """Train one run (resuming from its checkpoints if any). A BaselineError (bad settings or
     data: retrying cannot help) is a failed outcome; any other exception propagates (the
     engine may retry)."""
-    from baselines.training import train_and_evaluate
+    from gengap.baselines.training import train_and_evaluate
 
     started = time.perf_counter()
     hook = spec.fail_once if spec.fail_once is not None and spec.fail_once.run == spec.name else None
@@ -224,7 +224,7 @@ def run_sweep(
             on_outcome(outcome)
     finished = [spec.out for spec in runs if outcomes[spec.name].status != "failed"]
     if report and finished:
-        from baselines.report import make_report
+        from gengap.baselines.report import make_report
 
         make_report(finished, out / "report.md")
     return outcomes

@@ -1,6 +1,6 @@
 """The Ray engine of baseline sweeps: every run is one Ray task (the only module of baselines that imports Ray).
 
-``run_on_ray(runs, resources, retries)`` submits :func:`baselines.sweep.execute` once per run
+``run_on_ray(runs, resources, retries)`` submits :func:`gengap.baselines.sweep.execute` once per run
 with the run's resources (``num_gpus`` may be a fraction, so that several small runs share
 one GPU) and yields outcomes as runs finish. A run whose task raises, or whose worker process
 dies (killed, out of memory, a lost node), is retried ``retries`` times by Ray; since a run
@@ -10,7 +10,7 @@ run that still fails is a failed outcome carrying the error; the other runs go o
 ``ray_runtime(address, num_cpus)`` connects to a running cluster (address, e.g.
 ``ray://head:10001`` or ``auto``) or starts a local runtime on this machine, and shuts down
 what it started; a local runtime ends with the driver even when the driver is killed
-(baselines.ray_watchdog).
+(gengap.baselines.ray_watchdog).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from baselines.errors import BaselineError
-from baselines.ray_watchdog import watch_local_runtime
-from generators.extras import install_hint
-from baselines.sweep import Outcome, RunSpec, execute
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.ray_watchdog import watch_local_runtime
+from gengap.generators.extras import install_hint
+from gengap.baselines.sweep import Outcome, RunSpec, execute
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from baselines.sequence_model import MemoryRNN, input_lengths
+from gengap.baselines.sequence_model import MemoryRNN, input_lengths
 
 ACTIONS = ("stay", "left", "right", "jump_left", "jump_right")
 WRITE_HIDDEN = (64, 64)

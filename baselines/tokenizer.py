@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from baselines.errors import BaselineError
-from generators.safe_files import atomic_write_text
-from generators.reading import ReadError, read_json
+from gengap.baselines.errors import BaselineError
+from gengap.generators.safe_files import atomic_write_text
+from gengap.generators.reading import ReadError, read_json
 
 PAD, SEP, END = "<pad>", "<sep>", "<end>"
 SPECIALS = (PAD, SEP, END)

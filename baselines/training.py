@@ -7,7 +7,7 @@
   the same weights), the training order comes from its *data seed*: the batch of step s is a
   pure function of (data seed, s) (consecutive slices of per-epoch permutations), so resuming
   needs no iterator state. Both seeds come from the run seed (streams ``init`` and ``data``
-  of generators.seeding), or are fixed for all seeds with ``init_seed`` / ``data_seed`` (to
+  of gengap.generators.seeding), or are fixed for all seeds with ``init_seed`` / ``data_seed`` (to
   vary one source of randomness at a time);
 - AdamW (weight decay on matrices only), linear warmup then cosine decay to
   ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
@@ -15,7 +15,7 @@
 - the loss is the cross-entropy of the target tokens and the end token only;
 - every ``eval_every`` steps: greedy decoding of a fixed subset of validation (ID) and test
   (OOD), one line in ``metrics.jsonl``; every ``checkpoint_every`` steps the checkpoint
-  ``seed-<s>/checkpoint.pt`` (baselines.checkpoints: model, optimizer, scheduler, RNG
+  ``seed-<s>/checkpoint.pt`` (gengap.baselines.checkpoints: model, optimizer, scheduler, RNG
   states, progress) is replaced atomically; ``resume=True`` continues from it and ends
   with exactly the metrics of an uninterrupted run on the CPU (on CUDA up to the
   nondeterminism of its kernels);
@@ -23,16 +23,16 @@
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
 With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``), or
-``stream=MIXTURE.yaml`` (a multi-task mixture file, generators.mixtures), the batches come
+``stream=MIXTURE.yaml`` (a multi-task mixture file, gengap.generators.mixtures), the batches come
 from a record stream seeded by the data seed instead of the train part
-(baselines.stream_train: a :class:`StreamSource` in place of a :class:`FixedSource`),
+(gengap.baselines.stream_train: a :class:`StreamSource` in place of a :class:`FixedSource`),
 excluding the inputs of the split's validation and test sides; its cursor and curriculum
 state go into the checkpoint, metric rows gain ``level`` and ``mean_level`` (a mixture:
 ``levels``, ``mean_levels`` and ``shares`` per component), results gain ``stream`` and per
 seed ``curriculum``, and ``plots/curriculum.png`` is drawn.
 
 A run directory holds ``run.json`` (settings and data fingerprint, checked on resume, as the
-run identity every checkpoint and seed result carries is: baselines.run_identity),
+run identity every checkpoint and seed result carries is: gengap.baselines.run_identity),
 ``tokenizer.json``, ``metrics.jsonl``, ``results.json`` (per seed and aggregated over seeds,
 and the split's divergence figures when its report was found),
 ``plots/accuracy_by_length.png`` and the per-seed folders.
@@ -52,27 +52,27 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from baselines import checkpoints
-from baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
-from baselines.data import SplitData, load_split, subset
-from baselines.decoding import PRECISIONS, autocast_context, greedy_decode
-from baselines.errors import BaselineError, RunFileError
-from baselines import run_files
-from baselines.model_size import check_model_size
-from baselines.run_identity import KEY, check_identity, run_identity, settings_changes
-from baselines.label_noise import corrupt
-from baselines.numbers import check_numbers
-from baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
-from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
-from baselines.models import ModelShape
-from baselines.sequence_model import SequenceModel
-from baselines.setup import TRAJECTORY
-from baselines.stream_train import StreamPlan, StreamSource
-from baselines.tokenizer import Tokenizer
-from generators.exclusion import Exclusion
-from generators.reading import ReadError, read_json
-from generators.safe_files import atomic_write_text
-from generators.seeding import data_seed_of, epoch_rng, init_seed_of
+from gengap.baselines import checkpoints
+from gengap.baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
+from gengap.baselines.data import SplitData, load_split, subset
+from gengap.baselines.decoding import PRECISIONS, autocast_context, greedy_decode
+from gengap.baselines.errors import BaselineError, RunFileError
+from gengap.baselines import run_files
+from gengap.baselines.model_size import check_model_size
+from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
+from gengap.baselines.label_noise import corrupt
+from gengap.baselines.numbers import check_numbers
+from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
+from gengap.baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
+from gengap.baselines.models import ModelShape
+from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.setup import TRAJECTORY
+from gengap.baselines.stream_train import StreamPlan, StreamSource
+from gengap.baselines.tokenizer import Tokenizer
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.reading import ReadError, read_json
+from gengap.generators.safe_files import atomic_write_text
+from gengap.generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
 IGNORE = -100
@@ -124,7 +124,7 @@ SCHEDULES = ("cosine", "constant")
 class TrainSettings:
     """Everything that configures a run; None means the preset's (or a derived) default."""
 
-    arch: str = "transformer"  # baselines.architectures.ARCHITECTURES
+    arch: str = "transformer"  # gengap.baselines.architectures.ARCHITECTURES
     pos: str | None = None  # default: rope for the transformer and looped, none for the recurrent models
     preset: str = "small"
     layers: int | None = None
@@ -138,7 +138,7 @@ class TrainSettings:
     reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
     schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
     full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
-    label_noise: float = 0.0  # share of training targets replaced by wrong answers, in training only (baselines.label_noise)
+    label_noise: float = 0.0  # share of training targets replaced by wrong answers, in training only (gengap.baselines.label_noise)
     noise_seed: int = 0  # the seed of which targets label noise corrupts (the same for every seed of the run)
     steps: int | None = None
     batch_size: int | None = None
@@ -164,7 +164,7 @@ class TrainSettings:
     stream: str | None = None  # train from a record stream of this task, or of a mixture file (.yaml, .yml, .json), instead of the train part
     stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)
     level: int | None = None  # the stream's level (one level; or use curriculum)
-    curriculum: str | None = None  # a curriculum spec over the stream's levels (generators.curriculum)
+    curriculum: str | None = None  # a curriculum spec over the stream's levels (gengap.generators.curriculum)
     sizes: tuple[tuple[int, int], ...] = ()  # levels 1..k as bands of the task's size knob instead of its levels
 
     def resolve(self) -> "TrainSettings":
@@ -482,7 +482,7 @@ class Run:
         self.out = out
         self.progress = progress
         self.callback = callback
-        self.identity: dict[str, Any] | None = None  # the run's (baselines.run_identity), set with the run directory
+        self.identity: dict[str, Any] | None = None  # the run's (gengap.baselines.run_identity), set with the run directory
         self.legacy_checkpoints = False  # checkpoints without an identity are accepted when run.json vouched for them
         self.stream = stream_plan(settings)
         self.probe = [r for seed in settings.seeds for r in self.stream.probe(self.seeds(seed)[1])] if self.stream else []
@@ -682,7 +682,7 @@ class Run:
         return result
 
     def check_run(self, found: Any, path: Path) -> None:
-        """Refuse a checkpoint or seed result of another run (see baselines.run_identity)."""
+        """Refuse a checkpoint or seed result of another run (see gengap.baselines.run_identity)."""
         assert self.identity is not None
         if found is None and self.legacy_checkpoints and path.name == "checkpoint.pt":
             return  # made before checkpoints carried an identity; run.json matched
@@ -869,7 +869,7 @@ def train_and_evaluate(
 ) -> dict[str, Any]:
     """Train and evaluate one config over the given seeds; returns (and writes) the results.
 
-    source: a release or split directory, a ``splits.SplitResult`` or a mapping of parts;
+    source: a release or split directory, a ``gengap.splits.SplitResult`` or a mapping of parts;
     config: the release config (or the name of an in-memory split). Settings come from
     ``settings`` and keyword overrides (fields of :class:`TrainSettings`). With ``out`` the
     run directory is written (see the module doc), without it nothing is written and
@@ -938,7 +938,7 @@ def train_and_evaluate(
                                  "exclusion_bytes": run.exclusion.nbytes if run.exclusion is not None else 0}
         if out_path is not None:
             if plots:
-                from baselines.plots import plot_curriculum, plot_run
+                from gengap.baselines.plots import plot_curriculum, plot_run
 
                 made = [plot_run(results, out_path / "plots" / "accuracy_by_length.png")]
                 if run.stream is not None:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generators.tasks import _cogs_grammar as grammar  # noqa: E402
-from generators.tasks import _cogs_lexicon as lex  # noqa: E402
-from generators.tasks._cogs_grammar import category_of  # noqa: E402
+from gengap.generators.tasks import _cogs_grammar as grammar  # noqa: E402
+from gengap.generators.tasks import _cogs_lexicon as lex  # noqa: E402
+from gengap.generators.tasks._cogs_grammar import category_of  # noqa: E402
 
 FILES = ("train", "dev", "test", "gen")
 _NOUN = re.compile(r"(?:^|; |AND |LAMBDA a \. )\*? ?(\w+) \( (?:x _ \d+|a) \)")

@@ -40,8 +40,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from generators import BlockPlan, batch_to_jsonl, get_task, task_names  # noqa: E402
-from generators.params import ParamError  # noqa: E402
+from gengap.generators import BlockPlan, batch_to_jsonl, get_task, task_names  # noqa: E402
+from gengap.generators.params import ParamError  # noqa: E402
 
 
 CLOCK = {"now": time.perf_counter}  # --cpu-time: time.process_time (this process's CPU seconds)

@@ -17,7 +17,7 @@ Experiments (all splits built in memory, no release needed):
   "OOD exact match vs compound divergence" section (Spearman rho) and "OOD exact match by
   novelty" table reproduce benchmarks/validity.py's claims 1 and 2 at GPU scale;
 - ``parity_check``, ``even_pairs``, ``reverse_string``, ``bucket_sort``: trained on input
-  lengths 1..40, tested on 41..100 (``splits.sample_length_split``).
+  lengths 1..40, tested on 41..100 (``gengap.splits.sample_length_split``).
 
 Each experiment x positional encoding (rope, nope) x seed (0, 1, 2) is one run directory
 under ``OUT/runs``; runs go to ``--workers`` processes sharing the device (small models leave
@@ -101,7 +101,7 @@ def _keep(record: dict) -> dict:
 
 def build_deletang_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
     """The Deletang et al. length split of each task: train 1..40, test 41..500 (smoke: 1..8, 9..16)."""
-    from splits import sample_length_split
+    from gengap.splits import sample_length_split
 
     train, test = ((1, 8), (9, 16)) if smoke else ((1, 40), (41, 500))
     out = {}
@@ -114,8 +114,8 @@ def build_deletang_splits(names: list[str], smoke: bool, sizes: dict[str, int]) 
 def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
     """The parts of each experiment as plain record lists (structure dropped: baselines do not
     read it; novelty kept) with the split report (its divergences go into results.json)."""
-    from generators import get_task
-    from splits import sample_length_split, split
+    from gengap.generators import get_task
+    from gengap.splits import sample_length_split, split
 
     out: dict[str, dict[str, list[dict]]] = {}
     scan = [n for n in names if n in SCAN_SPLITS]
@@ -136,7 +136,7 @@ def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[s
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """One (experiment, encoding, seed) run in a worker process."""
-    from baselines.training import train_and_evaluate
+    from gengap.baselines.training import train_and_evaluate
 
     started = time.perf_counter()
     results = train_and_evaluate(job["parts"], job["name"], out=job["out"], resume=True, progress=False, **job["settings"])
@@ -150,7 +150,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
 def run_grokking(args: argparse.Namespace, cuda: bool) -> int:
     """Power et al.'s setting (gengap/suites/grokking.yaml; --smoke: mod 7, few steps), 3 seeds, then the report."""
-    from baselines.report import build_report
+    from gengap.baselines.report import build_report
     from gengap.release import build_entry
     from gengap.suite import load_suite
 
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.perf_counter()
     parts = build_deletang_splits(names, smoke, sizes) if deletang else build_splits(names, smoke, sizes)
     print(f"splits built in {time.perf_counter() - clock:.1f}s: " + ", ".join(f"{n} {len(p['train'])}/{len(p['validation'])}/{len(p['test'])}" for n, p in parts.items()), flush=True)
-    from baselines.report import model_label
+    from gengap.baselines.report import model_label
 
     models = [(arch, "rope" if arch in ("transformer", "looped") else None) for arch in archs] if deletang else \
         [("transformer", pos) for pos in args.encodings.split(",")]
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             done.append(row)
             print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}), flush=True)
 
-    from baselines.report import build_report
+    from gengap.baselines.report import build_report
 
     text, _rows, plot = build_report([out / "runs"], out / "report.md")
     (out / "protocol.json").write_text(json.dumps({"settings": settings, "seeds": seeds, "workers": workers, "runs": done,

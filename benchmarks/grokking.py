@@ -85,10 +85,10 @@ def plan() -> list[RunSpec]:
 
 def run_one(spec: RunSpec, scale: Scale, runs_dir: str) -> dict[str, Any]:
     """Split every pair of the modulus, train and evaluate; the results (also on disk) with wall and CPU seconds."""
-    from baselines.training import train_and_evaluate
-    from generators import get_task
-    from generators.seeding import config_seed
-    from splits import split
+    from gengap.baselines.training import train_and_evaluate
+    from gengap.generators import get_task
+    from gengap.generators.seeding import config_seed
+    from gengap.splits import split
 
     out = Path(runs_dir) / spec.config
     if (out / "results.json").is_file():
@@ -212,7 +212,7 @@ def main() -> None:
     parser.add_argument("--runs", help="run directories (default OUT/grokking-runs; finished runs are reused)")
     parser.add_argument("--workers", type=int, default=2, help="runs trained at once (one thread each)")
     args = parser.parse_args()
-    from baselines.report import make_report
+    from gengap.baselines.report import make_report
 
     scale = SMOKE if args.smoke else FULL
     out = Path(args.out)

@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harnesses import export_release, open_release, score_output  # noqa: E402
+from gengap.harnesses import export_release, open_release, score_output  # noqa: E402
 
 SUITE = """\
 name: harness-bench
@@ -60,7 +60,7 @@ REASONING = "Let me work through it step by step.\n"
 
 def gengap_reward_rows(task: str, n: int, wrong: bool) -> list[tuple[Any, ...]]:
     """(data_source, solution_str, ground_truth, extra_info) of n records of task (default parameters)."""
-    from generators import get_task
+    from gengap.generators import get_task
 
     spec = get_task(task)
     rows = []
@@ -89,7 +89,7 @@ def cpu_rate(score: Callable[[], float], n: int) -> tuple[float, float]:
 def compare_rewards(n: int, repeats: int) -> None:
     from reasoning_gym.utils import extract_answer as rg_extract
 
-    from harnesses.rewards import compute_score
+    from gengap.harnesses.rewards import compute_score
 
     print(f"reward path, {n:,} completions each, answers/s (CPU, best of {repeats}):")
     print(f"{'gengap task':16s} {'reasoning-gym':18s} {'answers':7s} {'gengap':>10s} {'reasoning-gym':>14s} {'ratio':>6s}")

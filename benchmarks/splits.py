@@ -34,9 +34,9 @@ import time
 # GENGAP_CODE_ROOT: measure the package code of another tree (--scale --before); default: this one
 sys.path.insert(0, os.environ.get("GENGAP_CODE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from generators import get_task  # noqa: E402
-from splits import generate_records, split  # noqa: E402
-from splits.api import records_of_batch  # noqa: E402
+from gengap.generators import get_task  # noqa: E402
+from gengap.splits import generate_records, split  # noqa: E402
+from gengap.splits.api import records_of_batch  # noqa: E402
 
 
 def peak_rss_mib() -> float:

@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generation import PAIRS  # noqa: E402  (count_bits' 40-bit setting, matched to parity_check at 40)
 
-from generators import get_task, parse_curriculum  # noqa: E402
-from generators.exclusion import Exclusion  # noqa: E402
-from generators.mixtures import Component, TaskMixture  # noqa: E402
-from generators.streams import RecordStream  # noqa: E402
+from gengap.generators import get_task, parse_curriculum  # noqa: E402
+from gengap.generators.exclusion import Exclusion  # noqa: E402
+from gengap.generators.mixtures import Component, TaskMixture  # noqa: E402
+from gengap.generators.streams import RecordStream  # noqa: E402
 
 TASK = "parity_check"
 

@@ -5,7 +5,7 @@
     python benchmarks/training.py --archs all --presets tiny --device cpu   # every architecture
 
 For each architecture and preset: one model object and one stream of batches (reverse_string,
-lengths 1..--max-length). The baselines loop (``Run.run_seed`` of ``baselines.training``, as
+lengths 1..--max-length). The baselines loop (``Run.run_seed`` of ``gengap.baselines.training``, as
 ``gengap train`` runs it, with evaluation only at the end and outside the timing) and a plain
 loop (forward, masked cross-entropy, backward, clipping, AdamW, LR schedule; batches built
 before the clock starts) train the same model object on the same batches; each is timed
@@ -26,9 +26,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from baselines.architectures import ARCHITECTURES  # noqa: E402
-from baselines.data import load_split  # noqa: E402
-from baselines.training import (  # noqa: E402
+from gengap.baselines.architectures import ARCHITECTURES  # noqa: E402
+from gengap.baselines.data import load_split  # noqa: E402
+from gengap.baselines.training import (  # noqa: E402
     IGNORE,
     DataOrder,
     Run,
@@ -38,8 +38,8 @@ from baselines.training import (  # noqa: E402
     lr_factor,
     pick_device,
 )
-from generators.seeding import data_seed_of, init_seed_of  # noqa: E402
-from splits import sample_length_split  # noqa: E402
+from gengap.generators.seeding import data_seed_of, init_seed_of  # noqa: E402
+from gengap.splits import sample_length_split  # noqa: E402
 
 DEFAULT_STEPS = {"cpu": {"tiny": 300, "small": 40, "base": 10}, "cuda": {"tiny": 1000, "small": 1000, "base": 500}}
 SLOW_ON_CPU = {"stack_rnn": 4, "tape_rnn": 4, "looped": 4}  # default steps divided by this (a Python loop per token or iteration)

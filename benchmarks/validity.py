@@ -120,7 +120,7 @@ class RunSpec:
 
     @property
     def model(self) -> str:
-        from baselines.report import model_label
+        from gengap.baselines.report import model_label
 
         return model_label(self.arch, "none" if self.arch not in ("transformer", "looped") else self.pos)
 
@@ -209,9 +209,9 @@ def build_split(spec: RunSpec, scale: Scale) -> Any:
     if spec.kind == "custom":
         module, _, function = spec.args["builder"].partition(":")
         return getattr(importlib.import_module(module), function)(spec, scale)
-    from generators import get_task
-    from splits import sample_length_split, sample_level_split, split
-    from generators.seeding import config_seed
+    from gengap.generators import get_task
+    from gengap.splits import sample_length_split, sample_level_split, split
+    from gengap.generators.seeding import config_seed
 
     seed = config_seed(20261201, spec.args.get("split_of", spec.config))
     if spec.kind.startswith("scan"):
@@ -236,7 +236,7 @@ def run_one(spec: RunSpec, scale: Scale, runs_dir: str, build: Any = None) -> di
     """Build the split (with ``build(spec, scale)``, a module-level function of another validity
     module, or build_split), train and evaluate one seed; returns the results (also written to
     disk), with the run's wall and CPU seconds."""
-    from baselines.training import train_and_evaluate
+    from gengap.baselines.training import train_and_evaluate
 
     out = Path(runs_dir) / f"{spec.config}-{spec.model}-seed{spec.seed}"
     if (out / "results.json").is_file():
@@ -276,7 +276,7 @@ def verdict(holds: bool) -> str:
 
 def divergence_claim(points: Sequence[tuple[float, float]]) -> dict[str, Any]:
     """Claim 1 from (D_C, OOD exact match) points: Spearman rho <= SPEARMAN_MAX."""
-    from baselines.report import spearman
+    from gengap.baselines.report import spearman
 
     rho = spearman([p[0] for p in points], [p[1] for p in points])
     return {"rho": rho, "points": len(points), "holds": rho is not None and rho <= SPEARMAN_MAX}
@@ -664,8 +664,8 @@ def merge_trace_case(out: Path, claim: Mapping[str, Any], context: Mapping[str, 
 
 def write_plots(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
     """Claim 1's series (SCAN random + graded MCD) and claim 2's novelty curves, on their own."""
-    from baselines.plots import plot_divergence, plot_novelty
-    from baselines.report import divergence_points, novelty_points
+    from gengap.baselines.plots import plot_divergence, plot_novelty
+    from gengap.baselines.report import divergence_points, novelty_points
 
     graded = [r for r in rows if r["model"] == "rope" and (r["config"] == "scan-simple" or r["config"].startswith("scan-mcd"))]
     plot_divergence(divergence_points(graded), out / "validity-divergence.png", title="SCAN: OOD exact match vs compound divergence")
@@ -690,7 +690,7 @@ def main() -> None:
         importlib.import_module(AXES[args.only]).main(forwarded)
         return
     args.workers = 2 if args.workers is None else args.workers
-    from baselines.report import make_report
+    from gengap.baselines.report import make_report
 
     scale = SMOKE if args.smoke else FULL
     out = Path(args.out)

@@ -4,8 +4,8 @@
     python benchmarks/validity_facts.py --smoke --out DIR    # seconds: the same pipeline, tiny world and steps
 
 Tiny transformers (preset tiny: 2 layers, d_model 64, RoPE) are trained from scratch on CPU on
-splits of one seeded facts world (generators.worlds), built in memory with the ``facts`` split
-(splits.facts) from the whole enumeration of a task (every atomic fact, every query), through
+splits of one seeded facts world (gengap.generators.worlds), built in memory with the ``facts`` split
+(gengap.splits.facts) from the whole enumeration of a task (every atomic fact, every query), through
 benchmarks/validity.py's run machinery. Every run is trained to convergence: it stops once its
 ID exact match reaches UNTIL_ID at two consecutive evaluations, with a cap on its steps (3,000
 for the reversal run, 8,000 for the two-hop run, whose ID generalization is slower). Claims,
@@ -81,10 +81,10 @@ def plan(smoke: bool) -> list[RunSpec]:
 
 def build_facts_split(spec: RunSpec, scale: Scale) -> Any:
     """The in-memory split of a run; for the reversal run, ID is the held-out facts' forward lookups."""
-    from generators import get_task
-    from generators.seeding import config_seed
-    from splits import SplitResult, split
-    from splits.facts import query_kind, reversed_fact
+    from gengap.generators import get_task
+    from gengap.generators.seeding import config_seed
+    from gengap.splits import SplitResult, split
+    from gengap.splits.facts import query_kind, reversed_fact
 
     task = get_task(spec.args["task"])
     pool = list(task.enumerate(task.make_params(spec.args["params"])).records(task.name))

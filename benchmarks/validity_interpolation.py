@@ -8,7 +8,7 @@ range (interpolation) measure something easier than a held-out range beyond the 
 Written before any run; the rule and its thresholds are not changed after results are seen.
 
 Claim (one verdict per task, tasks fixed in advance: reverse_string and parity_check).
-A sampled length split (splits.sample_length_split with range unions) trains on input
+A sampled length split (gengap.splits.sample_length_split with range unions) trains on input
 lengths [1..8] U [17..24] and tests on [9..16] U [25..32]; the split's report labels
 [9..16] interpolation (inside the hull of the train ranges) and [25..32] extrapolation.
 A transformer (preset tiny, RoPE, one seed) is trained to convergence as in

@@ -95,9 +95,9 @@ def plan(smoke: bool) -> list[RunSpec]:
 
 @lru_cache(maxsize=2)
 def _pool(smoke: bool) -> list[dict[str, Any]]:
-    from generators import get_task
-    from generators.seeding import config_seed
-    from splits import generate_records
+    from gengap.generators import get_task
+    from gengap.generators.seeding import config_seed
+    from gengap.splits import generate_records
 
     design = design_of(smoke)
     params = get_task(TASK).make_params({**PARAMS, "systems": design.universe, "system_seed": SYSTEM_SEED})
@@ -106,8 +106,8 @@ def _pool(smoke: bool) -> list[dict[str, Any]]:
 
 def build_rules_split(spec: RunSpec, scale: Scale) -> Any:
     """The rule_holdout split with the run's train_systems (one pool and split seed for all N)."""
-    from generators.seeding import config_seed
-    from splits import split
+    from gengap.generators.seeding import config_seed
+    from gengap.splits import split
 
     design = design_of(spec.args["smoke"])
     options = {"test_fraction": 0.2, "train_systems": spec.args["train_systems"], "train_records": design.train_records,
@@ -121,7 +121,7 @@ def build_rules_split(spec: RunSpec, scale: Scale) -> Any:
 def diversity_claim(points: Sequence[tuple[int, float]]) -> dict[str, Any]:
     """Claim 1 from (N, OOD exact match) points: rho > SPEARMAN_MIN and the largest-N minus
     smallest-N OOD exact match >= DIVERSITY_GAP_MIN."""
-    from baselines.report import spearman
+    from gengap.baselines.report import spearman
 
     ordered = sorted(points)
     rho = spearman([p[0] for p in ordered], [p[1] for p in ordered]) if len(ordered) > 1 else None

@@ -1,4 +1,4 @@
-"""Validity protocol, third edition: shortcuts. Do gengap's shortcut cues (splits.cues) pull a
+"""Validity protocol, third edition: shortcuts. Do gengap's shortcut cues (gengap.splits.cues) pull a
 model off the real feature as their train agreement rate rises? (CPU scale, tiny models)
 
     python benchmarks/validity_shortcuts.py                  # full -> docs/validity-shortcuts.md/.json
@@ -10,10 +10,10 @@ predictive complex features"; a spurious feature that agrees with the label in t
 is learned instead of (or before) the real one, and accuracy falls when it stops agreeing.
 
 Setup (fixed before any run): task parity_check (binary answers 0/1), inputs of 1..12 bits;
-one split whose two sides are drawn from that same distribution (splits.api.sample_split,
+one split whose two sides are drawn from that same distribution (gengap.splits.api.sample_split,
 strategy iid: test inputs never occur on the train side), train 2,000, validation 300, test
 500 records, split seed fixed; a cue token ``cue:<answer>`` in front of every input
-(splits.cues) agreeing with the answer with probability rho in train and validation, and
+(gengap.splits.cues) agreeing with the answer with probability rho in train and validation, and
 with probability 0.5 in test (uninformative), for rho in RHOS = (0.5, 0.8, 0.95, 1.0); the
 same split without cues is the no-cue baseline. The cue is drawn after the split, from its
 own stream, so every run sees the same inputs and answers. One tiny transformer (preset tiny,
@@ -81,10 +81,10 @@ def plan(scale: Scale) -> list[RunSpec]:
 
 def build_cued_split(spec: RunSpec, scale: Scale) -> Any:
     """The shared split (same seed for every run), with the run's cue applied when it has one."""
-    from generators import get_task
-    from generators.seeding import config_seed
-    from splits.api import sample_split
-    from splits.cues import apply_cue
+    from gengap.generators import get_task
+    from gengap.generators.seeding import config_seed
+    from gengap.splits.api import sample_split
+    from gengap.splits.cues import apply_cue
 
     seed = config_seed(20261202, SPLIT_SEED_LABEL)
     params = get_task(TASK).with_size(*LENGTHS)
@@ -98,7 +98,7 @@ def build_cued_split(spec: RunSpec, scale: Scale) -> Any:
 
 def monotone_claim(points: Sequence[tuple[float, float]]) -> dict[str, Any]:
     """Claim 1 from (rho, drop) points: Spearman > SPEARMAN_MIN."""
-    from baselines.report import spearman
+    from gengap.baselines.report import spearman
 
     rho = spearman([p[0] for p in points], [p[1] for p in points])
     return {"spearman": rho, "points": len(points), "holds": rho is not None and rho > SPEARMAN_MIN}

@@ -17,15 +17,20 @@ those are is known before they are written (card_files), so the manifest lists t
 
 from __future__ import annotations
 
+
+from gengap.legacy_names import redirect as _redirect
+
+_redirect(__name__)  # imported as the deprecated top-level name: that name becomes gengap.data_cards
+
 import json
 from pathlib import Path
 from typing import Any
 
-from data_cards.card import render_card
-from data_cards.citation import render_citation
-from data_cards.common import ManifestError, plot_paths
-from data_cards.croissant import render_croissant
-from data_cards.plots import render_plots
+from gengap.data_cards.card import render_card
+from gengap.data_cards.citation import render_citation
+from gengap.data_cards.common import ManifestError, plot_paths
+from gengap.data_cards.croissant import render_croissant
+from gengap.data_cards.plots import render_plots
 
 __all__ = ["CARD_FILES", "ManifestError", "card_files", "render_card", "render_citation", "render_croissant", "render_plots", "write_cards"]
 
@@ -34,7 +39,7 @@ CARD_FILES = ("README.md", "CITATION.cff", "croissant.json")
 
 def card_files(configs: list[dict[str, Any]]) -> list[str]:
     """The relative paths write_cards writes for a manifest with these configs, sorted: the
-    card files and every config's plots (data_cards.common.plot_paths)."""
+    card files and every config's plots (gengap.data_cards.common.plot_paths)."""
     return sorted([*CARD_FILES, *(path for config in configs for _, path in plot_paths(config))])
 
 

@@ -5,7 +5,7 @@ tags, ``configs`` and ``dataset_info``) followed by a datasheet (Gebru et al.,
 "Datasheets for Datasets"): motivation, composition, collection process, preprocessing,
 uses, distribution, maintenance; then the split reports with plots, example records, a
 BibTeX entry for the release and those of the works its configs reproduce
-(data_cards.references). Options equal to "unset" sentinels are left out
+(gengap.data_cards.references). Options equal to "unset" sentinels are left out
 (common.shown_options); the collection process is a table of each config's settings.
 
 Features declared in ``dataset_info``: id, task, input, target (string), difficulty (a
@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from data_cards.common import (
+from gengap.data_cards.common import (
     ManifestError,
     authors_display,
     bibtex,
@@ -47,7 +47,7 @@ from data_cards.common import (
     size_category,
     total_rows,
 )
-from data_cards.references import BIBTEX, release_references
+from gengap.data_cards.references import BIBTEX, release_references
 
 STRING_COLUMNS = ("id", "task", "input", "target")
 JSON_COLUMNS = ("meta", "structure")

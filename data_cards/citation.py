@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from data_cards.common import check_manifest, config_tasks, repository_url, spdx_license, total_rows
+from gengap.data_cards.common import check_manifest, config_tasks, repository_url, spdx_license, total_rows
 
 PERSON_KEYS = (
     "given-names",

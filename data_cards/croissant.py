@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from data_cards.common import (
+from gengap.data_cards.common import (
     config_tasks,
     bibtex,
     check_manifest,

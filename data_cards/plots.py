@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from data_cards.common import check_manifest, iter_records, plot_paths
+from gengap.data_cards.common import check_manifest, iter_records, plot_paths
 
 WIDTH_IN, HEIGHT_IN, DPI = 6.4, 3.6, 100
 MAX_BINS = 60

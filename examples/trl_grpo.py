@@ -44,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
 
 def prompt_rows(tasks: list[str], answer_format: str) -> Any:
     """A row -> its chat prompt and answer format, by the row's own task."""
-    from harnesses import Prompter
+    from gengap.harnesses import Prompter
 
     prompters = {task: Prompter(task, answer_format=answer_format) for task in tasks}
     return lambda row: {"prompt": prompters[row["task"]].chat({**row, "meta": json.loads(row["meta"])}), "answer_format": answer_format}
@@ -57,9 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
-    from baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
-    from generators import Exclusion, RecordStream, load_mixture, parse_curriculum
-    from harnesses import gengap_format_reward, gengap_reward
+    from gengap.baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
+    from gengap.generators import Exclusion, RecordStream, load_mixture, parse_curriculum
+    from gengap.harnesses import gengap_format_reward, gengap_reward
 
     config = GRPOConfig(
         output_dir=args.out, max_steps=args.steps, per_device_train_batch_size=args.batch_size, num_generations=args.generations,

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gengap.release import write_release
     from gengap.suite import load_suite
-    from harnesses import export_release
+    from gengap.harnesses import export_release
 
     out = Path(args.out)
     release = Path(args.release) if args.release else out / "release"

@@ -3,18 +3,23 @@
 This is the base layer of gengap: it imports no other package of the project.
 """
 
-from generators import aliases as _aliases
-from generators.batch import Batch, Record, concat, record_id
-from generators.jsonl import batch_to_jsonl, dumps_record
-from generators.params import ParamError, Params, knob
-from generators.registry import UnknownTaskError, get_task, register, task_names
-from generators.blocks import BLOCK_SIZE, BlockPlan
-from generators.curriculum import Curriculum, CurriculumError, parse_curriculum
-from generators.exclusion import Exclusion
-from generators.streams import RecordStream, Shard, size_levels
-from generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, load_mixture
-from generators.seeding import block_rng
-from generators.task import FAMILIES, Task
+from gengap.legacy_names import redirect as _redirect
+
+_redirect(__name__)  # imported as the deprecated top-level name: that name becomes gengap.generators
+
+
+from gengap.generators import aliases as _aliases
+from gengap.generators.batch import Batch, Record, concat, record_id
+from gengap.generators.jsonl import batch_to_jsonl, dumps_record
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.registry import UnknownTaskError, get_task, register, task_names
+from gengap.generators.blocks import BLOCK_SIZE, BlockPlan
+from gengap.generators.curriculum import Curriculum, CurriculumError, parse_curriculum
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.streams import RecordStream, Shard, size_levels
+from gengap.generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, load_mixture
+from gengap.generators.seeding import block_rng
+from gengap.generators.task import FAMILIES, Task
 
 _aliases.install()
 

@@ -1,9 +1,9 @@
 """Old import paths of the task modules, kept working.
 
 The task modules moved from ``generators/<module>.py`` to ``generators/tasks/<module>.py``.
-:func:`install` adds an import hook so that ``import generators.scan`` (and
-``from generators.scan import ...``) returns the very module object
-``generators.tasks.scan``: one module, not a copy, so registries and isinstance checks
+:func:`install` adds an import hook so that ``import gengap.generators.scan`` (and
+``from gengap.generators.scan import ...``) returns the very module object
+``gengap.generators.tasks.scan``: one module, not a copy, so registries and isinstance checks
 agree whichever path was used.
 """
 
@@ -42,9 +42,9 @@ class _AliasLoader(importlib.abc.Loader):
 class _MovedTaskFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib protocol
         package, _, name = fullname.rpartition(".")
-        if package != "generators" or name not in MOVED_MODULES:
+        if package != "gengap.generators" or name not in MOVED_MODULES:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"generators.tasks.{name}"))
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"gengap.generators.tasks.{name}"))
 
 
 def install() -> None:

@@ -15,7 +15,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from generators.text import from_strings, token_counts
+from gengap.generators.text import from_strings, token_counts
 
 Record = dict[str, Any]
 

@@ -2,7 +2,7 @@
 
 A run of n examples of (task, params) from a seed is the concatenation of blocks of
 ``block_size`` examples (the last one shorter). Block b draws from its own stream
-(generators.seeding, stream ``block``), so any block can be produced alone, by any
+(gengap.generators.seeding, stream ``block``), so any block can be produced alone, by any
 worker, in any order.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from generators.batch import Batch
-from generators.params import Params
-from generators.registry import get_task
-from generators.seeding import block_rng
+from gengap.generators.batch import Batch
+from gengap.generators.params import Params
+from gengap.generators.registry import get_task
+from gengap.generators.seeding import block_rng
 
 BLOCK_SIZE = 10_000
 

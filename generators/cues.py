@@ -16,7 +16,7 @@ token prefix ``cue:`` is reserved: no task writes it.
 A cue needs a small answer set, measured from the records cued together
 (:func:`answer_set`): every target a single token (answer-only, no trace), between 2 and
 :data:`MAX_ANSWERS` distinct answers. Other records are refused with a :class:`CueError`.
-Randomness comes from the caller's generator (stream ``cue`` of generators.seeding).
+Randomness comes from the caller's generator (stream ``cue`` of gengap.generators.seeding).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record, record_id
+from gengap.generators.batch import Record, record_id
 
 CUE_PREFIX = "cue:"
 CUE_FEATURE = "cue_agrees"

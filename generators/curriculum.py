@@ -1,7 +1,7 @@
 """Curricula: which level each training record comes from, as a function of the step and of observed accuracy.
 
 A curriculum is a small pure-Python state machine over integer levels (a task's levels
-1..10, or any level table such as :func:`generators.streams.size_levels`). Its schedule is
+1..10, or any level table such as :func:`gengap.generators.streams.size_levels`). Its schedule is
 a frozen dataclass; at 0-based step ``t`` it gives a mixture ``{level: weight}``
 (:meth:`Curriculum.mixture`). The level of one record is the inverse CDF of that mixture,
 levels ascending, at a uniform ``u`` in [0, 1) (:meth:`Curriculum.choose`); record streams

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from generators.jsonl import read_records
+from gengap.generators.jsonl import read_records
 
 HASH_BYTES = 8
 SIDES = ("validation", "test")
@@ -51,7 +51,7 @@ class Exclusion:
     @classmethod
     def from_split(cls, split: Any, source: str = "split") -> "Exclusion":
         """The validation and test inputs of a split: an object with ``validation`` and ``test``
-        record lists (``splits.SplitResult``) or a mapping with those keys."""
+        record lists (``gengap.splits.SplitResult``) or a mapping with those keys."""
         parts = [split[side] if isinstance(split, Mapping) else getattr(split, side) for side in SIDES]
         return cls.from_records((r for part in parts for r in part), source)
 

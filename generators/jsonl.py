@@ -15,9 +15,9 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
-from generators.batch import Batch, Record
-from generators.reading import ReadError, iter_jsonl
-from generators.text import ZERO, as_matrix
+from gengap.generators.batch import Batch, Record
+from gengap.generators.reading import ReadError, iter_jsonl
+from gengap.generators.text import ZERO, as_matrix
 
 _ESCAPED = np.zeros(256, dtype=bool)
 _ESCAPED[1:32] = True
@@ -25,7 +25,7 @@ _ESCAPED[[34, 92]] = True  # '"' and '\\'
 
 
 def read_records(path: Path | str, error: type[Exception], check: Callable[[Any, str], None], handle: IO[bytes] | None = None) -> list[Record]:
-    """The records of a JSONL file, blank lines skipped, read by generators.reading (bounded:
+    """The records of a JSONL file, blank lines skipped, read by gengap.generators.reading (bounded:
     nesting, numbers, line length; no NaN, no lone surrogates). A file that cannot be opened
     or a line that cannot be read raises `error` naming it; check(record, "<path>: line <n>")
     raises for a record its caller does not accept. handle: read it instead of opening path

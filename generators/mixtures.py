@@ -9,7 +9,7 @@ sum). Its :class:`MixtureStream` of seed S is an infinite sequence of positions 
   seeding stream ``mixture`` at p (block p // block_size, offset p % block_size). So
   P(c(p) = k) = w_k / sum(w), independently for every position; a zero weight is never drawn;
 - **record**: the record at position p of component k's own stream
-  ``RecordStream(task_k, levels_k, S)`` (generators.streams), at the level its curriculum
+  ``RecordStream(task_k, levels_k, S)`` (gengap.generators.streams), at the level its curriculum
   chooses for p: every component's stream is aligned on the global positions, and the
   mixture keeps, at each position, the record of the component drawn there. A one-component
   mixture is therefore that component's stream, record for record;
@@ -18,11 +18,11 @@ sum). Its :class:`MixtureStream` of seed S is an infinite sequence of positions 
   default (:meth:`MixtureStream.chooser`), the trainer's step in ``gengap train``. Every
   curriculum runs on the global step clock (``step:every=500`` moves at global step 500
   whatever the component's weight); a one-level component keeps its level;
-- **shards and resume** are those of one-task streams (:class:`~generators.streams.Shard`
+- **shards and resume** are those of one-task streams (:class:`~gengap.generators.streams.Shard`
   over blocks of positions, ``start=p`` in O(1)): c(p), u(p) and the records are pure
   functions of (S, p), so shard k of n holds exactly its blocks' positions of the full
   stream, and starting at p yields exactly the full stream's suffix;
-- **exclusion** applies to every component (one :class:`~generators.exclusion.Exclusion`
+- **exclusion** applies to every component (one :class:`~gengap.generators.exclusion.Exclusion`
   for all, or one per component); positions never shift. block_size excluded positions of
   one component in a row (counted over that component's positions) raise ValueError naming
   its task.
@@ -31,7 +31,7 @@ Cost: a block of positions generates, for each component and level drawn in it, 
 level's whole block, so K components do up to K times the generation work of one stream.
 
 :func:`load_mixture` reads a mixture file (YAML, or JSON for ``.json``) through the bounded
-reader (generators.reading); every problem is one :class:`MixtureError` line naming the file
+reader (gengap.generators.reading); every problem is one :class:`MixtureError` line naming the file
 and the component.
 """
 
@@ -44,15 +44,15 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.blocks import BLOCK_SIZE
-from generators.curriculum import Curriculum, CurriculumError, parse_curriculum
-from generators.exclusion import Exclusion
-from generators.params import ParamError, Params
-from generators.reading import MAX_YAML_BYTES, ReadError, json_value, read_text, yaml_document
-from generators.registry import UnknownTaskError, get_task
-from generators.seeding import mixture_rng
-from generators.streams import RecordStream, Shard, Uniforms, size_levels
+from gengap.generators.batch import Record
+from gengap.generators.blocks import BLOCK_SIZE
+from gengap.generators.curriculum import Curriculum, CurriculumError, parse_curriculum
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.params import ParamError, Params
+from gengap.generators.reading import MAX_YAML_BYTES, ReadError, json_value, read_text, yaml_document
+from gengap.generators.registry import UnknownTaskError, get_task
+from gengap.generators.seeding import mixture_rng
+from gengap.generators.streams import RecordStream, Shard, Uniforms, size_levels
 
 MixtureChooser = Callable[[int, int], int]  # (component, position) -> level
 MIXTURE_SUFFIXES = (".yaml", ".yml", ".json")

@@ -1,6 +1,6 @@
 """Tasks from outside the package: plugins.
 
-Two ways in, both importing Python code that registers tasks (``generators.register``):
+Two ways in, both importing Python code that registers tasks (``gengap.generators.register``):
 
 - entry points of the group ``gengap.tasks`` (``ENTRY_POINT_GROUP``) of any installed
   distribution. An entry point names a module (``mypkg.tasks``), whose import registers its
@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable
 
 ENTRY_POINT_GROUP = "gengap.tasks"
 ENVIRONMENT_VARIABLE = "GENGAP_PLUGINS"
-BUILTIN_PACKAGE = "generators.tasks"
+BUILTIN_PACKAGE = "gengap.generators.tasks"
 
 
 class PluginError(ValueError):
@@ -65,7 +65,7 @@ def entry_points() -> list[metadata.EntryPoint]:
 
 def load_entry_point(ep: metadata.EntryPoint, register: Callable[[type], object]) -> None:
     """Import one entry point; a Task subclass it names is registered. PluginError on failure."""
-    from generators.task import Task
+    from gengap.generators.task import Task
 
     dist = getattr(ep, "dist", None)
     label = f"{ep.name} ({ep.value}" + (f", {dist.name} {dist.version})" if dist is not None else ")")

@@ -245,8 +245,8 @@ def jsonl_values(handle: IO[bytes]) -> Iterator[tuple[int, Any]]:
 def yaml_document(text: str, label: str = "", max_bytes: int = MAX_YAML_BYTES) -> tuple[Any, yaml.Node | None]:
     """(value, node tree) of one YAML document (the node tree gives line numbers); ReadError
     "<label> line N: ..." for anything the module doc refuses or malformed YAML. PyYAML is
-    imported on the first call (generators.yaml_reading), not with this module."""
-    from generators.yaml_reading import yaml_document as read
+    imported on the first call (gengap.generators.yaml_reading), not with this module."""
+    from gengap.generators.yaml_reading import yaml_document as read
 
     return read(text, label, max_bytes)
 

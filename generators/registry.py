@@ -1,10 +1,10 @@
 """The registry of tasks by name.
 
-Task modules live in the ``generators.tasks`` package, one or more tasks per module, and
+Task modules live in the ``gengap.generators.tasks`` package, one or more tasks per module, and
 register their classes with ``@register``. :data:`TASK_MODULES` names the module of every
 built-in task, so looking up one imports only its module (tests/test_registry_table.py checks
 the table against the real registrations: adding a task means adding its module there and
-its row here). The first look-up also imports the plugins (generators.plugins: entry points
+its row here). The first look-up also imports the plugins (gengap.generators.plugins: entry points
 of ``gengap.tasks`` and the modules of ``GENGAP_PLUGINS``); a name that is neither a plugin's
 nor in the table, and listing the names, import every built-in module. A plugin task with a
 built-in name is refused whether or not that module is imported yet. Importing ``generators``
@@ -17,21 +17,20 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from generators.task import Task
+    from gengap.generators.task import Task
 
 def task_modules() -> list[str]:
-    """Dotted names of the modules in generators.tasks, sorted (the import order)."""
+    """Dotted names of the modules in gengap.generators.tasks, sorted (the import order)."""
     import pkgutil
 
-    import generators.tasks as package
-
+    import gengap.generators.tasks as package
     return sorted(
         f"{package.__name__}.{info.name}"
         for info in pkgutil.iter_modules(package.__path__)
         if not info.name.startswith("_")
     )
 
-TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in generators.tasks
+TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in gengap.generators.tasks
     "addition": "arithmetic",
     "binary_addition": "context_sensitive",
     "binary_multiplication": "context_sensitive",
@@ -91,7 +90,7 @@ class UnknownTaskError(KeyError):
 
 def register(cls: type["Task"]) -> type["Task"]:
     """Class decorator: register one instance of a task class under cls.name."""
-    from generators.task import FAMILIES
+    from gengap.generators.task import FAMILIES
 
     where = f"task {cls.name} ({cls.__module__})"
     if cls.family not in FAMILIES:
@@ -122,7 +121,7 @@ def _load_plugins() -> None:
     global _state
     if _state != "new":
         return
-    from generators import plugins
+    from gengap.generators import plugins
 
     _state = "loading"
     try:

@@ -13,7 +13,7 @@ stream         seeds                                         derivation
 ``block``      block b of (task, params): the examples       SeedSequence(seed, spawn_key=(*key(task, canonical params), b))
 ``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
 ``exposure``   the test-side examples a split moves into     SeedSequence(split seed, spawn_key=key("exposure"))
-               train (``exposure: k``; splits.exposure)
+               train (``exposure: k``; gengap.splits.exposure)
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
@@ -32,13 +32,13 @@ stream         seeds                                         derivation
 ``mixture``    the component of each position in block b of  SeedSequence(seed, spawn_key=(*key("mixture"), b))
                a multi-task mixture stream
 ``world``      the relations and attributes of a facts       SeedSequence(world seed, spawn_key=key("world", sizes))
-               world (generators.worlds), from its knobs
+               world (gengap.generators.worlds), from its knobs
 ``alphabet``   the order of permuted alphabet i of a task    SeedSequence(seed63(task, "alphabet", i))
                (letter_analogy's counterfactual alphabets)
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
-               (generators.cues: agree or not, which answer)
+               (gengap.generators.cues: agree or not, which answer)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -47,9 +47,9 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
-boolean_function, ``curriculum`` with record streams (generators.streams), ``mixture`` with
-multi-task mixtures (generators.mixtures), ``component`` with multi-task pools (splits.tasks), ``noise`` with label
-noise (baselines.label_noise) and ``cue`` with shortcut cues (generators.cues). Tests pin one
+boolean_function, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
+multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
+noise (gengap.baselines.label_noise) and ``cue`` with shortcut cues (gengap.generators.cues). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from generators.params import Params
+    from gengap.generators.params import Params
 
 KEY_WORDS = 4  # 32-bit words of a stream key
 SPLIT_KEY_WORDS = 2  # the split stream has always used two
@@ -147,7 +147,7 @@ def side_seed(seed: int, side: str, index: int) -> int:
 
 def component_seed(seed: int, task: str, index: int) -> int:
     """Stream ``component``: the seed of the records of task `task`, the index-th task of a
-    multi-task pool (splits.tasks), from the pool's seed."""
+    multi-task pool (gengap.splits.tasks), from the pool's seed."""
     return labels_seed(seed, "component", task, index)
 
 
@@ -175,7 +175,7 @@ def alphabet_rng(task: str, index: int) -> np.random.Generator:
 
 
 def world_rng(world_seed: int, sizes: str) -> np.random.Generator:
-    """Stream ``world``: the relations and attributes of a facts world (generators.worlds), a
+    """Stream ``world``: the relations and attributes of a facts world (gengap.generators.worlds), a
     function of its seed knob and its sizes (canonical text) only, so every task and split of
     one world setting queries the same facts."""
     return stream(world_seed, labels_key("world", sizes))

@@ -14,8 +14,8 @@ from typing import Any, Callable, ClassVar, Iterator, TypeVar
 
 import numpy as np
 
-from generators.params import Params, knob
-from generators.task import Task
+from gengap.generators.params import Params, knob
+from gengap.generators.task import Task
 
 MAX_LENGTH = 10_000
 LEVEL_BOUNDS = (0, 5, 10, 20, 40, 60, 80, 100, 200, 350, 500)

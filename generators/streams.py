@@ -11,7 +11,7 @@ one-level stream are ``gengap generate TASK --n n --seed seed`` byte for byte wh
 multiple of BLOCK_SIZE, and reading from position p costs one block generation per level
 in use (O(1) in p).
 
-A position whose input is in the stream's :class:`~generators.exclusion.Exclusion` yields
+A position whose input is in the stream's :class:`~gengap.generators.exclusion.Exclusion` yields
 nothing; positions never shift, so exclusion changes neither resume points nor shards.
 BLOCK_SIZE excluded positions in a row raise ValueError (the task's inputs at those
 levels are all, or nearly all, on the paired split's held-out side).
@@ -37,12 +37,12 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.blocks import BLOCK_SIZE
-from generators.exclusion import Exclusion
-from generators.params import ParamError, Params
-from generators.registry import get_task
-from generators.seeding import block_rng, curriculum_rng
+from gengap.generators.batch import Record
+from gengap.generators.blocks import BLOCK_SIZE
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.params import ParamError, Params
+from gengap.generators.registry import get_task
+from gengap.generators.seeding import block_rng, curriculum_rng
 
 Chooser = Callable[[int], int]  # position -> level
 
@@ -75,7 +75,7 @@ class Shard:
 
 
 class Uniforms:
-    """u(p) in [0, 1) for every position p: stream ``curriculum`` of generators.seeding (or the
+    """u(p) in [0, 1) for every position p: stream ``curriculum`` of gengap.generators.seeding (or the
     ``source(seed, block)`` given), one block cached."""
 
     def __init__(self, seed: int, block_size: int = BLOCK_SIZE, source: Callable[[int, int], np.random.Generator] = curriculum_rng) -> None:

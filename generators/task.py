@@ -1,16 +1,16 @@
 """The task interface every generator implements.
 
 A task is a class with a snake_case ``name``, a ``family``, a one-line ``description``
-and a frozen :class:`~generators.params.Params` dataclass. It provides
+and a frozen :class:`~gengap.generators.params.Params` dataclass. It provides
 
 - ``levels()``: difficulty levels 1..10 mapped to parameter settings, monotone in difficulty;
-- ``generate(rng, n, params)``: a :class:`~generators.batch.Batch` of n examples drawn
+- ``generate(rng, n, params)``: a :class:`~gengap.generators.batch.Batch` of n examples drawn
   with ``rng`` only (so seeding fixes the output);
 - ``solve(example)``: an independent reference answer recomputed from the record's input
   (and ``meta``) in plain Python, never by calling ``generate``;
 - ``check(example, prediction)``: whether a predicted target is correct (default: token
   equality with ``solve``; tasks with several correct answers override it); for a traced
-  record (generators.traces) both the answer after the separator and the trace before it
+  record (gengap.generators.traces) both the answer after the separator and the trace before it
   must be right, and ``check_parts`` reports the two separately;
 - for tasks with a ``trace`` parameter: ``trace_formats`` (what coarse and fine write) and
   ``trace_tokens(example, fmt)``, the intermediate states recomputed from the input;
@@ -35,11 +35,11 @@ from typing import Any, ClassVar, Generic, Mapping, TypeVar
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.cues import strip_cue_input
-from generators.derivation import Tree
-from generators.params import ParamError, Params
-from generators.traces import split_target, trace_format
+from gengap.generators.batch import Batch
+from gengap.generators.cues import strip_cue_input
+from gengap.generators.derivation import Tree
+from gengap.generators.params import ParamError, Params
+from gengap.generators.traces import split_target, trace_format
 
 P = TypeVar("P", bound=Params)
 
@@ -137,7 +137,7 @@ class Task(ABC, Generic[P]):
         """(answer correct, trace correct) of a prediction. For an answer-only record the
         trace is vacuously correct; for a traced one the answer is what follows the separator
         and the trace what precedes it (both wrong when the prediction has no separator).
-        A shortcut cue in front of the input (generators.cues) is not read."""
+        A shortcut cue in front of the input (gengap.generators.cues) is not read."""
         example = strip_cue_input(example)
         try:
             fmt = trace_format(example)

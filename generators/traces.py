@@ -6,19 +6,19 @@ states; each task says what it writes in ``trace_formats``, shown by `gengap lis
 target is ``<trace tokens> => <answer tokens>`` (the trace may be empty: ``=> 1``), and its
 record carries ``meta.trace`` (the format). The trace is a rendering: a traced setting draws
 the same inputs, from the same seed, as its answer-only twin (``trace`` is left out of the
-seed, see generators.params.knob).
+seed, see gengap.generators.params.knob).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
-from generators.batch import Batch
-from generators.params import knob
-from generators.text import from_strings
+from gengap.generators.batch import Batch
+from gengap.generators.params import knob
+from gengap.generators.text import from_strings
 
 if TYPE_CHECKING:
-    from generators.task import Task
+    from gengap.generators.task import Task
 
 SEPARATOR = "=>"
 FORMATS = ("none", "coarse", "fine")

@@ -13,7 +13,7 @@ knobs a record carries in ``meta``.
 
 An atomic fact is written ``"e17 r3 e42"`` (head, relation, tail) and an attribute fact
 ``"e17 a1 v5"``: these strings are the lexical leaves of the records' derivations
-(generators.tasks.facts), so atoms are facts and a split can read a record's facts from
+(gengap.generators.tasks.facts), so atoms are facts and a split can read a record's facts from
 its ``structure``.
 """
 
@@ -25,8 +25,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.params import Params, knob
-from generators.seeding import world_rng
+from gengap.generators.params import Params, knob
+from gengap.generators.seeding import world_rng
 
 WORLD_KEYS = ("n_entities", "n_relations", "n_attributes", "n_values", "world_seed")
 MAX_ENTITIES = 100_000

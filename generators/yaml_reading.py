@@ -1,4 +1,4 @@
-"""The YAML half of generators.reading (its module doc states the rules): PyYAML's safe loader,
+"""The YAML half of gengap.generators.reading (its module doc states the rules): PyYAML's safe loader,
 bounded, imported only when a YAML document is read."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from generators.reading import MAX_NUMBER_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, ReadError
+from gengap.generators.reading import MAX_NUMBER_DIGITS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, ReadError
 
 
 class _YamlRefused(yaml.constructor.ConstructorError):

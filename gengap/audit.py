@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generators.cues import strip_cue_input
-from generators.reading import ReadError, json_line, jsonl_lines
+from gengap.generators.cues import strip_cue_input
+from gengap.generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
 
 PROBLEMS_PER_FILE = 5  # record problems listed per data file (the rest are counted)

@@ -1,6 +1,6 @@
 """Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads,
 every target by that checker (for a traced record, its answer and, separately, its trace; a
-record with a shortcut cue as its cue-less twin, generators.cues), the derivation of compositional records (``structure`` must be
+record with a shortcut cue as its cue-less twin, gengap.generators.cues), the derivation of compositional records (``structure`` must be
 the tree the task reads from the input), and the difficulty features the task can
 recompute (Task.measure)."""
 
@@ -10,9 +10,9 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from generators import Task, UnknownTaskError, get_task, record_id
-from generators.cues import cue_problem, without_cue
-from generators.reading import ReadError, json_line
+from gengap.generators import Task, UnknownTaskError, get_task, record_id
+from gengap.generators.cues import cue_problem, without_cue
+from gengap.generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
 
@@ -62,7 +62,7 @@ def record_problem(record: Any) -> str | None:
     cue = cue_problem(record)
     if cue:
         return cue
-    record = without_cue(record)  # the task's checks read the cue-less record (generators.cues)
+    record = without_cue(record)  # the task's checks read the cue-less record (gengap.generators.cues)
     missing = [key for key in task.meta_keys if key not in (record.get("meta") or {})]
     if missing:
         return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"
@@ -77,7 +77,7 @@ def pool_record_problem(record: Any) -> str | None:
     """Why a record cannot go into a split or a divergence (None: it can): it fails the
     schema, or, for a compositional task, its input has no derivation or its ``structure``
     is not that derivation (splits read atoms and compounds from it). A record of a task
-    gengap does not know is split by its tokens (splits.atoms). Targets are not re-checked
+    gengap does not know is split by its tokens (gengap.splits.atoms). Targets are not re-checked
     here: that is `gengap check`."""
     errors = record_errors(record)
     if errors:
@@ -133,7 +133,7 @@ def feature_problem(task: Task, record: dict[str, Any]) -> str | None:
 
 def check_lines(lines: Iterable[bytes | str | None], report: CheckReport | None = None) -> CheckReport:
     """Check every line of a JSONL stream (line numbers from 1), each read by
-    generators.reading (None: a line too long to read, as generators.reading.jsonl_lines gives)."""
+    gengap.generators.reading (None: a line too long to read, as gengap.generators.reading.jsonl_lines gives)."""
     report = report or CheckReport()
     for number, line in enumerate(lines, start=1):
         report.total += 1

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
-from generators.plugins import PluginError
-from generators.registry import TaskDefinitionError
+from gengap.generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
+from gengap.generators.plugins import PluginError
+from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
 from gengap.errors import UsageError, one_line
 from gengap.limits import (
@@ -33,12 +33,12 @@ from gengap.limits import (
 )
 from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
 from gengap.ownership import EXPORT, SPLIT
-from baselines.cli import add_commands as add_baseline_commands
-from baselines.errors import BaselineError
+from gengap.baselines.cli import add_commands as add_baseline_commands
+from gengap.baselines.errors import BaselineError
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
-from harnesses.errors import HarnessError
-from harnesses.extraction import ANSWER_FORMATS
-from harnesses.formats import FORMATS
+from gengap.harnesses.errors import HarnessError
+from gengap.harnesses.extraction import ANSWER_FORMATS
+from gengap.harnesses.formats import FORMATS
 from gengap.progress import Ticker
 from gengap.repeats import record_input_keys, repeat_warning, repeated
 
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from tqdm import tqdm
 
     from gengap.release import Renderer
-    from splits import SplitResult
-    from splits.external import ExternalFormat
+    from gengap.splits import SplitResult
+    from gengap.splits.external import ExternalFormat
 
 # A command imports what only it uses (the schema validator, tqdm, splits, the release
 # spine, the exporters) when it runs, so that `gengap generate` starts fast:
@@ -95,7 +95,7 @@ def _progress(total: int, unit: str, desc: str) -> tqdm | _NoBar:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from splits import STRATEGIES
+    from gengap.splits import STRATEGIES
 
     tasks = [get_task(name).describe() for name in task_names()]
     if args.json:
@@ -259,7 +259,7 @@ def _warn_repeats(hashes: Iterable[np.ndarray]) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from generators.reading import jsonl_lines
+    from gengap.generators.reading import jsonl_lines
     from gengap.checking import check_lines
 
     if args.file == "-":
@@ -284,13 +284,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[str, Any]]:
     """Records of a JSONL file (or - for stdin) for a split or a divergence. A file whose first
-    record is an object without ``id`` holds plain records (splits.external, made into records
+    record is an object without ``id`` holds plain records (gengap.splits.external, made into records
     as `plain` says; default task ``external``): UsageError listing every problem. Otherwise
     gengap records: UsageError naming the first line that cannot be read or is no such record
     (gengap.checking.pool_record_problem); `plain` must then be None."""
-    from generators.jsonl import read_records as jsonl_records
-    from generators.reading import jsonl_values
-    from splits.external import ExternalDataError, ExternalFormat, is_plain, plain_records
+    from gengap.generators.jsonl import read_records as jsonl_records
+    from gengap.generators.reading import jsonl_values
+    from gengap.splits.external import ExternalDataError, ExternalFormat, is_plain, plain_records
 
     label = "<stdin>" if path == "-" else path
     with _seekable_input(path) as handle:
@@ -339,12 +339,12 @@ def _pool_record_check(record: Any, where: str) -> None:
 
 
 def cmd_split(args: argparse.Namespace) -> int:
-    from generators import dumps_record
+    from gengap.generators import dumps_record
     from gengap.shortfalls import add_warnings, shortfall_warnings
-    from splits import SplitError, get_strategy, parse_options, split
-    from splits.cues import apply_cue, cue_summary, parse_cue
-    from splits.external import ExternalDataError, make_format
-    from splits.mcd import reporting_steps
+    from gengap.splits import SplitError, get_strategy, parse_options, split
+    from gengap.splits.cues import apply_cue, cue_summary, parse_cue
+    from gengap.splits.external import ExternalDataError, make_format
+    from gengap.splits.mcd import reporting_steps
 
     try:
         strategy = get_strategy(args.strategy)
@@ -389,7 +389,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
 
-    from splits.tasks import pool_tasks
+    from gengap.splits.tasks import pool_tasks
 
     several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
     keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
@@ -405,7 +405,7 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 
 def cmd_divergence(args: argparse.Namespace) -> int:
-    from splits.base import divergence_report
+    from gengap.splits.base import divergence_report
 
     train, test = read_records(args.train), read_records(args.test)
     if not train or not test:
@@ -434,7 +434,7 @@ def _default_workers() -> int:
 def cmd_release(args: argparse.Namespace) -> int:
     from gengap.release import RELEASE, ReleaseError, render_in_processes, write_release
     from gengap.suite import SuiteError, load_suite, suite_data_bytes
-    from splits import SplitError
+    from gengap.splits import SplitError
 
     if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
         args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
@@ -550,7 +550,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from harnesses.export import VERL_VERSION, export_release, verl_reward_overrides
+    from gengap.harnesses.export import VERL_VERSION, export_release, verl_reward_overrides
 
     if args.shots < 0:
         raise UsageError(f"--shots must be non-negative, got {args.shots}")
@@ -761,7 +761,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code
         except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError) as err:  # a task module's defect: one line too
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
-            return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (baselines.errors.RunFileError)
+            return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (gengap.baselines.errors.RunFileError)
         except OSError as err:
             interruption = _interruption(err)
             if interruption is not None and was_terminated(interruption):

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, ContextManager, Iterable, Iterator
 
-from generators.safe_files import create_new, open_directory, remove_at
+from gengap.generators.safe_files import create_new, open_directory, remove_at
 from gengap.errors import UsageError
 from gengap.limits import human_bytes
 from gengap.locking import destination_lock

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from data_cards import CARD_FILES
-from generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_text, yaml_document
+from gengap.data_cards import CARD_FILES
+from gengap.generators.reading import MAX_JSON_BYTES, ReadError, json_value, read_text, yaml_document
 
 _MENTION = re.compile(r"sha256:([0-9a-f]{64})")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Iterable, Mapping
 
-from generators import BlockPlan, get_task, task_names
+from gengap.generators import BlockPlan, get_task, task_names
 
 EXAMPLE_LEVELS = (1, 5, 10)
 EXAMPLES = 2  # per level

@@ -4,7 +4,7 @@
   at most ``MAX_YAML_VALUES`` values once every alias (``*name``) is expanded, so that a
   few lines cannot expand into gigabytes (a "billion laughs" bomb); an alias inside the
   value it names (a cycle) is refused. These are the limits of the one YAML reader,
-  generators.reading, found from the parser's events before anything is built.
+  gengap.generators.reading, found from the parser's events before anything is built.
 - Records: a config holds at most ``max_records`` records (its pool: ``n``, or for
   ``pool: all`` the size of the task's enumeration, counted without enumerating; or the sum
   of its sampled sizes). The default is ``DEFAULT_MAX_RECORDS``, lowered to what the
@@ -25,10 +25,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators import Params, batch_to_jsonl, get_task
-from generators.reading import MAX_YAML_BYTES as MAX_SUITE_BYTES
-from generators.reading import MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (documented here too)
-from generators.seeding import estimate_rng
+from gengap.generators import Params, batch_to_jsonl, get_task
+from gengap.generators.reading import MAX_YAML_BYTES as MAX_SUITE_BYTES
+from gengap.generators.reading import MAX_YAML_DEPTH, MAX_YAML_VALUES  # noqa: F401  (documented here too)
+from gengap.generators.seeding import estimate_rng
 
 DEFAULT_MAX_RECORDS = 10_000_000
 ENVIRONMENT_VARIABLE = "GENGAP_MAX_RECORDS"

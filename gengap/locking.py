@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from generators.safe_files import CLOEXEC, NOFOLLOW, create_new, open_directory
+from gengap.generators.safe_files import CLOEXEC, NOFOLLOW, create_new, open_directory
 from gengap.errors import UsageError
 
 _NO_LOCKING = {errno.ENOLCK, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}

@@ -16,8 +16,8 @@ The config is named ``multi-<split>``; its records keep their own ``task``. ``po
 the number of records of each task (``pool: all``: every example of each task, for finite
 tasks); ``sizes`` (optional) cap each part of the config as a whole (a seeded subsample, as
 for one-task pool entries). The strategy is any pool strategy that accepts several tasks
-(splits.tasks); option values that are lists of names (``test_tasks``, ``test_families``)
-are joined with ``|``. Each task's records come from its own seed (splits.tasks.generate_task_pool).
+(gengap.splits.tasks); option values that are lists of names (``test_tasks``, ``test_families``)
+are joined with ``|``. Each task's records come from its own seed (gengap.splits.tasks.generate_task_pool).
 
 This module holds everything multi-task of gengap.suite and gengap.release (resolution,
 record counts for the limits, the pool, the manifest fields), so that those modules only
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from generators import ParamError, Params, Task, UnknownTaskError, get_task
-from generators.batch import Record
-from splits import SplitError, get_strategy, make_options
-from splits.tasks import PoolTask, generate_task_pool
+from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_task
+from gengap.generators.batch import Record
+from gengap.splits import SplitError, get_strategy, make_options
+from gengap.splits.tasks import PoolTask, generate_task_pool
 
 MULTI_PREFIX = "multi"
 LISTED_OPTIONS = ("test_tasks", "test_families")  # options a suite may give as a list of names
@@ -114,8 +114,8 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
     }
     if "seed_split" in entry:  # an exposure sweep: every value draws the unswept config's pool and split
         resolved["seed_of"] = config_name(entry["seed_split"])
-    if "cue" in entry:  # shortcut cues on the finished parts (splits.cues), as for one-task entries
-        from splits.cues import cue_option
+    if "cue" in entry:  # shortcut cues on the finished parts (gengap.splits.cues), as for one-task entries
+        from gengap.splits.cues import cue_option
 
         try:
             resolved["cue"] = cue_option(entry["cue"]).to_dict()

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable
 
-from generators.reading import ReadError, json_value
-from harnesses.formats import EXPORT_MARKER
+from gengap.generators.reading import ReadError, json_value
+from gengap.harnesses.formats import EXPORT_MARKER
 
 MAX_MARKER_BYTES = 64 << 20  # a marker larger than this is not one gengap wrote
 
@@ -92,8 +92,8 @@ def _listed(files: Callable[[Any], Iterable[str] | None], document: Any) -> set[
 
 def split_files(report: Any) -> list[str] | None:
     """The files of a split directory whose report.json is report (None: not a split report)."""
-    from splits import STRATEGIES
-    from splits.base import PARTS
+    from gengap.splits import STRATEGIES
+    from gengap.splits.base import PARTS
 
     if not isinstance(report, dict) or report.get("strategy") not in STRATEGIES:
         return None
@@ -106,8 +106,8 @@ def split_files(report: Any) -> list[str] | None:
 
 
 def export_files(manifest: Any) -> list[str] | None:
-    """harnesses.export.export_files, imported when a marker is read."""
-    from harnesses.export import export_files as files
+    """gengap.harnesses.export.export_files, imported when a marker is read."""
+    from gengap.harnesses.export import export_files as files
 
     return files(manifest)
 

@@ -1,6 +1,6 @@
 """Render a BlockPlan to JSONL with a pool of worker processes, in block order.
 
-Blocks are independent (see generators.blocks), so the bytes do not depend on the number
+Blocks are independent (see gengap.generators.blocks), so the bytes do not depend on the number
 of workers. At most 2 x workers blocks are in flight, which bounds memory; the workers
 end with the map, on error, on interrupt, and when the parent dies (gengap.workers).
 """
@@ -12,7 +12,7 @@ from typing import Iterator
 
 import numpy as np
 
-from generators import BlockPlan, batch_to_jsonl
+from gengap.generators import BlockPlan, batch_to_jsonl
 from gengap.repeats import input_keys
 from gengap.workers import ordered_map
 

@@ -4,7 +4,7 @@ Layout (see README): data/<config>/{train,validation,test}.jsonl, manifest.json,
 SHA256SUMS, README.md (dataset card), croissant.json, CITATION.cff, plots/*.png.
 
 Every record is checked by its task's checker before anything is written (check_rendered).
-Every config is built from its own seed (stream ``config`` of generators.seeding: suite
+Every config is built from its own seed (stream ``config`` of gengap.generators.seeding: suite
 seed and config name), so
 configs can be built in any order or in parallel (``workers``) with identical bytes. The
 release is written to a temporary directory beside the target and renamed into place when
@@ -24,14 +24,14 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from data_cards import card_files
-from generators import BlockPlan, dumps_record, get_task
-from generators.batch import Record
-from generators.extras import install_hint
-from generators.plugins import provenance
-from generators.registry import task_module
-from data_cards.common import plot_paths
-from generators.seeding import config_seed, subsample_rng
+from gengap.data_cards import card_files
+from gengap.generators import BlockPlan, dumps_record, get_task
+from gengap.generators.batch import Record
+from gengap.generators.extras import install_hint
+from gengap.generators.plugins import provenance
+from gengap.generators.registry import task_module
+from gengap.data_cards.common import plot_paths
+from gengap.generators.seeding import config_seed, subsample_rng
 from gengap import __version__
 from gengap.checking import record_problem
 from gengap.multitask import entry_tasks, is_multitask, manifest_task_fields, multitask_pool
@@ -40,10 +40,10 @@ from gengap.fingerprints import CARD_FILES
 from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
-from splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
-from splits.cues import apply_cue
-from splits.novelty import annotate
-from splits.precision import rounded
+from gengap.splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
+from gengap.splits.cues import apply_cue
+from gengap.splits.novelty import annotate
+from gengap.splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
 # Manifest fields that describe the machine that built a release, not its content:
@@ -126,7 +126,7 @@ def build_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | Non
     has fewer records than the entry's sizes ask for, or validation is empty. pool: the
     entry's generated pool, if already generated (the blocks of pool_plan, in order)."""
     result = _split_entry(entry, suite_seed, pool)
-    if "cue" in entry:  # shortcut cues on the finished parts (splits.cues)
+    if "cue" in entry:  # shortcut cues on the finished parts (gengap.splits.cues)
         result = apply_cue(result, entry["cue"], config_seed(suite_seed, entry["name"]))
     add_warnings(result.report, shortfall_warnings(result.report, entry.get("sizes")))
     return result
@@ -268,7 +268,7 @@ def write_release(
     """Build the release of a resolved suite into out; returns the manifest.
 
     cards: render the card files (dataset card, Croissant, CITATION.cff, plots); the
-    manifest's ``card_files`` lists them (data_cards.card_files), or is empty without cards.
+    manifest's ``card_files`` lists them (gengap.data_cards.card_files), or is empty without cards.
     list_cards (default: cards) lists them without rendering them (`verify --regenerate`
     renders them later from its aligned manifest).
 
@@ -314,7 +314,7 @@ def write_release(
             "card_files": card_files(configs) if (cards if list_cards is None else list_cards) else [],
             "fingerprint": fingerprint(data_files),
         }
-        # floats portable across platforms (splits.precision); the suite stays as written, to be rebuilt
+        # floats portable across platforms (gengap.splits.precision); the suite stays as written, to be rebuilt
         manifest = {key: value if key == "suite" else rounded(value) for key, value in manifest.items()}
         (staging / "manifest.json").write_text(manifest_text(manifest), encoding="utf-8")
         if cards:
@@ -325,7 +325,7 @@ def write_release(
 
 def release_plugins(suite: dict[str, Any]) -> dict[str, Any]:
     """``{"plugins": [...]}``: the plugins providing the suite's tasks (module, distribution,
-    version, tasks; generators.plugins.provenance), or {} when every task is built in (so the
+    version, tasks; gengap.generators.plugins.provenance), or {} when every task is built in (so the
     manifest of such a release has no ``plugins`` key)."""
     tasks = list(dict.fromkeys(task for entry in suite["entries"] for task in entry_tasks(entry)))
     found = provenance({task: task_module(task) for task in tasks}, tasks)
@@ -343,7 +343,7 @@ def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:
         import matplotlib  # noqa: F401
     except ImportError:
         raise ReleaseError(f"plots need matplotlib: {install_hint('release')}") from None
-    from data_cards import write_cards as render
+    from gengap.data_cards import write_cards as render
 
     return render(manifest, directory)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator
 
-from generators import BlockPlan
+from gengap.generators import BlockPlan
 from gengap import release
 
 
@@ -29,7 +29,7 @@ def _block(plan: BlockPlan, block: int) -> list[Any]:
 def render_on_ray(entries: list[dict[str, Any]], suite_seed: int, workers: int, address: str | None = None) -> Iterator[release.Rendered]:
     """Every entry rendered by Ray tasks, in suite order: on the cluster at address, or on a
     local runtime with `workers` CPUs (started here, shut down at the end)."""
-    from baselines.sweep_ray import ray_runtime
+    from gengap.baselines.sweep_ray import ray_runtime
 
     with ray_runtime(address, None if address else workers) as ray:
         render = ray.remote(release.render)

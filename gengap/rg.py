@@ -1,13 +1,13 @@
 """reasoning-gym-compatible datasets of gengap tasks and releases, under one import.
 
 ``create_dataset(task, size=, seed=, **params)`` and ``from_release(dir, config, part)`` are
-:mod:`harnesses.procedural` (items, metadata and scoring as reasoning-gym's
-``ProceduralDataset``); ``register(task)`` is :mod:`harnesses.rg_registry` (the task in
+:mod:`gengap.harnesses.procedural` (items, metadata and scoring as reasoning-gym's
+``ProceduralDataset``); ``register(task)`` is :mod:`gengap.harnesses.rg_registry` (the task in
 reasoning-gym's own registry, for its ``CompositeDataset`` and the other consumers that create
 datasets by name).
 """
 
-from harnesses.procedural import (
+from gengap.harnesses.procedural import (
     GengapDataset,
     ReleaseDataset,
     ReleasePartConfig,
@@ -17,7 +17,7 @@ from harnesses.procedural import (
     from_release,
     score_entry,
 )
-from harnesses.rg_registry import register
+from gengap.harnesses.rg_registry import register
 
 __all__ = [
     "GengapDataset",

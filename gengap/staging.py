@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from generators.safe_files import open_directory, remove_at
+from gengap.generators.safe_files import open_directory, remove_at
 from gengap.locking import destination_lock, held_if_free
 
 ROLES = ("staging", "trash")

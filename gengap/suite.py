@@ -5,7 +5,7 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
 
 - ``sampled_length``: strategy ``length`` with ``train_range``/``test_range`` (ranges of
   the task's size knob): each side is generated from its own range (Deletang et al.); a
-  side may be a union ``[[lo, hi], ...]`` (splits.ranges: drawn evenly from its ranges; the
+  side may be a union ``[[lo, hi], ...]`` (gengap.splits.ranges: drawn evenly from its ranges; the
   report says which test ranges are interpolation and which extrapolation).
 - ``sampled_level``: strategy ``difficulty`` with ``level_max``: train on levels
   1..level_max, test on the higher ones (``test_levels``).
@@ -26,10 +26,10 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   ``task_holdout``: whole tasks held out for test).
 
 Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finished parts
-(splits.cues).
+(gengap.splits.cues).
 
 ``plugins`` (optional) lists modules imported before the entries are resolved, each
-registering tasks (generators.plugins); the manifest of a release records which plugin
+registering tasks (gengap.generators.plugins); the manifest of a release records which plugin
 (and distribution version) provides each task it uses.
 
 Errors name the config file, the line and the offending key (SuiteError).
@@ -45,15 +45,15 @@ from typing import Any
 
 import yaml
 
-from generators import ParamError, Params, Task, UnknownTaskError, get_task
-from generators.plugins import PluginError, import_module
-from generators.reading import ReadError, read_text, yaml_document
+from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_task
+from gengap.generators.plugins import PluginError, import_module
+from gengap.generators.reading import ReadError, read_text, yaml_document
 from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
-from splits import SplitError, get_strategy, make_options
-from splits.cues import cue_option
-from splits.ranges import check_disjoint, is_union, parse_ranges
+from gengap.splits import SplitError, get_strategy, make_options
+from gengap.splits.cues import cue_option
+from gengap.splits.ranges import check_disjoint, is_union, parse_ranges
 
 DEFAULT_SUITE = "gengap-core"
 SAMPLED_DEFAULT_VALIDATION = 0.1
@@ -102,7 +102,7 @@ def _where(path: list[Any]) -> str:
 class YamlSource:
     """The parsed YAML document with its node tree, for line numbers in errors.
 
-    Read by generators.reading (bounded: size, depth, aliases, numbers; timestamps stay
+    Read by gengap.generators.reading (bounded: size, depth, aliases, numbers; timestamps stay
     strings). Errors are raised as ``error_type`` (SuiteError for suites; other YAML
     configs, such as sweep files, pass their own ValueError subclass).
     """
@@ -143,7 +143,7 @@ def read_config_text(path: str | Path, what: str = "suite config", error_type: t
 def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = None) -> dict[str, Any]:
     """Validate a suite config text and return the resolved suite (see resolve_suite).
 
-    The text must pass generators.reading's YAML bounds (size, depth, what aliases expand to)
+    The text must pass gengap.generators.reading's YAML bounds (size, depth, what aliases expand to)
     and every entry the record limit (check_suite_limits).
     """
     source = YamlSource(text, label)
@@ -246,8 +246,8 @@ SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, 
     # option: (suffix, what, (exclusive lower bound, upper bound), scale)
     "compound_divergence": ("_dc", "targets", (0.0, 1.0), 1000),  # graded MCD (Keysers et al.)
     "train_fraction": ("_f", "training fractions", (0.0, 0.99), 1000),  # grokking's training fraction (Power et al.)
-    "exposure": ("_k", "exposure counts", (-1, 1_000_000), 1),  # k test-side examples moved into train (splits.exposure)
-    "train_systems": ("_n", "train system counts", (0, 10**9), 1),  # rule_holdout's instruction diversity (splits.rules)
+    "exposure": ("_k", "exposure counts", (-1, 1_000_000), 1),  # k test-side examples moved into train (gengap.splits.exposure)
+    "train_systems": ("_n", "train system counts", (0, 10**9), 1),  # rule_holdout's instruction diversity (gengap.splits.rules)
 }
 SHARED_SEED_OPTIONS = ("exposure", "train_systems")  # the configs of these sweeps share the seed of the unswept name: same pool and split
 
@@ -378,7 +378,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
     if sampled_length or sampled_level:
         if entry.get("options"):
             raise source.error(path + ["options"], "options apply to pool splits only")
-    if "cue" in entry:  # shortcut cues, any kind of split (splits.cues)
+    if "cue" in entry:  # shortcut cues, any kind of split (gengap.splits.cues)
         try:
             resolved["cue"] = cue_option(entry["cue"]).to_dict()
         except SplitError as err:

@@ -17,10 +17,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 from tqdm import tqdm
 
-from baselines.data import release_configs
-from baselines.errors import BaselineError
-from generators.reading import ReadError, read_json
-from baselines.sweep import STATE_FILE, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
+from gengap.baselines.data import release_configs
+from gengap.baselines.errors import BaselineError
+from gengap.generators.reading import ReadError, read_json
+from gengap.baselines.sweep import STATE_FILE, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
 from gengap.errors import UsageError
 from gengap.locking import destination_lock
 from gengap.release import ReleaseError, write_release
@@ -121,7 +121,7 @@ def check_local_resources(sweep: Sweep, num_cpus: int | None) -> None:
 
 def _ray_engine(sweep: Sweep, address: str | None, num_cpus: int | None) -> Callable[[Sequence[RunSpec]], Iterator[Outcome]]:
     def engine(runs: Sequence[RunSpec]) -> Iterator[Outcome]:
-        from baselines.sweep_ray import Resources, ray_runtime, run_on_ray
+        from gengap.baselines.sweep_ray import Resources, ray_runtime, run_on_ray
 
         with ray_runtime(address, num_cpus):
             yield from run_on_ray(runs, Resources(sweep.gpus, sweep.cpus), sweep.retries)

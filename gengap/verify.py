@@ -27,17 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from data_cards import card_files
-from generators import ParamError
-from generators.plugins import load_recorded, version_notes, without_versions
-from generators.reading import MAX_JSON_BYTES, ReadError, read_json
+from gengap.data_cards import card_files
+from gengap.generators import ParamError
+from gengap.generators.plugins import load_recorded, version_notes, without_versions
+from gengap.generators.reading import MAX_JSON_BYTES, ReadError, read_json
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
 from gengap.limits import LimitError, RecordLimit, check_disk_space
 from gengap.release import ENVIRONMENT_FIELDS, PARTS, ReleaseError, fingerprint, manifest_text, write_cards, write_release
 from gengap.staging import scratch_directory
 from gengap.suite import SuiteError, SuiteLimitError, check_suite_limits, resolve_suite, suite_data_bytes
-from splits import SplitError
+from gengap.splits import SplitError
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version
 CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9_]+")  # <task>-<split> (gengap.suite)
@@ -205,7 +205,7 @@ def accounting_problems(manifest: dict[str, Any], data_files: dict[str, Any], su
     """Why the files the manifest accounts for are not exactly those SHA256SUMS lists, or its
     configs not exactly its data files: every config has a train, validation and test file at
     data/<config>/<part>.jsonl, each a data file with the same hash; every data file belongs to
-    a config; the card files are those its configs give (data_cards.card_files) or none."""
+    a config; the card files are those its configs give (gengap.data_cards.card_files) or none."""
     problems: list[str] = []
     configs = manifest.get("configs")
     if not isinstance(configs, list) or not configs:

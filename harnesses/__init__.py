@@ -15,7 +15,7 @@
   gathers both.
 
 Its public names are imported on first access, so that importing one submodule (the command
-line reads ``harnesses.extraction``'s formats) does not import the others.
+line reads ``gengap.harnesses.extraction``'s formats) does not import the others.
 
 This package uses the tasks' checkers (generators) and reads releases; it never imports
 baselines or gengap. pyarrow (verl export) and datasets (lm-eval documents) are imported when
@@ -24,10 +24,15 @@ used.
 
 from __future__ import annotations
 
+
+from gengap.legacy_names import redirect as _redirect
+
+_redirect(__name__)  # imported as the deprecated top-level name: that name becomes gengap.harnesses
+
 import importlib
 from typing import Any
 
-from harnesses.errors import HarnessError
+from gengap.harnesses.errors import HarnessError
 
 _HOMES = {  # public name -> the module defining it, imported on first access (PEP 562)
     "FORMATS": "formats",

@@ -5,8 +5,8 @@ configs=None)`` writes one of three layouts into ``out`` (a new or empty directo
 per config, and a ``gengap-export.json`` that records the release (name, version, fingerprint), the settings
 and every file with its row count. Records keep their ID vs OOD structure everywhere: the
 validation part is the in-distribution side (``id``), the test part the out-of-distribution
-side (``ood``). Chat and verl prompts come from :class:`harnesses.prompts.Prompter` (per record's
-own task in a multi-task config: harnesses.prompts.TaskPrompters; k-shot
+side (``ood``). Chat and verl prompts come from :class:`gengap.harnesses.prompts.Prompter` (per record's
+own task in a multi-task config: gengap.harnesses.prompts.TaskPrompters; k-shot
 examples drawn from the config's train part, seeded per record, and the answer format asked
 for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only (below).
 
@@ -20,7 +20,7 @@ for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only
   config and side), ``prompt`` (chat messages), ``ability`` (the task's family),
   ``reward_model`` ``{style: "rule", ground_truth: target}`` and ``extra_info`` ``{split, side,
   index, id, config, task, input, meta, answer_format}``; plus ``reward.py``, the custom reward
-  function (``compute_score``, :mod:`harnesses.rewards`). Needs pyarrow.
+  function (``compute_score``, :mod:`gengap.harnesses.rewards`). Needs pyarrow.
 - ``lm-eval``: an lm-evaluation-harness task directory. Per config: ``train.jsonl``,
   ``validation.jsonl``, ``test.jsonl`` (documents: the record's columns, ``description`` and
   ``query``), the tasks ``<config>_id`` (test_split validation) and ``<config>_ood`` (test_split
@@ -33,7 +33,7 @@ for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only
   ``num_fewshot: K`` (so lm-eval reports K shots), and a config without train records gets
   ``num_fewshot: 0``, which lm-eval keeps whatever ``--num_fewshot`` says. The validation and
   test documents are written in gengap's evaluation order
-  (:func:`harnesses.releases.evaluation_order`), so ``lm_eval --limit N`` and ``gengap eval
+  (:func:`gengap.harnesses.releases.evaluation_order`), so ``lm_eval --limit N`` and ``gengap eval
   --limit N`` evaluate the same records. Release-wide: every ID task carries the tag
   ``<release>_id_tasks`` and every OOD task ``<release>_ood_tasks``; the groups
   ``<release>_id`` and ``<release>_ood`` hold those tags with the mean exact match over their
@@ -50,13 +50,13 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from generators import get_task
-from generators.extras import install_hint
-from harnesses.errors import HarnessError
-from harnesses.extraction import ANSWER_FORMATS
-from harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
-from harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query
-from harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
+from gengap.generators import get_task
+from gengap.generators.extras import install_hint
+from gengap.harnesses.errors import HarnessError
+from gengap.harnesses.extraction import ANSWER_FORMATS
+from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
+from gengap.harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query
+from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 EXPORT_FORMAT = "gengap-export/1"
 GEN_SLACK = 32  # tokens allowed beyond the longest target's character count (lm-eval max_gen_toks)
@@ -129,10 +129,10 @@ compute_score as keyword arguments:
     +reward.custom_reward_function.reward_kwargs.partial_credit=true
     +reward.custom_reward_function.reward_kwargs.format_weight=0.1
 It needs gengap installed where verl runs: the answer is extracted and checked by the task's own
-checker (harnesses.rewards.compute_score).
+checker (gengap.harnesses.rewards.compute_score).
 """
 
-from harnesses.rewards import compute_score  # noqa: F401
+from gengap.harnesses.rewards import compute_score  # noqa: F401
 '''.format(version=VERL_VERSION)
 
 
@@ -192,14 +192,14 @@ def _verl_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, release
 LM_EVAL_UTILS = '''"""lm-evaluation-harness hooks of one config of a gengap export (written by `gengap export --to lm-eval`).
 
 Documents are read from the JSONL files beside this file; answers are scored by gengap's answer
-extraction and the task's own checker (harnesses.lmeval), so gengap must be installed where
+extraction and the task's own checker (gengap.harnesses.lmeval), so gengap must be installed where
 lm_eval runs.
 """
 
 from pathlib import Path
 
-from harnesses.lmeval import load_docs as _load_docs
-from harnesses.lmeval import process_results  # noqa: F401
+from gengap.harnesses.lmeval import load_docs as _load_docs
+from gengap.harnesses.lmeval import process_results  # noqa: F401
 
 
 def load_docs(**kwargs):

@@ -1,5 +1,5 @@
 """Names of the export formats and of an export's marker file: constants only, so that the
-command line can offer them without importing the exporters (harnesses.export)."""
+command line can offer them without importing the exporters (gengap.harnesses.export)."""
 
 FORMATS = ("chat", "verl", "lm-eval")
 EXPORT_MARKER = "gengap-export.json"

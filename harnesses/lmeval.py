@@ -5,7 +5,7 @@
   train``), ``validation`` (ID) and ``test`` (OOD) read from ``folder/{train,validation,test}.jsonl``
   (the YAML names it as ``custom_dataset``, so the export directory can be moved anywhere);
 - ``process_results(doc, results)``: ``{"exact_match": 1.0 or 0.0}`` from gengap's answer
-  extraction and the task's checker (:func:`harnesses.scoring.score_output`), so a task with
+  extraction and the task's checker (:func:`gengap.harnesses.scoring.score_output`), so a task with
   several correct answers is scored right.
 
 A document holds the record (``id``, ``task``, ``input``, ``target``, ``meta`` as JSON text, ...),
@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from harnesses.scoring import score_output
+from gengap.harnesses.scoring import score_output
 
 SPLITS = ("train", "validation", "test")
 

@@ -8,7 +8,7 @@ Contract, as reasoning-gym's:
   ``.seed`` are its configuration, length and seed;
 - an item is a new dict ``{"question": str, "answer": str, "metadata": dict}`` each time: the
   question is the task's English instruction, the answer format asked for and the query
-  ``Input: <tokens>`` (:class:`harnesses.prompts.Prompter`, one user message, no shots); the
+  ``Input: <tokens>`` (:class:`gengap.harnesses.prompts.Prompter`, one user message, no shots); the
   answer is the record's target; the metadata holds ``source_dataset`` (the dataset's name) and
   ``source_index`` (the item's index), ``task``, ``record`` (the whole gengap record),
   ``difficulty`` (the generation settings: the task's parameters, scalars, with ``level`` when one
@@ -19,8 +19,8 @@ Contract, as reasoning-gym's:
   alone (so any dataset scores any gengap entry, as reasoning-gym's CompositeDataset needs):
   0.0 for None or an empty answer; otherwise the answer is read by gengap's extraction (the
   bare answer or a whole reply: ``<answer>`` tags, ``Answer:`` lines, ``\\boxed{}``) and judged
-  by the task's own checker (:func:`harnesses.rewards.score_record`): 1.0 when it accepts, else
-  0.0, or with ``partial_credit`` the per-token credit (:func:`harnesses.rewards.token_reward`,
+  by the task's own checker (:func:`gengap.harnesses.rewards.score_record`): 1.0 when it accepts, else
+  0.0, or with ``partial_credit`` the per-token credit (:func:`gengap.harnesses.rewards.token_reward`,
   below 1.0 for any rejected answer).
 
 A task dataset (:func:`create_dataset`) is deterministic in (task, level, parameters, seed,
@@ -32,7 +32,7 @@ release, in file order (``limit`` keeps the first N of gengap's evaluation order
 
 Configs are mutable dataclasses, not frozen ones: reasoning-gym's ReseedingDataset assigns
 ``seed`` on a copy of a dataset's config. Registering a task with reasoning-gym's own registry
-is :mod:`harnesses.rg_registry`.
+is :mod:`gengap.harnesses.rg_registry`.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from generators import UnknownTaskError, get_task
-from generators.blocks import BlockPlan
-from generators.params import ParamError
-from harnesses.errors import HarnessError
-from harnesses.extraction import ANSWER_FORMATS
-from harnesses.prompts import Prompter
-from harnesses.releases import PARTS, SIDES, first_in_evaluation_order, open_release
-from harnesses.rewards import score_record, token_reward
+from gengap.generators import UnknownTaskError, get_task
+from gengap.generators.blocks import BlockPlan
+from gengap.generators.params import ParamError
+from gengap.harnesses.errors import HarnessError
+from gengap.harnesses.extraction import ANSWER_FORMATS
+from gengap.harnesses.prompts import Prompter
+from gengap.harnesses.releases import PARTS, SIDES, first_in_evaluation_order, open_release
+from gengap.harnesses.rewards import score_record, token_reward
 
 Record = dict[str, Any]
 Entry = dict[str, Any]

@@ -29,8 +29,8 @@ fine-tuning) are written in it:
 
 gengap has no reasoning to show, so a ``think`` reply holds an empty block: that format is
 meant for RL (verl, GRPO), where the model writes its own. Whatever the format asked for,
-:func:`harnesses.extraction.extract_answer` reads all of them; whether an output kept to the
-format is :func:`harnesses.extraction.format_ok`. Everything here is deterministic and pure
+:func:`gengap.harnesses.extraction.extract_answer` reads all of them; whether an output kept to the
+format is :func:`gengap.harnesses.extraction.format_ok`. Everything here is deterministic and pure
 Python.
 """
 
@@ -41,8 +41,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from generators import get_task
-from harnesses.extraction import ANSWER_FORMATS
+from gengap.generators import get_task
+from gengap.harnesses.extraction import ANSWER_FORMATS
 
 Record = Mapping[str, Any]
 Message = dict[str, str]

@@ -5,7 +5,7 @@ A release is ``DIR/manifest.json`` plus ``DIR/data/<config>/{train,validation,te
 manifest is optional (without it a config's task comes from its records and the prompt
 parameters from the task's defaults and the records' ``meta``). With a manifest only the
 configs it lists are read; data directories and files are never read through a symlink
-(generators.reading.release_configs); every record must name the config's task. Nothing
+(gengap.generators.reading.release_configs); every record must name the config's task. Nothing
 here imports baselines or gengap.
 """
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from generators.jsonl import read_records
-from generators.plugins import load_recorded
-from generators.reading import ReadError, read_json, release_configs, release_part
-from harnesses.errors import HarnessError
+from gengap.generators.jsonl import read_records
+from gengap.generators.plugins import load_recorded
+from gengap.generators.reading import ReadError, read_json, release_configs, release_part
+from gengap.harnesses.errors import HarnessError
 
 PARTS = ("train", "validation", "test")
 SIDES = {"train": "train", "validation": "id", "test": "ood"}  # part -> side: validation is in-distribution, test out-of-distribution

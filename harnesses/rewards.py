@@ -1,6 +1,6 @@
 """Reward functions for reinforcement learning with verifiers: verl and TRL signatures.
 
-Every reward scores a completion as :func:`harnesses.scoring.score_output` does (answer
+Every reward scores a completion as :func:`gengap.harnesses.scoring.score_output` does (answer
 extraction, then the stored target for an answer that is exactly it and the task's own
 checker for any other). They are routed by task: the record's task comes
 from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_source`` of the form
@@ -10,9 +10,9 @@ from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_sour
   answer read scores 0.0);
 - **per-token** (partial credit): 1.0 when the checker accepts; otherwise the positions where
   the answer's tokens equal the target's, over the longer of the two lengths
-  (:attr:`harnesses.scoring.Score.per_token`);
+  (:attr:`gengap.harnesses.scoring.Score.per_token`);
 - **format**: 1.0 when the completion follows the row's answer format (``line``, ``tags``,
-  ``think`` or ``boxed``: :func:`harnesses.extraction.format_ok`), else 0.0, whether or not the
+  ``think`` or ``boxed``: :func:`gengap.harnesses.extraction.format_ok`), else 0.0, whether or not the
   answer is right. The format is the row's ``answer_format`` (a column of the chat export, a
   field of the verl export's ``extra_info``), ``line`` when the row has none.
 
@@ -46,10 +46,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence  # isinstance with these is much faster than with typing's
 from typing import Any
 
-from generators import UnknownTaskError, get_task
-from harnesses.errors import HarnessError
-from harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok
-from harnesses.scoring import Score, alphabet_of, is_target, score_span, token_credit
+from gengap.generators import UnknownTaskError, get_task
+from gengap.harnesses.errors import HarnessError
+from gengap.harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok
+from gengap.harnesses.scoring import Score, alphabet_of, is_target, score_span, token_credit
 
 DATA_SOURCE_PREFIX = "gengap/"
 
@@ -96,7 +96,7 @@ def known_task(task: str) -> None:
 def score_completion(record: Mapping[str, Any], completion: str | None) -> Score:
     """The score of a completion for a record.
 
-    With the record's input, :func:`harnesses.scoring.score_span` decides (the target for an
+    With the record's input, :func:`gengap.harnesses.scoring.score_span` decides (the target for an
     answer that is exactly it, else the task's checker); without it (``input`` empty), the
     answer's tokens must equal the target's.
     """

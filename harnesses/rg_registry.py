@@ -2,11 +2,11 @@
 
 ``register(task)`` adds the name ``gengap/<task>`` to ``reasoning_gym.factory``'s registry, so
 ``reasoning_gym.create_dataset("gengap/parity_check", size=100, seed=0)`` builds a
-:class:`harnesses.procedural.TaskDataset` that is also a ``reasoning_gym.dataset.ProceduralDataset``,
+:class:`gengap.harnesses.procedural.TaskDataset` that is also a ``reasoning_gym.dataset.ProceduralDataset``,
 and every consumer that creates datasets by name takes it: ``CompositeDataset`` (whose
 ``DatasetSpec.config`` may set ``level``, ``params``, ``answer_format``, ``partial_credit``),
 ``get_score_answer_fn``, ``ReseedingDataset`` and the coaching ``Experiment``. The registered
-config is :class:`~harnesses.procedural.TaskConfig` with the task, the name and the given level
+config is :class:`~gengap.harnesses.procedural.TaskConfig` with the task, the name and the given level
 and parameters as defaults; items carry the registered name as ``source_dataset``, which is
 how CompositeDataset routes ``score_answer``.
 """
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from generators import UnknownTaskError, get_task
-from harnesses.errors import HarnessError
-from harnesses.procedural import TaskConfig, TaskDataset, task_source
+from gengap.generators import UnknownTaskError, get_task
+from gengap.harnesses.errors import HarnessError
+from gengap.harnesses.procedural import TaskConfig, TaskDataset, task_source
 
 
 def _reasoning_gym() -> tuple[Any, Any]:

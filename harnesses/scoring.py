@@ -1,8 +1,8 @@
 """Scoring model output with the task's own checker.
 
 ``score_output(record, output)`` extracts the answer span of free-form output
-(:func:`harnesses.extraction.extract_answer`), reads its tokens against the task's answer
-alphabet (:func:`harnesses.extraction.answer_tokens`) and asks the task's independent checker
+(:func:`gengap.harnesses.extraction.extract_answer`), reads its tokens against the task's answer
+alphabet (:func:`gengap.harnesses.extraction.answer_tokens`) and asks the task's independent checker
 ``Task.check(record, answer)``, so tasks with several correct answers (shortest_path: any
 shortest path) are scored right. A record needs ``task`` and ``input`` (and ``meta`` where the
 task has one), and normally ``target``.
@@ -34,8 +34,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from generators import get_task
-from harnesses.extraction import Alphabet, answer_tokens, extract_answer
+from gengap.generators import get_task
+from gengap.harnesses.extraction import Alphabet, answer_tokens, extract_answer
 
 Record = Mapping[str, Any]
 SAMPLE_PER_LEVEL = 20

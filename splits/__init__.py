@@ -3,7 +3,12 @@
 Splits know tasks only through records and the tasks' atoms/compounds functions.
 """
 
-from splits.api import (
+from gengap.legacy_names import redirect as _redirect
+
+_redirect(__name__)  # imported as the deprecated top-level name: that name becomes gengap.splits
+
+
+from gengap.splits.api import (
     STRATEGIES,
     generate_records,
     get_strategy,
@@ -13,8 +18,8 @@ from splits.api import (
     sample_level_split,
     split,
 )
-from splits.base import SplitError, SplitResult, build_report
-from splits.divergence import atom_divergence, chernoff_coefficient, compound_divergence, divergence
+from gengap.splits.base import SplitError, SplitResult, build_report
+from gengap.splits.divergence import atom_divergence, chernoff_coefficient, compound_divergence, divergence
 
 __all__ = [
     "STRATEGIES",

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from generators import BlockPlan, get_task
-from generators.batch import Record
-from generators.params import ParamError, Params
-from generators.seeding import side_seed
-from splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
-from splits.exposure import expose
-from splits.gotu import Gotu
-from splits.mcd import Mcd
-from splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
-from splits.rules import RuleHoldout
-from splits.strategies import STRATEGIES as POOL_STRATEGIES
-from splits.tasks import check_single_task
+from gengap.generators import BlockPlan, get_task
+from gengap.generators.batch import Record
+from gengap.generators.params import ParamError, Params
+from gengap.generators.seeding import side_seed
+from gengap.splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
+from gengap.splits.exposure import expose
+from gengap.splits.gotu import Gotu
+from gengap.splits.mcd import Mcd
+from gengap.splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
+from gengap.splits.rules import RuleHoldout
+from gengap.splits.strategies import STRATEGIES as POOL_STRATEGIES
+from gengap.splits.tasks import check_single_task
 
 STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
 
@@ -46,7 +46,7 @@ def parse_options(strategy: Strategy, texts: Mapping[str, str]) -> SplitOptions:
 def split(
     records: Sequence[Record], strategy: str, options: Mapping[str, Any] | SplitOptions | None = None, seed: int = 0
 ) -> SplitResult:
-    """Split a pool of records with a named strategy; see splits.base for the contract."""
+    """Split a pool of records with a named strategy; see gengap.splits.base for the contract."""
     chosen = get_strategy(strategy)
     typed = options if isinstance(options, SplitOptions) else make_options(chosen, options)
     if not records:
@@ -103,7 +103,7 @@ def sample_split(
 
     The train side (train + validation, sizes["train"] + sizes["validation"] records) is
     drawn evenly from train_settings, the test side (sizes["test"]) from test_settings,
-    each setting from its own seed (stream ``side`` of generators.seeding). Test inputs that also occur on the train side
+    each setting from its own seed (stream ``side`` of gengap.generators.seeding). Test inputs that also occur on the train side
     are removed as for any split, so the test part can come out smaller than asked.
     """
     for part in ("train", "validation", "test"):
@@ -139,7 +139,7 @@ def sample_length_split(
     """Length split of a generated task: each side sampled from its own size-knob range.
 
     A side is one inclusive range ``(lo, hi)`` or a union of them ``[(lo, hi), ...]``
-    (splits.ranges: no overlap within a side or between the sides); a union side draws evenly
+    (gengap.splits.ranges: no overlap within a side or between the sides); a union side draws evenly
     from its ranges (one parameter setting each), and the report then lists the ranges and,
     under ``regimes``, whether each test range is interpolation or extrapolation. Ranges refer
     to the task's size knob (`gengap list`: input length in tokens for sequence tasks, digits

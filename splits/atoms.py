@@ -1,9 +1,9 @@
 """Atoms and compounds of records, from their task.
 
 Compositional tasks define ``atoms``/``compounds`` from their derivations. A record of a
-task gengap does not know (your own data, splits.external) gives its own: ``meta.atoms`` /
+task gengap does not know (your own data, gengap.splits.external) gives its own: ``meta.atoms`` /
 ``meta.compounds`` (lists of strings), else those of its ``structure`` tree
-(generators.derivation). Otherwise the fallback is lexical: atoms are the input tokens and
+(gengap.generators.derivation). Otherwise the fallback is lexical: atoms are the input tokens and
 compounds the adjacent input token pairs (``a b``), so divergences stay defined for every
 record.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from generators import UnknownTaskError, get_task
-from generators.batch import Record
-from generators.derivation import tree_atoms, tree_compounds
-from splits.external import declared, tree_of
+from gengap.generators import UnknownTaskError, get_task
+from gengap.generators.batch import Record
+from gengap.generators.derivation import tree_atoms, tree_compounds
+from gengap.splits.external import declared, tree_of
 
 
 def _task(record: Mapping[str, Any]):

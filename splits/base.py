@@ -4,20 +4,20 @@ A strategy partitions a pool of records into a train side and a test side. Then,
 every strategy alike:
 
 1. test records whose input also occurs on the train side (in a record of the same task:
-   splits.tasks) are removed (counted in the
+   gengap.splits.tasks) are removed (counted in the
    report as ``removed_overlap``), so ``overlap`` is always 0;
 2. validation is carved out of the train side (in-distribution): whole groups of records
    sharing an input, chosen at random among those that still fit, until
    ``validation_fraction`` of the train side (exactly, unless large groups prevent it)
    (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
 3. validation and test records get their ``novelty`` relative to the train part
-   (splits.novelty: unseen compounds and atoms), train records none;
+   (gengap.splits.novelty: unseen compounds and atoms), train records none;
 4. the report states sizes, length and difficulty ranges per part, atom and compound
    divergence of train vs test, atoms unseen in train, overlap, duplicate inputs within
    each part (reported, not removed), the novelty summary of validation and test, and
    warnings (test examples removed for overlap; a sampled side asking for more examples
    than its parameters have distinct inputs, from the tasks' input_space_size). Its
-   floats are rounded to splits.precision.FLOAT_DECIMALS places.
+   floats are rounded to gengap.splits.precision.FLOAT_DECIMALS places.
 
 Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
 """
@@ -31,13 +31,13 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.params import Params, knob
-from generators.seeding import split_rng  # noqa: F401  (the split stream; splits.api uses it)
-from splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
-from splits.divergence import atom_divergence, compound_divergence
-from splits.novelty import annotate, novelty_summary
-from splits.precision import rounded
+from gengap.generators.batch import Record
+from gengap.generators.params import Params, knob
+from gengap.generators.seeding import split_rng  # noqa: F401  (the split stream; gengap.splits.api uses it)
+from gengap.splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
+from gengap.splits.divergence import atom_divergence, compound_divergence
+from gengap.splits.novelty import annotate, novelty_summary
+from gengap.splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
@@ -55,7 +55,7 @@ class SplitOptions(Params):
     )
     exposure: int = knob(
         0, lo=0, hi=1_000_000, added=True,
-        doc="test-side examples moved into train, named in the report (splits.exposure); 0: none",
+        doc="test-side examples moved into train, named in the report (gengap.splits.exposure); 0: none",
     )
     exposure_copies: bool = knob(False, added=True, doc="exposure puts k copies of one test-side example in train, not k distinct ones")
 
@@ -193,7 +193,7 @@ def part_summary(records: Sequence[Record]) -> dict[str, Any]:
 def divergence_report(
     train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False
 ) -> dict[str, Any]:
-    """Atom and compound divergence of train vs test (rounded: splits.precision), unseen atoms,
+    """Atom and compound divergence of train vs test (rounded: gengap.splits.precision), unseen atoms,
     atom definition used. A divergence is None when a side has no atoms or no compounds (e.g.
     inputs of one token have no token bigrams)."""
     if not train or not test:
@@ -215,7 +215,7 @@ def divergence_report(
 def build_report(
     strategy: str, options: Mapping[str, Any], seed: int | None, parts: Mapping[str, Sequence[Record]]
 ) -> dict[str, Any]:
-    """The split report (see module doc; floats rounded by splits.precision); `overlap` is
+    """The split report (see module doc; floats rounded by gengap.splits.precision); `overlap` is
     recomputed from the parts."""
     train_inputs = {task_input(r) for r in parts["train"]} | {task_input(r) for r in parts["validation"]}
     report: dict[str, Any] = {

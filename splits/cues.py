@@ -2,11 +2,11 @@
 
 ``cue: {train: 0.95, test: 0.5}`` (a suite entry's key, or `gengap split --cue
 train=0.95,test=0.5`) puts a cue token in front of every record of a finished split
-(generators.cues): in train and validation it names the record's answer with probability
+(gengap.generators.cues): in train and validation it names the record's answer with probability
 ``train``, in test with probability ``test`` (0.5 on a binary task: uninformative; 0.05:
 reversed). It works with any strategy, since it runs after the split is made (and after a
 release's caps), on the parts as they are: the answer set is measured over all three parts
-together, and each part draws from its own stream (``cue`` of generators.seeding, from the
+together, and each part draws from its own stream (``cue`` of gengap.generators.seeding, from the
 split's seed and the part's name), so the same split and option give the same bytes.
 
 The report gains ``cue``: the configured rate and the measured agreement of each part, the
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from generators.cues import CUE_PREFIX, CueError, add_cues, agreement, answer_set
-from generators.params import ParamError, Params, knob
-from generators.seeding import cue_rng
-from splits.base import PARTS, SplitError, SplitResult, part_summary
-from splits.precision import rounded
+from gengap.generators.cues import CUE_PREFIX, CueError, add_cues, agreement, answer_set
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.seeding import cue_rng
+from gengap.splits.base import PARTS, SplitError, SplitResult, part_summary
+from gengap.splits.precision import rounded
 
 
 @dataclass(frozen=True)

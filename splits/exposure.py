@@ -1,9 +1,9 @@
 """Exposure: leak k test-side examples into train (the number of OOD samples a model sees).
 
 Every strategy takes the options ``exposure`` (k, default 0: nothing moves) and
-``exposure_copies`` (default false; both splits.base.SplitOptions). After a strategy's
-partition (splits.api.split, the entry every pool split goes through), and before the common
-frame (splits.base.finish) removes overlap and carves validation:
+``exposure_copies`` (default false; both gengap.splits.base.SplitOptions). After a strategy's
+partition (gengap.splits.api.split, the entry every pool split goes through), and before the common
+frame (gengap.splits.base.finish) removes overlap and carves validation:
 
 - k distinct test-side inputs are chosen: the first k of one permutation of the test side's
   distinct inputs (first-seen order) drawn from stream ``exposure`` of the split seed, so
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.batch import Record
-from generators.seeding import exposure_rng
-from splits.base import Partition, SplitError, input_groups
+from gengap.generators.batch import Record
+from gengap.generators.seeding import exposure_rng
+from gengap.splits.base import Partition, SplitError, input_groups
 
 
 def expose(partition: Partition, count: int, copies: bool, seed: int) -> Partition:

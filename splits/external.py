@@ -5,7 +5,7 @@ tokens) and optionally
 
 - ``structure``: a tree, nested lists ``[label, child, ...]`` with string leaves, from which
   atoms (labels and leaves) and compounds (connected subtrees of 2 to 5 internal nodes) are
-  read as for gengap's compositional tasks (generators.derivation);
+  read as for gengap's compositional tasks (gengap.generators.derivation);
 - ``atoms`` and/or ``compounds``: lists of strings (a multiset each), the record's own;
 - ``meta``: an object, kept;
 - ``difficulty``: an object of integer features (for the ``difficulty`` strategy); its
@@ -15,10 +15,10 @@ tokens) and optionally
 ``external`` by default, a name of no registered task), ``id`` (task + sha256 of input and
 target), ``difficulty.input_length``/``output_length``; tokens are written with single
 spaces. Given atoms and compounds go to ``meta.atoms``/``meta.compounds``, where
-splits.atoms reads them for records of a task gengap does not know. With ``ngrams`` N >= 2
+gengap.splits.atoms reads them for records of a task gengap does not know. With ``ngrams`` N >= 2
 every record's compounds are its input-token n-grams of 2..N tokens (``meta.compounds``),
 and its atoms the input tokens. Without any of these a record's atoms are its input tokens
-and its compounds adjacent input-token pairs (splits.atoms).
+and its compounds adjacent input-token pairs (gengap.splits.atoms).
 
 Every problem of every line is collected and reported at once (ExternalDataError, one line).
 The output is a function of the input bytes and the options alone.
@@ -31,8 +31,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import IO, Any
 
-from generators.batch import Record, record_id
-from generators.reading import ReadError, jsonl_values
+from gengap.generators.batch import Record, record_id
+from gengap.generators.reading import ReadError, jsonl_values
 
 KEYS = ("input", "target", "structure", "atoms", "compounds", "meta", "difficulty")
 SHOWN = 8  # problems written out in the error; the rest are counted
@@ -55,7 +55,7 @@ class ExternalFormat:
 def make_format(task: str = "external", ngrams: int = 0) -> ExternalFormat:
     """ExternalFormat after checking its fields: task a snake_case name of no registered task,
     ngrams 0 or 2..NGRAMS_MAX; ExternalDataError otherwise."""
-    from generators import task_names
+    from gengap.generators import task_names
 
     if not TASK_NAME.fullmatch(task):
         raise ExternalDataError(f"task name {task[:80]!r} is not snake_case (lowercase letters, digits, _; a letter first)")

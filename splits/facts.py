@@ -1,6 +1,6 @@
 """The ``facts`` split: atomic facts always in train, inferred queries split by direction or bridge.
 
-A pool of facts-world records (generators.tasks.facts: one world, any mix of the fact
+A pool of facts-world records (gengap.generators.tasks.facts: one world, any mix of the fact
 tasks) is read through the records' ``structure``: a ``lookup`` or ``attribute`` root is an
 atomic fact; ``reverse``, ``compose`` and ``compare`` roots are inferred queries. Every
 atomic record is pinned to train (never moved to validation, never tested). Then:
@@ -39,10 +39,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.params import knob
-from generators.worlds import WORLD_KEYS
-from splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.generators.batch import Record
+from gengap.generators.params import knob
+from gengap.generators.worlds import WORLD_KEYS
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 
 ATOMIC = ("lookup", "attribute")
 INFERRED = ("reverse", "compose", "compare")

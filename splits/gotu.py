@@ -17,9 +17,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.params import ParamError, knob
-from splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.generators.batch import Record
+from gengap.generators.params import ParamError, knob
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 
 
 def _coordinate(text: str) -> int:

@@ -22,7 +22,7 @@ examples by the exact cost of leaving, coordinated moves that take every train h
 compound out at once, and a greedy construction of the starting split did not help.)
 
 Proposals are drawn in batches of one move kind and screened together against the current
-counts (``splits.swap_screen``); those that pass are evaluated exactly, one after another,
+counts (``gengap.splits.swap_screen``); those that pass are evaluated exactly, one after another,
 against the counts as they are by then. Screening costs about 3 microseconds a proposal on
 SCAN, against about 30 for the exact evaluation, so a search proposes millions of moves.
 
@@ -62,13 +62,13 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Record
-from generators.params import knob
-from generators.seeding import chain_rngs
-from splits.atoms import record_atoms, record_compounds
-from splits.base import Partition, SplitError, SplitOptions, Strategy
-from splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
-from splits.swap_screen import SCREEN_MARGIN, SwapScreen
+from gengap.generators.batch import Record
+from gengap.generators.params import knob
+from gengap.generators.seeding import chain_rngs
+from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
+from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen
 
 UNUSED, TRAIN, TEST = 0, 1, 2
 Numeric = float | np.ndarray
@@ -341,7 +341,7 @@ def search(
     """Local search for an assignment with D_A <= atom_bound and every test atom seen in train.
 
     Without target: maximize D_C. CHAINS independent chains (generators from
-    :func:`generators.seeding.chain_rngs`) each run SCREEN_SHARE * steps / CHAINS moves at
+    :func:`gengap.generators.seeding.chain_rngs`) each run SCREEN_SHARE * steps / CHAINS moves at
     temperature TEMPERATURE / test_size; the chain with the best objective then runs the
     remaining moves while its temperature falls linearly to 0 (ties: the lowest index).
     With target: one chain at temperature 0 brings D_C to within tolerance / 2 of target and
@@ -388,7 +388,7 @@ class _Chain:
     sums of both sides, and the objective; :meth:`run` proposes moves in batches.
 
     A batch draws up to BATCH_MAX swaps of one move kind, screens them all against the current
-    counts at once (:class:`splits.swap_screen.SwapScreen`), and evaluates the ones that pass
+    counts at once (:class:`gengap.splits.swap_screen.SwapScreen`), and evaluates the ones that pass
     exactly, in the order drawn, against the counts as they are by then. A swap is accepted when
     its exact gain in the objective is at least T * ln(u), u uniform in [0, 1) (Metropolis at
     temperature T; at T = 0: when it does not lower the objective). The batch size follows the

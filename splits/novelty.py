@@ -5,7 +5,7 @@ A record's novelty relative to a train part is the pair
     {"unseen_compounds": number of distinct compounds of the record absent from every train record,
      "unseen_atoms":     number of distinct atoms of the record absent from every train record}
 
-with atoms and compounds as the split defines them (splits.atoms: a task's derivation, or
+with atoms and compounds as the split defines them (gengap.splits.atoms: a task's derivation, or
 input tokens and adjacent token pairs; structural compounds when ``abstract_lexical``).
 Counts are over distinct items, so a compound repeated inside one record counts once.
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from generators.batch import Record
-from splits.atoms import record_atoms, record_compounds
-from splits.precision import rounded
+from gengap.generators.batch import Record
+from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.precision import rounded
 
 NOVELTY_KEY = "novelty"
 HISTOGRAM_TOP = 3  # histogram buckets 0, 1, 2 and "3+"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from splits.base import SplitError
+from gengap.splits.base import SplitError
 
 Range = tuple[int, int]
 Ranges = tuple[Range, ...]

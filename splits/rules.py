@@ -24,10 +24,10 @@ from typing import Sequence
 
 import numpy as np
 
-from generators import get_task
-from generators.batch import Record
-from generators.params import knob
-from splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.generators import get_task
+from gengap.generators.batch import Record
+from gengap.generators.params import knob
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 
 
 @dataclass(frozen=True)

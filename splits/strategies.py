@@ -1,7 +1,7 @@
-"""Pool-based split strategies: iid, length, difficulty, holdout, category, facts (splits.facts),
-task_holdout (splits.tasks).
+"""Pool-based split strategies: iid, length, difficulty, holdout, category, facts (gengap.splits.facts),
+task_holdout (gengap.splits.tasks).
 
-Each strategy partitions a pool of records; splits.base adds validation and the report.
+Each strategy partitions a pool of records; gengap.splits.base adds validation and the report.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from generators import get_task
-from generators.batch import Batch, Record
-from generators.params import knob
-from splits.atoms import record_atoms, record_compounds
-from splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
-from splits.facts import Facts
-from splits.ranges import Ranges, check_disjoint, contains, is_union, parse_ranges, parse_ranges_text, regimes
-from splits.tasks import TaskHoldout
+from gengap.generators import get_task
+from gengap.generators.batch import Batch, Record
+from gengap.generators.params import knob
+from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
+from gengap.splits.facts import Facts
+from gengap.splits.ranges import Ranges, check_disjoint, contains, is_union, parse_ranges, parse_ranges_text, regimes
+from gengap.splits.tasks import TaskHoldout
 
 INFINITE = 10**9
 
@@ -77,7 +77,7 @@ class Iid(Strategy):
 def _by_ranges(records: Sequence[Record], feature: str, train: Ranges, test: Ranges) -> Partition:
     """Train side: feature in a train range; test: in a test range; rest unused. The report
     notes the ranges ([lo, hi] a side when each has one; lists of ranges and the regime of each
-    test range (splits.ranges) when a side is a union; unbounded ends as None)."""
+    test range (gengap.splits.ranges) when a side is a union; unbounded ends as None)."""
     train_side, test_side, unused = [], [], 0
     for record in records:
         value = record["difficulty"].get(feature)
@@ -133,7 +133,7 @@ def _check_ranges(train_min: int, train_max: int, test_min: int, test_max: int) 
 
 @dataclass(frozen=True)
 class RangeUnionOptions(SplitOptions):
-    """Sides given as unions of ranges (splits.ranges), instead of one min/max pair each."""
+    """Sides given as unions of ranges (gengap.splits.ranges), instead of one min/max pair each."""
 
     train_ranges: str = knob("", added=True, doc="train side as a union of ranges lo..hi,lo..hi (instead of train_min/train_max)")
     test_ranges: str = knob("", added=True, doc="test side as a union of ranges lo..hi,lo..hi (default: above the highest train range)")
@@ -182,7 +182,7 @@ class Difficulty(Strategy):
         if options.level_max:
             raise SplitError(
                 "level_max splits generate each side from its levels: use a suite entry with level_max "
-                "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
+                "(gengap release) or gengap.splits.sample_level_split; a pool is split by a feature (train_max)"
             )
         if options.train_max == -INFINITE and not options.train_ranges:
             raise SplitError("difficulty split needs option train_max or train_ranges (or level_max with a generated task)")

@@ -1,6 +1,6 @@
 """Vectorized evaluation of many candidate swaps at once, for the MCD local search.
 
-A swap exchanges example x of one set with example y of another (see ``splits.mcd``). For
+A swap exchanges example x of one set with example y of another (see ``gengap.splits.mcd``). For
 a batch of B swaps against the same current counts, :meth:`SwapScreen.evaluate` returns the
 divergence each swap alone would give and, optionally, how many test items would lose their
 last train occurrence minus how many would gain one. It gathers the items of every x and y,
@@ -28,7 +28,7 @@ class SwapScreen:
 
     def __init__(self, rows: Any, alpha: float) -> None:
         """rows: per-example sparse vectors with ``indptr``, ``flat_indices``, ``flat_values``,
-        ``row_totals`` and ``size`` (``splits.mcd._SparseRows``)."""
+        ``row_totals`` and ``size`` (``gengap.splits.mcd._SparseRows``)."""
         self.indptr = rows.indptr
         self.items = rows.flat_indices
         flat = rows.flat_values

@@ -1,7 +1,7 @@
 """Multi-task pools and the ``task_holdout`` strategy (Natural Instructions-style unseen tasks).
 
 A multi-task pool is the records of several tasks, each generated from its own parameters
-and its own seed (stream ``component`` of generators.seeding: the pool's seed, the task
+and its own seed (stream ``component`` of gengap.generators.seeding: the pool's seed, the task
 and its position), concatenated in the order the tasks are given. Records carry their
 ``task``, so every strategy can split such a pool; ``task_holdout`` sends whole tasks
 (``test_tasks``) or whole task families (``test_families``, the family the registry gives a
@@ -17,11 +17,11 @@ from typing import Sequence
 
 import numpy as np
 
-from generators import get_task
-from generators.batch import Record
-from generators.params import Params, knob
-from generators.seeding import component_seed
-from splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.generators import get_task
+from gengap.generators.batch import Record
+from gengap.generators.params import Params, knob
+from gengap.generators.seeding import component_seed
+from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class PoolTask:
 def generate_task_pool(components: Sequence[PoolTask], seed: int) -> list[Record]:
     """The records of every component, each generated block-wise from component_seed(seed,
     task, position), in component order (the same bytes whatever the worker count)."""
-    from splits.api import generate_records
+    from gengap.splits.api import generate_records
 
     records: list[Record] = []
     for index, component in enumerate(components):
@@ -51,7 +51,7 @@ def pool_tasks(records: Sequence[Record]) -> list[str]:
 
 def task_family(task: str) -> str:
     """The family the registry gives a task (a task gengap does not know: its own name)."""
-    from generators import UnknownTaskError
+    from gengap.generators import UnknownTaskError
 
     try:
         return get_task(task).family

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
-from generators import ParamError, Params, Task
+from gengap.generators import ParamError, Params, Task
 
 settings.register_profile("ci", max_examples=25, deadline=None)
 settings.register_profile("dev", max_examples=25, deadline=None)

@@ -3,7 +3,7 @@
 `build_release(root)` writes real JSONL data files under root/release/data/ and
 manifest.json, and returns (manifest, release_dir). The manifest follows the release
 contract (sha256, bytes and rows of every file are computed from the files written; the
-split reports come from splits.base.build_report), so the renderers can be tested without
+split reports come from gengap.splits.base.build_report), so the renderers can be tested without
 the release builder. Two configs:
 
 - parity_check-length: parity of bit strings, train on lengths 1-8, test on 9-16;
@@ -21,7 +21,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from splits.base import build_report
+from gengap.splits.base import build_report
 
 PARTS = ("train", "validation", "test")
 VERBS = {"walk": "I_WALK", "run": "I_RUN", "jump": "I_JUMP", "look": "I_LOOK"}

@@ -1,6 +1,6 @@
 """The oldest Hugging Face ``datasets`` the project allows must load a release: every config, every split.
 
-A release's card declares ``meta`` and ``structure`` with the ``json`` dtype (data_cards.card),
+A release's card declares ``meta`` and ``structure`` with the ``json`` dtype (gengap.data_cards.card),
 which ``datasets`` reads from 4.7 on; with 4.6.1 and 3.6.0 every config fails to load. The
 lower bound lives in one place, the ``datasets`` requirement of pyproject.toml's dev extra.
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators import Batch, Params, Task, knob, register
+from gengap.generators import Batch, Params, Task, knob, register
 
 LETTERS = ("a", "b", "c", "d")
 

@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines import training
-from baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
-from baselines.cli import ARCHITECTURES as CLI_ARCHITECTURES
-from baselines.decoding import greedy_decode
-from baselines.errors import BaselineError
-from baselines.looped import LoopedTransformer
-from baselines.metrics import aggregate, length_score
-from baselines.report import group_runs, markdown
-from baselines.sequence_model import input_lengths
-from baselines.stack_rnn import grown, update_stack
-from baselines.tape_rnn import action_indices, update_tape
-from baselines.tokenizer import Tokenizer
-from baselines.training import DataOrder, EncodedTrain, IGNORE, TrainSettings, train_and_evaluate, until_met
-from splits import sample_length_split
+from gengap.baselines import training
+from gengap.baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
+from gengap.baselines.cli import ARCHITECTURES as CLI_ARCHITECTURES
+from gengap.baselines.decoding import greedy_decode
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.looped import LoopedTransformer
+from gengap.baselines.metrics import aggregate, length_score
+from gengap.baselines.report import group_runs, markdown
+from gengap.baselines.sequence_model import input_lengths
+from gengap.baselines.stack_rnn import grown, update_stack
+from gengap.baselines.tape_rnn import action_indices, update_tape
+from gengap.baselines.tokenizer import Tokenizer
+from gengap.baselines.training import DataOrder, EncodedTrain, IGNORE, TrainSettings, train_and_evaluate, until_met
+from gengap.splits import sample_length_split
 
 OTHERS = ("rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
 SMALL = {"rnn": dict(d_model=24), "lstm": dict(d_model=24, layers=2), "stack_rnn": dict(d_model=24), "tape_rnn": dict(d_model=24),
@@ -320,7 +320,7 @@ def test_length_score_averages_token_accuracy_over_lengths_then_takes_the_best_s
 
 def test_a_windowed_looped_model_sees_one_window_further_per_iteration() -> None:
     """window 2 (itself and the token before): after k iterations position p depends on p - k .. p only."""
-    from baselines.looped import allowed_keys
+    from gengap.baselines.looped import allowed_keys
 
     allowed = allowed_keys(torch.tensor([[0, 1, 1, 1, 1]]), 5, window=2)[0].int().tolist()
     assert allowed == [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 0], [0, 0, 0, 1, 1]]  # pad: itself
@@ -341,7 +341,7 @@ def test_a_windowed_looped_model_sees_one_window_further_per_iteration() -> None
 def test_the_cli_trains_any_architecture_to_convergence(small_split, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from baselines.cli import add_commands
+    from gengap.baselines.cli import add_commands
 
     folder = tmp_path / "rel" / "data" / "rev"
     folder.mkdir(parents=True)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import BlockPlan, ParamError, get_task
-from generators.tasks.reasoning import distinct_draws, variable_name
+from gengap.generators import BlockPlan, ParamError, get_task
+from gengap.generators.tasks.reasoning import distinct_draws, variable_name
 
 MUL = get_task("multiplication")
 MOD = get_task("modular_operation")

@@ -1,4 +1,4 @@
-"""big_endian and place (generators.tasks.arithmetic) equal their per-row definitions, entries
+"""big_endian and place (gengap.generators.tasks.arithmetic) equal their per-row definitions, entries
 past each row's end included (they copy one slab per distinct digit count)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.tasks.arithmetic import big_endian, place, random_operands
+from gengap.generators.tasks.arithmetic import big_endian, place, random_operands
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from baselines.cli import add_commands, parse_seeds
-from baselines.data import divergence_of, load_split
-from baselines.errors import BaselineError
-from baselines.metrics import (
+from gengap.baselines.cli import add_commands, parse_seeds
+from gengap.baselines.data import divergence_of, load_split
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.metrics import (
     aggregate, aggregate_novelty, bucket_label, compare, gap, make_buckets, novelty_bucket, score, seed_summary, summarize,
 )
-from baselines.report import (
+from gengap.baselines.report import (
     build_report, divergence_correlations, divergence_points, divergence_section, group_runs, make_report, markdown,
     novelty_points, novelty_table, ranks, spearman,
 )
-from baselines.tokenizer import Tokenizer
+from gengap.baselines.tokenizer import Tokenizer
 
 
 def rec(text: str, target: str, **difficulty: int) -> dict:
@@ -250,7 +250,7 @@ def test_load_release_split_dir_and_memory(tmp_path: Path) -> None:
 
 
 def test_in_memory_split_result() -> None:
-    from splits import sample_length_split
+    from gengap.splits import sample_length_split
 
     r = sample_length_split("reverse_string", (1, 4), (5, 6), {"train": 50, "validation": 10, "test": 10}, seed=0)
     data = load_split(r)
@@ -490,7 +490,7 @@ def test_cli_train_options() -> None:
     ])
     assert (args.release, args.config, args.pos, args.preset, args.steps, args.seeds) == ("rel", "c", "alibi", "tiny", 5, (0, 1, 2))
     assert (args.batch_size, args.lr, args.eval_every, args.out, args.resume, args.d_model, args.compile) == (8, 0.01, 2, "run", True, 32, False)
-    from baselines.cli import _settings
+    from gengap.baselines.cli import _settings
 
     assert _settings(args)["seeds"] == (0, 1, 2) and "layers" not in _settings(args)
     with pytest.raises(BaselineError):
@@ -517,8 +517,8 @@ def test_cli_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_light_modules_do_not_import_torch() -> None:
     code = (
-        "import sys, baselines, baselines.cli, baselines.report, baselines.metrics, baselines.data, "
-        "baselines.tokenizer, generators, splits; print('torch' in sys.modules)"
+        "import sys, baselines, gengap.baselines.cli, gengap.baselines.report, gengap.baselines.metrics, gengap.baselines.data, "
+        "gengap.baselines.tokenizer, generators, splits; print('torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

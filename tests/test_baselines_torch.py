@@ -14,13 +14,13 @@ import pytest
 import torch  # noqa: E402  (the train extra; the README's test command installs it)
 import transformers  # noqa: E402,F401
 
-from baselines.cli import add_commands  # noqa: E402
-from baselines.decoding import greedy_decode  # noqa: E402
-from baselines.errors import BaselineError  # noqa: E402
-from baselines.models import EXTRAPOLATING, POSITIONAL, ModelShape, build_model, sinusoid_table  # noqa: E402
-from baselines.tokenizer import Tokenizer  # noqa: E402
-from baselines.training import DataOrder, EncodedTrain, IGNORE, lr_factor, train_and_evaluate  # noqa: E402
-from splits import sample_length_split  # noqa: E402
+from gengap.baselines.cli import add_commands  # noqa: E402
+from gengap.baselines.decoding import greedy_decode  # noqa: E402
+from gengap.baselines.errors import BaselineError  # noqa: E402
+from gengap.baselines.models import EXTRAPOLATING, POSITIONAL, ModelShape, build_model, sinusoid_table  # noqa: E402
+from gengap.baselines.tokenizer import Tokenizer  # noqa: E402
+from gengap.baselines.training import DataOrder, EncodedTrain, IGNORE, lr_factor, train_and_evaluate  # noqa: E402
+from gengap.splits import sample_length_split  # noqa: E402
 
 SHAPE = ModelShape(layers=2, d_model=32, heads=2)
 
@@ -211,7 +211,7 @@ def _draws() -> tuple[float, float, float]:
 
 
 def test_rng_states_survive_a_checkpoint(tmp_path: Path) -> None:
-    from baselines.training import load_checkpoint, rng_states, save_checkpoint, set_rng_states
+    from gengap.baselines.training import load_checkpoint, rng_states, save_checkpoint, set_rng_states
 
     save_checkpoint(tmp_path / "c.pt", {"rng": rng_states()})
     expected = [_draws() for _ in range(3)]
@@ -225,7 +225,7 @@ def test_resume_restores_rng_states_and_trims_metrics(small_split, tmp_path: Pat
     made a no-op (the run is killed after an evaluation that follows its last checkpoint)."""
     import random
 
-    from baselines import training
+    from gengap.baselines import training
 
     draws: list[tuple[float, float, float]] = []
     step = training.Trainer.step
@@ -318,8 +318,8 @@ def test_gpu_protocol_smoke_on_cpu(tmp_path: Path) -> None:
 
 
 def test_cli_choices_match_the_library() -> None:
-    import baselines.cli as cli
-    from baselines.training import PRESETS
+    import gengap.baselines.cli as cli
+    from gengap.baselines.training import PRESETS
 
     assert set(cli.POSITIONAL) == set(POSITIONAL) and set(cli.PRESETS) == set(PRESETS)
 
@@ -344,7 +344,7 @@ def test_gengap_train_from_a_suite_entry_without_a_release(tmp_path: Path) -> No
 
 def test_results_carry_novelty_buckets_and_divergence(small_split, tmp_path: Path) -> None:
     """A tiny run on a split whose validation/test records carry novelty: by_novelty per seed and over seeds, divergence from the report."""
-    from splits import SplitResult
+    from gengap.splits import SplitResult
 
     def with_novelty(records: list[dict], counts: tuple[int, ...]) -> list[dict]:
         return [{**r, "novelty": {"unseen_compounds": counts[i % len(counts)], "unseen_atoms": 0}} for i, r in enumerate(records)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import BlockPlan, ParamError, get_task
+from gengap.generators import BlockPlan, ParamError, get_task
 from gengap.checking import record_problem
 
 TASK = get_task("boolean_function")
@@ -62,7 +62,7 @@ def test_the_seeded_support_is_part_of_the_config() -> None:
 
     assert support(0) == support(0)
     assert len({support(seed) for seed in range(6)}) > 1
-    assert support(0) == (2, 3, 12, 16)  # pinned: stream "support" of generators.seeding
+    assert support(0) == (2, 3, 12, 16)  # pinned: stream "support" of gengap.generators.seeding
     params = TASK.make_params({"n": 30, "k": 4, "support": "seeded", "support_seed": 3})
     blocks = list(BlockPlan(TASK.name, params, 25, 9, block_size=10).batches())
     assert len(blocks) == 3 and all(b.meta == {"function": "parity", "support": list(support(3))} for b in blocks)
@@ -95,7 +95,7 @@ def test_parameters_levels_and_size() -> None:
 
 
 def test_prompts_state_the_function_and_its_support() -> None:
-    from harnesses.prompts import explanation
+    from gengap.harnesses.prompts import explanation
 
     record = {"task": TASK.name, "input": "0 1 1 0 1", "target": "1", "meta": {"function": "majority", "support": [1, 4]}}
     assert "positions 1 4 (counting from 0)" in explanation(TASK.name, {"n": 5}, record)

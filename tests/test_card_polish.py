@@ -11,9 +11,9 @@ from pathlib import Path
 
 import yaml
 
-from data_cards import render_card, render_citation, render_croissant
-from data_cards.common import shown_options
-from data_cards.references import BIBTEX, config_references
+from gengap.data_cards import render_card, render_citation, render_croissant
+from gengap.data_cards.common import shown_options
+from gengap.data_cards.references import BIBTEX, config_references
 from gengap.suite import load_suite
 from tests.data_cards_fixture import build_release
 from tests.test_output_discipline import TINY

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators import dumps_record, get_task, task_names
+from gengap.generators import dumps_record, get_task, task_names
 from gengap.checking import record_problem
 from gengap.cli import main
-from splits import generate_records
+from gengap.splits import generate_records
 
 META_TASKS = {
     "addition": ("format",),

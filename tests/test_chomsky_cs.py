@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import ParamError, get_task
+from gengap.generators import ParamError, get_task
 
 NEW = ("missing_duplicate_string", "odds_first", "binary_addition", "binary_multiplication", "compute_sqrt")
 MINIMUM = {"missing_duplicate_string": 2, "odds_first": 1, "binary_addition": 3, "binary_multiplication": 3, "compute_sqrt": 1}

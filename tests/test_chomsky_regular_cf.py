@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import ParamError, get_task
+from gengap.generators import ParamError, get_task
 
 SEEDS = st.integers(0, 2**32 - 1)
 

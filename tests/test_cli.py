@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators import BLOCK_SIZE
+from gengap.generators import BLOCK_SIZE
 from gengap.cli import main
 
 

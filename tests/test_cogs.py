@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
-from generators.tasks import _cogs_grammar as grammar
-from generators.tasks import _cogs_lexicon as lex
+from gengap.generators import get_task
+from gengap.generators.tasks import _cogs_grammar as grammar
+from gengap.generators.tasks import _cogs_lexicon as lex
 
 COGS = get_task("cogs")
 
@@ -146,7 +146,7 @@ def test_training_distribution_has_no_held_out_word_and_stays_in_bounds() -> Non
     assert max(r["difficulty"]["cp_depth"] for r in records) == 2
     assert max(r["difficulty"]["pp_depth"] for r in records) == 2
     seen = {node[0] for r in records for node in _nodes(r["structure"])}
-    from generators.tasks.cogs import CONSTRUCTIONS, PRIMITIVES
+    from gengap.generators.tasks.cogs import CONSTRUCTIONS, PRIMITIVES
 
     assert {rule for rule, _ in CONSTRUCTIONS} | {grammar.CP_RULE} <= seen  # every construction occurs
     assert len({rule for rule, _ in PRIMITIVES} & seen) >= 3

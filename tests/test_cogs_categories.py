@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators import get_task
-from generators.tasks import _cogs_grammar as grammar
+from gengap.generators import get_task
+from gengap.generators.tasks import _cogs_grammar as grammar
 from gengap.release import build_entry
 from gengap.suite import load_suite
-from splits import SplitError, split
-from splits.atoms import record_atoms
+from gengap.splits import SplitError, split
+from gengap.splits.atoms import record_atoms
 
 COGS = get_task("cogs")
 SUITE = Path(__file__).resolve().parents[1] / "gengap" / "suites" / "cogs.yaml"
@@ -87,7 +87,7 @@ def test_shipped_cogs_suite_resolves_and_a_small_build_shows_every_category() ->
 
 
 def test_card_lists_the_categories_and_exposure_examples() -> None:
-    from data_cards.card import _category_lines
+    from gengap.data_cards.card import _category_lines
 
     lines = _category_lines({"test_categories": {"cp_recursion": 1000, "subj_to_obj_common": 1000}, "exposure": ["shark"]})
     assert lines == [

@@ -1,4 +1,4 @@
-"""Shortcut cues (generators.cues, splits.cues): rates, checker blindness, determinism, refusals."""
+"""Shortcut cues (gengap.generators.cues, gengap.splits.cues): rates, checker blindness, determinism, refusals."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
-from generators.cues import (
+from gengap.generators import get_task
+from gengap.generators.cues import (
     CUE_FEATURE,
     CueError,
     add_cues,
@@ -20,13 +20,13 @@ from generators.cues import (
     has_cue,
     without_cue,
 )
-from generators.seeding import cue_rng
+from gengap.generators.seeding import cue_rng
 from gengap.checking import record_problem
 from gengap.schema import record_errors
-from harnesses.scoring import score_output_checked
-from splits import SplitError, split
-from splits.api import generate_records
-from splits.cues import apply_cue, cue_option, parse_cue
+from gengap.harnesses.scoring import score_output_checked
+from gengap.splits import SplitError, split
+from gengap.splits.api import generate_records
+from gengap.splits.cues import apply_cue, cue_option, parse_cue
 
 SMALL_TASKS = ("parity_check", "even_pairs", "cycle_navigation", "modular_arithmetic")
 FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,7 +103,7 @@ def test_checker_ignores_the_cue(task: str, rho: float, seed: int) -> None:
 
 def eligible_tasks() -> list[str]:
     """Every registered task whose default records have a small answer set."""
-    from generators import task_names
+    from gengap.generators import task_names
 
     names = []
     for name in task_names():
@@ -134,7 +134,7 @@ def test_checker_rejects_a_wrong_target_or_a_forged_cue() -> None:
     flipped = {**record, "difficulty": {**record["difficulty"], CUE_FEATURE: 1 - record["difficulty"][CUE_FEATURE]}}
     assert "cue_agrees" in record_problem(flipped)
     wrong = {**record, "target": "1" if record["target"] == "0" else "0"}
-    from generators import record_id
+    from gengap.generators import record_id
 
     wrong["id"] = record_id(wrong["task"], wrong["input"], wrong["target"])
     wrong["difficulty"] = {**wrong["difficulty"], CUE_FEATURE: int(cue_answer(wrong) == wrong["target"])}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.cues import CUE_FEATURE, has_cue, without_cue
+from gengap.generators.cues import CUE_FEATURE, has_cue, without_cue
 from gengap.checking import record_problem
 from gengap.cli import main
 from tests.output_helpers import gengap, one_line_error
@@ -66,7 +66,7 @@ def test_verify_compares_cue_less_inputs_across_parts(release: Path, tmp_path: P
     """A test record whose input is a train input under another cue is a train input."""
     import shutil
 
-    from generators import record_id
+    from gengap.generators import record_id
 
     copy = tmp_path / "copy"
     shutil.copytree(release, copy)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.curriculum import Adaptive, Curriculum, CurriculumError, LinearRamp, Mixture, StepRamp, describe, parse_curriculum
-from generators.streams import RecordStream
+from gengap.generators.curriculum import Adaptive, Curriculum, CurriculumError, LinearRamp, Mixture, StepRamp, describe, parse_curriculum
+from gengap.generators.streams import RecordStream
 
 LEVELS = list(range(1, 11))
 

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 import yaml
 
-import data_cards
-from data_cards import ManifestError, render_card, render_citation, render_croissant, render_plots, write_cards
-from data_cards.common import bibtex, bibtex_escape, size_category
+from gengap import data_cards
+from gengap.data_cards import ManifestError, render_card, render_citation, render_croissant, render_plots, write_cards
+from gengap.data_cards.common import bibtex, bibtex_escape, size_category
 from tests.data_cards_fixture import build_release
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

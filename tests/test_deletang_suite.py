@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.release import build_entry
 from gengap.suite import load_suite
 

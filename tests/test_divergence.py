@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from splits.divergence import atom_divergence, chernoff_coefficient, compound_divergence, divergence
+from gengap.splits.divergence import atom_divergence, chernoff_coefficient, compound_divergence, divergence
 
 counts = st.dictionaries(st.sampled_from("abcdefgh"), st.integers(1, 50), min_size=1)
 

@@ -15,16 +15,16 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines import training
-from baselines.dynamics import dynamics_rows, dynamics_section, grid_cells, has_fractions, has_grid, outcome, training_fraction
-from baselines.errors import BaselineError
-from baselines.label_noise import corrupt
-from baselines.report import make_report
-from baselines.sweep import grid_points, plan_runs
-from baselines.training import TrainSettings, lr_factor, reach_steps, train_and_evaluate
-from generators import get_task
+from gengap.baselines import training
+from gengap.baselines.dynamics import dynamics_rows, dynamics_section, grid_cells, has_fractions, has_grid, outcome, training_fraction
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.label_noise import corrupt
+from gengap.baselines.report import make_report
+from gengap.baselines.sweep import grid_points, plan_runs
+from gengap.baselines.training import TrainSettings, lr_factor, reach_steps, train_and_evaluate
+from gengap.generators import get_task
 from gengap.suite import parse_suite
-from splits import split
+from gengap.splits import split
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -110,8 +110,8 @@ def test_no_space_left_while_releasing(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 BOGUS_TASK = '''
-from generators.registry import register
-from generators.tasks.regular import ParityCheck
+from gengap.generators.registry import register
+from gengap.generators.tasks.regular import ParityCheck
 
 
 @register
@@ -139,8 +139,8 @@ def test_a_task_of_an_unknown_family_is_one_line_for_every_command(tmp_path: Pat
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "bogus.py").write_text(BOGUS_TASK)
     (tmp_path / "extra" / "suite.yaml").write_text(BOGUS_SUITE)
-    code = (f"import sys, generators.tasks as t; t.__path__.append({str(tmp_path / 'extra')!r}); "
+    code = (f"import sys, gengap.generators.tasks as t; t.__path__.append({str(tmp_path / 'extra')!r}); "
             "from gengap.entry import run; sys.exit(run(sys.argv[1:]))")
     result = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert_one_line_error(result, "task bogus (generators.tasks.bogus): unknown family 'no_such_family'; known: regular, ")
+    assert_one_line_error(result, "task bogus (gengap.generators.tasks.bogus): unknown family 'no_such_family'; known: regular, ")
     assert result.stdout == "" and sorted(os.listdir(tmp_path)) == ["extra"]

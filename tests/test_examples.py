@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesses.export import VERL_VERSION
+from gengap.harnesses.export import VERL_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -121,8 +121,8 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Llama that answers `` 1`` after "Answer:" and after a chat template's newline."""
     import itertools
 
-    from generators import RecordStream, get_task
-    from harnesses import Prompter
+    from gengap.generators import RecordStream, get_task
+    from gengap.harnesses import Prompter
     from tests.harness_models import answering_model
 
     texts = []

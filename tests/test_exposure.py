@@ -1,4 +1,4 @@
-"""Exposure (splits.exposure): `exposure: k` moves exactly k documented test-side examples (or k
+"""Exposure (gengap.splits.exposure): `exposure: k` moves exactly k documented test-side examples (or k
 copies of one) into train and out of test, deterministically, for every strategy; a suite list
 of k values gives one config per k, sharing the unswept config's seed."""
 
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.release import build_entry, entry_seed
 from gengap.suite import SuiteError, parse_suite
-from splits import SplitError, generate_records, split
+from gengap.splits import SplitError, generate_records, split
 
 PARITY = get_task("parity_check")
 LENGTH = {"train_max": 8}
@@ -129,7 +129,7 @@ def _exposed_in_train(result) -> None:
 
 def test_the_new_splits_take_exposure_too() -> None:
     """facts, rule_holdout and task_holdout go through the same frame: k held-out examples move into train."""
-    from splits.tasks import PoolTask, generate_task_pool
+    from gengap.splits.tasks import PoolTask, generate_task_pool
 
     facts = get_task("fact_reverse")
     world = list(facts.enumerate(facts.make_params({"n_entities": 20})).records("fact_reverse"))

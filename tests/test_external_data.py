@@ -1,5 +1,5 @@
 """Your own data: `gengap split` of plain JSONL records (input, target; optionally structure, atoms,
-compounds, meta, difficulty), splits.external."""
+compounds, meta, difficulty), gengap.splits.external."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from gengap.cli import main
 from gengap.schema import record_errors
-from splits.atoms import atoms_source, record_atoms, record_compounds
-from splits.external import ExternalDataError, ExternalFormat, make_format, ngrams, plain_records
+from gengap.splits.atoms import atoms_source, record_atoms, record_compounds
+from gengap.splits.external import ExternalDataError, ExternalFormat, make_format, ngrams, plain_records
 
 VERBS = ("jump", "walk", "run", "look", "swim", "fly", "sit", "turn")
 ADVERBS = ("twice", "thrice", "left", "right")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from generators import BlockPlan, batch_to_jsonl, get_task
-from generators.worlds import WorldParams, build_world, world_of
+from gengap.generators import BlockPlan, batch_to_jsonl, get_task
+from gengap.generators.worlds import WorldParams, build_world, world_of
 from gengap.cli import main, suite_split
-from splits import SplitError, split
-from splits.facts import entities_of, query_kind, reversed_fact
+from gengap.splits import SplitError, split
+from gengap.splits.facts import entities_of, query_kind, reversed_fact
 
 TASKS = ("fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare")
 KNOBS = {"n_entities": 12, "n_relations": 3, "n_attributes": 2, "n_values": 5, "world_seed": 4}

@@ -27,7 +27,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators import batch_to_jsonl, get_task, record_id, task_names
+from gengap.generators import batch_to_jsonl, get_task, record_id, task_names
 from gengap.cli import main
 from gengap.release import write_checksums
 from tests.test_output_discipline import TINY

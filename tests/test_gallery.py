@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators import get_task, task_names
+from gengap.generators import get_task, task_names
 from gengap.gallery import EXAMPLE_LEVELS, render
 
 TASKS_MD = Path(__file__).resolve().parent.parent / "docs" / "tasks.md"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import dumps_record, get_task
+from gengap.generators import dumps_record, get_task
 from gengap.cli import main, suite_split
 from gengap.suite import SuiteError, parse_suite
-from splits import SplitError, generate_records, make_options, parse_options, split
-from splits.api import get_strategy
+from gengap.splits import SplitError, generate_records, make_options, parse_options, split
+from gengap.splits.api import get_strategy
 
 BOOLEAN = get_task("boolean_function")
 
@@ -140,7 +140,7 @@ def test_gengap_list_documents_the_new_tasks_and_strategies(capsys: pytest.Captu
 
 
 def test_cards_cite_the_works_the_new_configs_follow() -> None:
-    from data_cards.references import BIBTEX, config_references
+    from gengap.data_cards.references import BIBTEX, config_references
 
     assert config_references({"task": "boolean_function", "split": {"strategy": "gotu"}}) == ["abbe2023generalization"]
     assert config_references({"task": "parity_check", "split": {"strategy": "gotu"}}) == ["deletang2023neural", "abbe2023generalization"]

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines.decoding import autocast_context, greedy_decode
-from baselines.errors import BaselineError
-from baselines.models import ModelShape, build_model
-from baselines.training import train_and_evaluate
-from splits import sample_length_split
+from gengap.baselines.decoding import autocast_context, greedy_decode
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.models import ModelShape, build_model
+from gengap.baselines.training import train_and_evaluate
+from gengap.splits import sample_length_split
 
 
 @pytest.fixture(scope="module")

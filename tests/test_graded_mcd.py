@@ -6,15 +6,15 @@ from collections import Counter
 
 import pytest
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.suite import SuiteError, parse_suite
-from splits import SplitError, generate_records, split
-from splits.atoms import record_atoms, record_compounds
-from splits.mcd import TARGET_TOLERANCE
+from gengap.splits import SplitError, generate_records, split
+from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.mcd import TARGET_TOLERANCE
 
 
 def chernoff_divergence(train: Counter, test: Counter, alpha: float) -> float:
-    """1 - sum_k p_k^alpha q_k^(1-alpha), written out independently of splits.divergence."""
+    """1 - sum_k p_k^alpha q_k^(1-alpha), written out independently of gengap.splits.divergence."""
     p_total, q_total = sum(train.values()), sum(test.values())
     shared = set(train) & set(test)
     return 1.0 - sum((train[k] / p_total) ** alpha * (test[k] / q_total) ** (1 - alpha) for k in shared)

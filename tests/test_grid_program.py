@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from generators import BlockPlan, ParamError, batch_to_jsonl, get_task
-from generators.tasks.grid import (
+from gengap.generators import BlockPlan, ParamError, batch_to_jsonl, get_task
+from gengap.generators.tasks.grid import (
     MAX_SIDE,
     PRIMITIVES,
     grid_answers,
@@ -18,7 +18,7 @@ from generators.tasks.grid import (
     read_program,
     render,
 )
-from splits import generate_records, split
+from gengap.splits import generate_records, split
 
 TASK = get_task("grid_program")
 G = [[1, 0, 0], [0, 2, 3]]  # 2 x 3

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from generators import BlockPlan, get_task, task_names
+from gengap.generators import BlockPlan, get_task, task_names
 from gengap.checking import record_problem
-from splits import split
-from splits.base import Partition, carve_validation, finish
-from splits.divergence import atom_divergence, compound_divergence
+from gengap.splits import split
+from gengap.splits.base import Partition, carve_validation, finish
+from gengap.splits.divergence import atom_divergence, compound_divergence
 
 from tests.conftest import corruptions
 

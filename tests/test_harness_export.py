@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.cli import main
-from harnesses import HarnessError, Prompter, export_release, gengap_format_reward, gengap_reward, open_release
-from harnesses.export import EXPORT_MARKER
-from harnesses.extraction import format_ok
-from harnesses.prompts import FORMAT_INSTRUCTIONS
-from harnesses.releases import evaluation_order
+from gengap.harnesses import HarnessError, Prompter, export_release, gengap_format_reward, gengap_reward, open_release
+from gengap.harnesses.export import EXPORT_MARKER
+from gengap.harnesses.extraction import format_ok
+from gengap.harnesses.prompts import FORMAT_INSTRUCTIONS
+from gengap.harnesses.releases import evaluation_order
 from tests.harness_fixture import CONFIGS, build_release, other_shortest_path
 
 

@@ -22,8 +22,8 @@ import pytest
 import torch  # noqa: F401  (the train extra)
 
 from gengap.cli import main
-from harnesses import gengap_format_reward, gengap_reward, open_release, score_output
-from harnesses.lmeval import doc_record
+from gengap.harnesses import gengap_format_reward, gengap_reward, open_release, score_output
+from gengap.harnesses.lmeval import doc_record
 from tests.harness_fixture import build_release, other_shortest_path
 from tests.harness_models import answering_model
 
@@ -244,12 +244,12 @@ def test_gengap_eval_on_cpu_and_report_beside_a_trained_run(model: Path, release
     assert all(r["prompt"].startswith("<|user|>") and r["output"].startswith(" 1\n") and r["answer"] == "1" for r in replies)
     assert all("<answer> and </answer>" in r["prompt"] for r in replies)
     # --limit: the first N records of gengap's evaluation order, kept in file order
-    from harnesses.releases import evaluation_order
+    from gengap.harnesses.releases import evaluation_order
 
     first = sorted(evaluation_order(records["validation"])[:5])
     assert [r["id"] for r in replies if r["side"] == "id"] == [records["validation"][i]["id"] for i in first]
     # a from-scratch run on the same config, then one report over both
-    from baselines.training import train_and_evaluate
+    from gengap.baselines.training import train_and_evaluate
 
     train_and_evaluate(str(release), "parity_check-length", pos="rope", preset="tiny", steps=2, eval_every=2, eval_examples=4,
                        seeds=(0,), d_model=32, heads=2, out=tmp_path / "train-run", plots=False)
@@ -356,9 +356,9 @@ def test_grpo_on_a_stream_keeps_its_order_and_the_curriculum_follows_the_trainer
     from transformers import AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    from baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
-    from generators import RecordStream, parse_curriculum
-    from harnesses import Prompter
+    from gengap.baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
+    from gengap.generators import RecordStream, parse_curriculum
+    from gengap.harnesses import Prompter
 
     args = GRPOConfig(output_dir=str(tmp_path / "grpo"), per_device_train_batch_size=4, gradient_accumulation_steps=2, num_generations=2,
                       max_completion_length=4, max_steps=3, report_to="none", use_cpu=True, logging_steps=1, save_strategy="no", bf16=False,
@@ -391,10 +391,10 @@ def test_grpo_on_a_task_mixture_keeps_stream_order_and_rewards_each_row_by_its_t
     from transformers import AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer
 
-    from baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
-    from generators import parse_curriculum
-    from generators.mixtures import parse_mixture
-    from harnesses import Prompter, gengap_token_reward
+    from gengap.baselines.stream_datasets import grpo_records_per_step, hf_iterable_dataset
+    from gengap.generators import parse_curriculum
+    from gengap.generators.mixtures import parse_mixture
+    from gengap.harnesses import Prompter, gengap_token_reward
 
     args = GRPOConfig(output_dir=str(tmp_path / "grpo"), per_device_train_batch_size=4, gradient_accumulation_steps=2, num_generations=2,
                       max_completion_length=4, max_steps=3, report_to="none", use_cpu=True, logging_steps=1, save_strategy="no", bf16=False,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from harnesses import HarnessError, compute_score, gengap_format_reward, gengap_reward, gengap_token_reward
-from harnesses.rewards import completion_text, task_of_source
+from gengap.harnesses import HarnessError, compute_score, gengap_format_reward, gengap_reward, gengap_token_reward
+from gengap.harnesses.rewards import completion_text, task_of_source
 
 PATH = {"task": "shortest_path", "input": "0 1 , 0 2 , 1 3 , 2 3 ? 0 3", "target": "0 1 3"}
 ADD = {"task": "addition", "input": "1 9 + 2", "target": "1 2", "meta": {"format": "reversed"}}  # 19 + 2 = 21, reversed

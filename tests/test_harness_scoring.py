@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task, task_names
-from harnesses import Alphabet, Prompter, answer_tokens, choose_shots, exact_match, explanation, extract_answer, score_output
-from harnesses.extraction import ANSWER_FORMATS, format_ok
-from harnesses.prompts import EXPLANATIONS, FORMAT_INSTRUCTIONS, instruction, reply
-from harnesses.scoring import alphabet_of, task_alphabet, token_credit
+from gengap.generators import get_task, task_names
+from gengap.harnesses import Alphabet, Prompter, answer_tokens, choose_shots, exact_match, explanation, extract_answer, score_output
+from gengap.harnesses.extraction import ANSWER_FORMATS, format_ok
+from gengap.harnesses.prompts import EXPLANATIONS, FORMAT_INSTRUCTIONS, instruction, reply
+from gengap.harnesses.scoring import alphabet_of, task_alphabet, token_credit
 
 TASKS = task_names()
 
@@ -367,7 +367,7 @@ def test_harnesses_import_neither_torch_nor_baselines_nor_gengap() -> None:
     import sys
 
     code = (
-        "import sys, harnesses, harnesses.prompts, harnesses.scoring, harnesses.rewards, harnesses.export, harnesses.lmeval\n"
+        "import sys, harnesses, gengap.harnesses.prompts, gengap.harnesses.scoring, gengap.harnesses.rewards, gengap.harnesses.export, gengap.harnesses.lmeval\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'baselines', 'gengap', 'splits', 'pyarrow', 'datasets'}))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

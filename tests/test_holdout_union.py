@@ -7,9 +7,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from generators import get_task
-from splits import SplitError, split
-from splits.atoms import record_atoms
+from gengap.generators import get_task
+from gengap.splits import SplitError, split
+from gengap.splits.atoms import record_atoms
 
 SCAN = get_task("scan")
 COGS = get_task("cogs")

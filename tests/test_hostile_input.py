@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baselines.data import load_split
-from baselines.errors import BaselineError
-from generators import batch_to_jsonl, get_task, record_id, task_names
+from gengap.baselines.data import load_split
+from gengap.baselines.errors import BaselineError
+from gengap.generators import batch_to_jsonl, get_task, record_id, task_names
 from gengap.cli import main
 from gengap.release import fingerprint, write_checksums
 from tests.output_helpers import _default_sigint
@@ -266,7 +266,7 @@ def _interrupt_when_imported(module: str, *args: str) -> subprocess.CompletedPro
     return subprocess.CompletedProcess(list(args), process.returncode, out, "".join(lines) + rest)
 
 
-@pytest.mark.parametrize("module", ["gengap.entry", "numpy", "splits", "generators"])  # list imports no jsonschema (tests/test_startup.py)
+@pytest.mark.parametrize("module", ["gengap.entry", "numpy", "gengap.splits", "gengap.generators"])  # list imports no jsonschema (tests/test_startup.py)
 def test_ctrl_c_while_importing_is_one_line_exit_130(module: str) -> None:
     result = _interrupt_when_imported(module, "list")
     own = [line for line in result.stderr.splitlines() if not line.startswith("import time:")]
@@ -491,7 +491,7 @@ def test_a_forger_who_recomputes_every_hash_passes_plain_verify_but_not_the_cite
         manifest["fingerprint"] = fingerprint(manifest["data_files"])
 
     manifest = rewrite_manifest(root, recompute)
-    from data_cards import write_cards
+    from gengap.data_cards import write_cards
 
     write_cards(manifest, root)
     write_checksums(root)

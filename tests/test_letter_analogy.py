@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from generators import BlockPlan, ParamError, batch_to_jsonl, get_task
-from generators.tasks.analogy import (
+from gengap.generators import BlockPlan, ParamError, batch_to_jsonl, get_task
+from gengap.generators.tasks.analogy import (
     LETTERS,
     TRANSFORMATIONS,
     LetterAnalogyParams,
@@ -18,7 +18,7 @@ from generators.tasks.analogy import (
     search_answers,
     transform,
 )
-from splits import generate_records, split
+from gengap.splits import generate_records, split
 
 TASK = get_task("letter_analogy")
 

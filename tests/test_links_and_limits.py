@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.safe_files import atomic_file
+from gengap.generators.safe_files import atomic_file
 from gengap.cli import main
 from gengap.locking import lock_name
 from tests.output_helpers import RUNNER, gengap, gengap_with, one_line_error, start_gengap_with, tree
@@ -156,8 +156,8 @@ def test_train_never_writes_through_links_at_its_temporary_files(built_outputs: 
 def test_atomic_file_unlinks_a_link_at_its_temporary_name(victims: Path, tmp_path: Path) -> None:
     """What every run file, checkpoint, tokenizer, plot, report and sweep state is written with."""
     pytest.importorskip("torch")
-    from baselines.checkpoints import save_checkpoint
-    from baselines.training import atomic_write
+    from gengap.baselines.checkpoints import save_checkpoint
+    from gengap.baselines.training import atomic_write
 
     before = tree(victims)
     (tmp_path / "results.json.tmp").symlink_to(victims / "thesis.tex")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import ParamError, get_task
+from gengap.generators import ParamError, get_task
 from gengap.checking import record_problem
 from gengap.cli import suite_split
 

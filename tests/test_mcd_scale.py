@@ -1,8 +1,8 @@
 """The compact MCD search state equals the straightforward one it replaced, bit for bit.
 
 The search keeps per-example atoms and compounds as CSR arrays of interned ids and its
-per-item counts in flat buffers (splits.mcd), and derivation compounds are memoized per
-tree (generators.derivation); these tests recompute the same quantities the plain way
+per-item counts in flat buffers (gengap.splits.mcd), and derivation compounds are memoized per
+tree (gengap.generators.derivation); these tests recompute the same quantities the plain way
 (dicts and per-item Python loops) and require identical floats, and check that the D_C /
 D_A a search reports equal an independent recomputation from the parts it returns.
 """
@@ -16,12 +16,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
-from generators.derivation import tree_subgraphs
-from splits import generate_records
-from splits.atoms import record_atoms, record_compounds
-from splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA, atom_divergence, compound_divergence
-from splits.mcd import TEST, TRAIN, UNUSED, _first_seen_ids, _Side, _smallest, _SparseRows, search
+from gengap.generators import get_task
+from gengap.generators.derivation import tree_subgraphs
+from gengap.splits import generate_records
+from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA, atom_divergence, compound_divergence
+from gengap.splits.mcd import TEST, TRAIN, UNUSED, _first_seen_ids, _Side, _smallest, _SparseRows, search
 
 
 def _plain_side(counters: list[dict[str, float]], alpha: float, assignment: np.ndarray) -> tuple[dict, float, float, float]:
@@ -139,7 +139,7 @@ def test_first_seen_ids_tell_apart_digests_that_share_64_bits() -> None:
 
 
 def test_marginal_costs_in_blocks_equal_one_pass(monkeypatch) -> None:
-    from splits import mcd
+    from gengap.splits import mcd
 
     rng = np.random.default_rng(4)
     counters = [{f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(12, size=int(rng.integers(1, 5)), replace=False)} for _ in range(50)]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators import get_task, task_names
+from gengap.generators import get_task, task_names
 from gengap.checking import record_problem
 from tests.conftest import random_params
 

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import dumps_record, get_task
-from generators.curriculum import parse_curriculum
-from generators.exclusion import Exclusion
-from generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, parse_mixture
-from generators.seeding import mixture_rng
-from generators.streams import RecordStream, Shard, Uniforms
+from gengap.generators import dumps_record, get_task
+from gengap.generators.curriculum import parse_curriculum
+from gengap.generators.exclusion import Exclusion
+from gengap.generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, parse_mixture
+from gengap.generators.seeding import mixture_rng
+from gengap.generators.streams import RecordStream, Shard, Uniforms
 
 PARITY = get_task("parity_check")
 THREE = """
@@ -268,7 +268,7 @@ def test_a_mixture_is_the_same_in_another_process() -> None:
 
     code = (
         "import hashlib, itertools, json\n"
-        "from generators.mixtures import parse_mixture\n"
+        "from gengap.generators.mixtures import parse_mixture\n"
         f"s = parse_mixture({THREE!r}).stream(3, block_size=64)\n"
         "rows = itertools.islice(s.iterate(start=500, chooser=s.chooser(records_per_step=4)), 300)\n"
         "print(hashlib.sha256(json.dumps(list(rows)).encode()).hexdigest())\n"

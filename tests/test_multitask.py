@@ -1,4 +1,4 @@
-"""Multi-task configs (gengap.multitask) and the task_holdout strategy (splits.tasks).
+"""Multi-task configs (gengap.multitask) and the task_holdout strategy (gengap.splits.tasks).
 
 Properties: held-out tasks never reach train or validation; every record passes its own
 task's checker; the same bytes across runs and worker counts; a release with a multi-task
@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.audit import audit_records
 from gengap.checking import record_problem
 from gengap.cli import main
 from gengap.suite import SuiteError, parse_suite
 from gengap.verify import regenerate_and_compare, verify_release
-from splits import SplitError, split
-from splits.tasks import PoolTask, generate_task_pool
+from gengap.splits import SplitError, split
+from gengap.splits.tasks import PoolTask, generate_task_pool
 from tests.conftest import random_params
 
 # small binary-string tasks of three families (regular, context_free, context_sensitive)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.cli import main
 from gengap.release import build_entry
 from gengap.schema import python_validator
 from gengap.suite import parse_suite
-from splits import generate_records, split
-from splits.novelty import annotate, bucket, novelty_summary
+from gengap.splits import generate_records, split
+from gengap.splits.novelty import annotate, bucket, novelty_summary
 
 
 def toy(text: str) -> dict:

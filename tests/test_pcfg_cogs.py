@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from generators import ParamError, get_task
-from generators.tasks.cogs_like import CogsParams, interpret, parse_sentence
-from generators.derivation import internal_nodes, rule_count, tree_depth
-from generators.tasks.pcfg_set import SYMBOLS, PcfgSetParams, evaluate, parse_program
+from gengap.generators import ParamError, get_task
+from gengap.generators.tasks.cogs_like import CogsParams, interpret, parse_sentence
+from gengap.generators.derivation import internal_nodes, rule_count, tree_depth
+from gengap.generators.tasks.pcfg_set import SYMBOLS, PcfgSetParams, evaluate, parse_program
 
 PCFG = get_task("pcfg_set")
 COGS = get_task("cogs_like")

@@ -1,4 +1,4 @@
-"""Tasks from plugins (generators.plugins): entry points, GENGAP_PLUGINS, a suite's ``plugins:``,
+"""Tasks from plugins (gengap.generators.plugins): entry points, GENGAP_PLUGINS, a suite's ``plugins:``,
 what a release's manifest records and what verify and export make of it.
 
 These run in-process, with the entry points monkeypatched and the registry restored after
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from baselines.data import release_configs
-from baselines.errors import BaselineError
-from generators import get_task, registry, task_names
-from generators import plugins
+from gengap.baselines.data import release_configs
+from gengap.baselines.errors import BaselineError
+from gengap.generators import get_task, registry, task_names
+from gengap.generators import plugins
 from gengap.cli import main
 from gengap.release import write_release
 from gengap.suite import SuiteError, parse_suite

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generators import dumps_record, get_task
-from generators.seeding import stream_key
+from gengap.generators import dumps_record, get_task
+from gengap.generators.seeding import stream_key
 from gengap.cli import main
 from gengap.suite import parse_suite
-from splits import generate_records
+from gengap.splits import generate_records
 
 
 def test_float_params_given_as_integers_are_one_setting() -> None:
@@ -50,7 +50,7 @@ def _floats(value: object) -> list[float]:
 
 
 def test_rounded_by_hand() -> None:
-    from splits.precision import FLOAT_DECIMALS, rounded
+    from gengap.splits.precision import FLOAT_DECIMALS, rounded
 
     assert FLOAT_DECIMALS == 6
     assert rounded(0.38018936998557706) == 0.380189
@@ -64,9 +64,9 @@ def test_rounded_by_hand() -> None:
 
 
 def test_split_reports_round_every_float() -> None:
-    from splits import split
-    from splits.divergence import compound_divergence
-    from splits.atoms import record_compounds, sum_counters
+    from gengap.splits import split
+    from gengap.splits.divergence import compound_divergence
+    from gengap.splits.atoms import record_compounds, sum_counters
 
     pool = generate_records("pcfg_set", get_task("pcfg_set").default_params(), 300, 2)
     result = split(pool, "iid", {"test_fraction": 0.3}, seed=1)

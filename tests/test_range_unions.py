@@ -1,4 +1,4 @@
-"""Unions of ranges (splits.ranges): pool length/difficulty splits, sampled length splits and
+"""Unions of ranges (gengap.splits.ranges): pool length/difficulty splits, sampled length splits and
 suite entries take a union a side; sides never share a value; every record lies in its side's
 ranges; each test range is interpolation or extrapolation; one range a side is unchanged."""
 
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task
+from gengap.generators import get_task
 from gengap.suite import SuiteError, parse_suite
-from splits import SplitError, generate_records, sample_length_split, split
-from splits.ranges import check_disjoint, parse_ranges, parse_ranges_text, regime
+from gengap.splits import SplitError, generate_records, sample_length_split, split
+from gengap.splits.ranges import check_disjoint, parse_ranges, parse_ranges_text, regime
 
 PARITY = get_task("parity_check")
 

@@ -1,4 +1,4 @@
-"""generators.reading: the one bounded JSON/JSONL/YAML reader, piece by piece (the CLI cases
+"""gengap.generators.reading: the one bounded JSON/JSONL/YAML reader, piece by piece (the CLI cases
 are in test_hostile_input.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generators import batch_to_jsonl, get_task
-from generators.reading import (
+from gengap.generators import batch_to_jsonl, get_task
+from gengap.generators.reading import (
     MAX_JSON_DEPTH,
     ReadError,
     iter_jsonl,
@@ -152,7 +152,7 @@ def test_one_line_escapes_what_would_break_a_line() -> None:
 
 
 def test_the_docs_state_the_bounds_the_reader_has() -> None:
-    from generators import reading
+    from gengap.generators import reading
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "reproducibility.md").read_text()
     section = page.split("## Reading input", 1)[1].split("\n## ", 1)[0]

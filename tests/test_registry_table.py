@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import importlib
 
-from generators import get_task, registry, task_names
+from gengap.generators import get_task, registry, task_names
 
 
 def test_table_is_every_registration_and_its_module() -> None:
     for module in registry.task_modules():
         importlib.import_module(module)
     registered = {name: type(task).__module__ for name, task in registry._TASKS.items()}
-    assert registered == {name: f"generators.tasks.{module}" for name, module in registry.TASK_MODULES.items()}
+    assert registered == {name: f"gengap.generators.tasks.{module}" for name, module in registry.TASK_MODULES.items()}
 
 
 def test_names_come_from_the_table() -> None:

@@ -132,7 +132,7 @@ def test_regenerate_detects_a_changed_seed(release: Path, tmp_path: Path) -> Non
 def _as_built_elsewhere(release: Path, tmp_path: Path, **fields: str) -> Path:
     """A copy of the release as another machine would have written it: manifest fields
     changed, cards rendered from that manifest, checksums recomputed."""
-    from data_cards import write_cards
+    from gengap.data_cards import write_cards
     from gengap.release import manifest_text, write_checksums
 
     copy = _copy(release, tmp_path)
@@ -295,7 +295,7 @@ def test_real_release_passes_the_format_validators(
 def _forge(copy: Path, victim: str, change, cards: bool) -> dict:
     """Rewrite one data file with change(records) and recompute ids, manifest, fingerprint and
     SHA256SUMS consistently (and the card files too when cards is set): a careful forger."""
-    from generators import dumps_record, record_id
+    from gengap.generators import dumps_record, record_id
     from gengap.release import fingerprint, sha256_bytes, write_checksums
 
     path = copy / victim
@@ -315,7 +315,7 @@ def _forge(copy: Path, victim: str, change, cards: bool) -> dict:
     manifest["fingerprint"] = fingerprint(manifest["data_files"])
     (copy / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if cards:
-        from data_cards import write_cards
+        from gengap.data_cards import write_cards
 
         write_cards(manifest, copy)
     write_checksums(copy)
@@ -422,7 +422,7 @@ def test_verify_counts_files_and_reads_a_damaged_checksum_file(tmp_path: Path) -
 
 
 def test_check_rendered_refuses_a_record_of_another_task() -> None:
-    from generators import BlockPlan, dumps_record, get_task
+    from gengap.generators import BlockPlan, dumps_record, get_task
     from gengap.release import ReleaseError, check_rendered
 
     task = get_task("reverse_string")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gengap.rg import create_dataset, register
-from harnesses import HarnessError
+from gengap.harnesses import HarnessError
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""reasoning-gym-compatible datasets (harnesses.procedural, gengap.rg): shape, determinism, scoring.
+"""reasoning-gym-compatible datasets (gengap.harnesses.procedural, gengap.rg): shape, determinism, scoring.
 
 reasoning-gym's own consumers (its registry, CompositeDataset, ReseedingDataset, coaching) are
 tests/test_rg_consumers.py.
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generators import get_task, task_names
+from gengap.generators import get_task, task_names
 from gengap.rg import create_dataset, from_release, score_entry
-from harnesses import HarnessError
-from harnesses.procedural import TaskConfig, TaskDataset
+from gengap.harnesses import HarnessError
+from gengap.harnesses.procedural import TaskConfig, TaskDataset
 from tests.conftest import corruptions, random_params
 
 TASKS = task_names()
@@ -122,8 +122,8 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_release_part_is_a_dataset(release: Path) -> None:
-    from harnesses import open_release
-    from harnesses.releases import first_in_evaluation_order
+    from gengap.harnesses import open_release
+    from gengap.harnesses.releases import first_in_evaluation_order
 
     records = open_release(release).load("shortest_path-length").parts["test"]
     dataset = from_release(release, "shortest_path-length", "test")

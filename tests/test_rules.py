@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from generators import BlockPlan, batch_to_jsonl, get_task
-from generators.params import ParamError
-from generators.tasks import _regex
-from generators.tasks.rules import SYMBOLS, parse_regex_input
-from splits import SplitError, generate_records, split
+from gengap.generators import BlockPlan, batch_to_jsonl, get_task
+from gengap.generators.params import ParamError
+from gengap.generators.tasks import _regex
+from gengap.generators.tasks.rules import SYMBOLS, parse_regex_input
+from gengap.splits import SplitError, generate_records, split
 from tests.conftest import random_params
 
 TASKS = ("string_rewrite", "regex_match")

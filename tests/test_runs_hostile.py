@@ -146,8 +146,8 @@ def test_numeric_options_must_be_finite_and_in_range(home: Path, capsys: pytest.
 
 
 def test_the_python_api_and_sweep_files_check_numbers_alike(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from baselines.errors import BaselineError
-    from baselines.training import TrainSettings, train_and_evaluate
+    from gengap.baselines.errors import BaselineError
+    from gengap.baselines.training import TrainSettings, train_and_evaluate
 
     for bad in ({"lr": float("nan")}, {"grad_clip": float("inf")}, {"steps": 2.5}, {"seeds": (0, True)}, {"min_lr_ratio": float("nan")}):
         with pytest.raises(BaselineError, match="must be"):

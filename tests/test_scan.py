@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import ParamError, get_task
-from generators.derivation import rule_count, tree_depth
-from generators.tasks.scan import ScanParams, derivation, interpret
+from gengap.generators import ParamError, get_task
+from gengap.generators.derivation import rule_count, tree_depth
+from gengap.generators.tasks.scan import ScanParams, derivation, interpret
 
 TASK = get_task("scan")
 BRIEF = "jump opposite left after walk around left"

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import get_task, task_names
-from generators.tasks.structured import parse_graph_query
-from harnesses import extraction
-from harnesses.rewards import compute_score
-from harnesses.scoring import score_output, score_output_checked
+from gengap.generators import get_task, task_names
+from gengap.generators.tasks.structured import parse_graph_query
+from gengap.harnesses import extraction
+from gengap.harnesses.rewards import compute_score
+from gengap.harnesses.scoring import score_output, score_output_checked
 from tests.test_harness_scoring import WRAPPINGS
 
 

@@ -1,4 +1,4 @@
-"""generators.seeding: every stream pinned, derived in one module only, independent of PYTHONHASHSEED."""
+"""gengap.generators.seeding: every stream pinned, derived in one module only, independent of PYTHONHASHSEED."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generators import get_task
-from generators.seeding import (
+from gengap.generators import get_task
+from gengap.generators.seeding import (
     block_rng,
     chain_rngs,
     component_seed,
@@ -97,7 +97,7 @@ def test_streams_are_distinct() -> None:
 def test_seeds_do_not_depend_on_the_hash_seed() -> None:
     """The same values in processes with other PYTHONHASHSEEDs (Python's hash() is salted)."""
     code = (
-        "from generators.seeding import config_seed, side_seed, split_rng;"
+        "from gengap.generators.seeding import config_seed, side_seed, split_rng;"
         "print(config_seed(20261130, 'scan-mcd'), side_seed(11, 'test', 1), split_rng(3, 'mcd').bit_generator.random_raw())"
     )
     outputs = set()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generators import get_task, task_names
-from generators.sequences import SequenceTask
+from gengap.generators import get_task, task_names
+from gengap.generators.sequences import SequenceTask
 
 LENGTH_TASKS = {
     "parity_check", "even_pairs", "modular_arithmetic", "cycle_navigation", "reverse_string", "stack_manipulation",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from generators import BlockPlan, ParamError, get_task
+from gengap.generators import BlockPlan, ParamError, get_task
 
 
 def rec(task: str, input_text: str, meta: dict | None = None) -> dict:

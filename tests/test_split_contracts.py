@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import get_task
-from splits import SplitError, generate_records, sample_length_split, sample_level_split, split
-from splits.api import get_strategy, make_options, parse_options, records_of_batch, sample_split, space_warnings
-from splits.atoms import atoms_source, record_atoms, record_compounds
-from splits.base import build_report, carve_validation, divergence_report, input_groups, part_summary
-from splits.divergence import chernoff_coefficient
-from splits.mcd import TEST, TRAIN, UNUSED, search
-from splits.novelty import annotate, bucket, novelty_summary, record_novelty, seen_items
+from gengap.generators import get_task
+from gengap.splits import SplitError, generate_records, sample_length_split, sample_level_split, split
+from gengap.splits.api import get_strategy, make_options, parse_options, records_of_batch, sample_split, space_warnings
+from gengap.splits.atoms import atoms_source, record_atoms, record_compounds
+from gengap.splits.base import build_report, carve_validation, divergence_report, input_groups, part_summary
+from gengap.splits.divergence import chernoff_coefficient
+from gengap.splits.mcd import TEST, TRAIN, UNUSED, search
+from gengap.splits.novelty import annotate, bucket, novelty_summary, record_novelty, seen_items
 
 from tests.test_guarantees import _rare_atom_pool, toy
 
@@ -86,7 +86,7 @@ def test_range_checks_by_hand() -> None:
         split(pool, "difficulty", {"feature": "f"})
     level_max = (
         "level_max splits generate each side from its levels: use a suite entry with level_max "
-        "(gengap release) or splits.sample_level_split; a pool is split by a feature (train_max)"
+        "(gengap release) or gengap.splits.sample_level_split; a pool is split by a feature (train_max)"
     )
     with pytest.raises(SplitError, match=f"^{re.escape(level_max)}$"):
         split(pool, "difficulty", {"feature": "f", "level_max": 2})
@@ -389,7 +389,7 @@ def test_unreachable_targets_are_errors(pool: list[dict[str, Any]]) -> None:
 def test_maximizing_search_continues_the_best_screened_chain(pool: list[dict[str, Any]], monkeypatch) -> None:
     """CHAINS chains each run SCREEN_SHARE * steps / CHAINS moves; the one with the best
     objective then (and only it) runs the rest; the result is that chain's split."""
-    from splits import mcd
+    from gengap.splits import mcd
 
     calls: list[tuple[int, int, float]] = []  # (chain, moves asked, objective after)
     chains: list[Any] = []
@@ -529,7 +529,7 @@ def test_split_seed_defaults_to_zero() -> None:
 def test_mcd_searches_report_every_proposed_move(pool: list[dict[str, Any]]) -> None:
     """Inside reporting_steps a search reports each batch's proposals; they sum to its steps
     (fewer than the budget when a target stops it early); outside, nothing is reported."""
-    from splits.mcd import reporting_steps
+    from gengap.splits.mcd import reporting_steps
 
     options = {"train_size": 150, "test_size": 60, "validation_fraction": 0, "atom_divergence_max": 0.05}
     seen: list[int] = []

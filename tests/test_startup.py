@@ -34,9 +34,9 @@ def heavy(modules: set[str]) -> list[str]:
 def test_generate_imports_no_heavy_package_and_one_task_module() -> None:
     modules = modules_after("generate", "parity_check", "--n", "1")
     assert heavy(modules) == []
-    assert "yaml" not in modules  # read with generators.reading, imported when a YAML file is read
-    assert sorted(name for name in modules if name.startswith("generators.tasks.")) == ["generators.tasks.regular"]
-    assert not {"gengap.release", "gengap.checking", "splits", "harnesses.export", "harnesses.scoring"} & modules
+    assert "yaml" not in modules  # read with gengap.generators.reading, imported when a YAML file is read
+    assert sorted(name for name in modules if name.startswith("gengap.generators.tasks.")) == ["gengap.generators.tasks.regular"]
+    assert not {"gengap.release", "gengap.checking", "gengap.splits", "gengap.harnesses.export", "gengap.harnesses.scoring"} & modules
 
 
 @pytest.mark.parametrize("argv", [("--help",), ("list",)])

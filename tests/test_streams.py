@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import BLOCK_SIZE, BlockPlan, batch_to_jsonl, dumps_record, get_task
-from generators.curriculum import parse_curriculum
-from generators.exclusion import Exclusion, input_hashes
-from generators.seeding import curriculum_rng
-from generators.streams import RecordStream, Shard, Uniforms, size_levels
+from gengap.generators import BLOCK_SIZE, BlockPlan, batch_to_jsonl, dumps_record, get_task
+from gengap.generators.curriculum import parse_curriculum
+from gengap.generators.exclusion import Exclusion, input_hashes
+from gengap.generators.seeding import curriculum_rng
+from gengap.generators.streams import RecordStream, Shard, Uniforms, size_levels
 
 PARITY = get_task("parity_check")
 
@@ -63,7 +63,7 @@ def test_resume_far_away_costs_one_block(monkeypatch: pytest.MonkeyPatch) -> Non
     got = take(stream.records(start=far), 5)
     assert calls == [BLOCK_SIZE]  # one block, however far
     # independent computation: block far // BLOCK_SIZE of the release plan, from its own rng
-    from generators.seeding import block_rng
+    from gengap.generators.seeding import block_rng
 
     block, offset = divmod(far, BLOCK_SIZE)
     batch = original(PARITY, block_rng(3, "parity_check", params, block), BLOCK_SIZE, params)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import ParamError, get_task
-from generators import structured
-from generators.tasks.structured import (
+from gengap.generators import ParamError, get_task
+from gengap.generators import structured
+from gengap.generators.tasks.structured import (
     ConnectivityParams,
     GraphParams,
     ListOpsParams,
@@ -20,7 +20,7 @@ from generators.tasks.structured import (
     fewest_nodes,
     parse_graph_query,
 )
-from generators.text import join_tokens
+from gengap.generators.text import join_tokens
 
 LISTOPS = get_task("listops")
 PREFIX = get_task("prefix_sums")

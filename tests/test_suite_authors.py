@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from data_cards.citation import cff_author
-from data_cards.common import bibtex
-from data_cards.croissant import _creator
+from gengap.data_cards.citation import cff_author
+from gengap.data_cards.common import bibtex
+from gengap.data_cards.croissant import _creator
 from gengap.suite import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent

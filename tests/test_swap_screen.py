@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from splits.mcd import TEST, TRAIN, UNUSED, _Side, _SparseRows
-from splits.swap_screen import SCREEN_MARGIN, SwapScreen
+from gengap.splits.mcd import TEST, TRAIN, UNUSED, _Side, _SparseRows
+from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen
 
 KINDS = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)]
 

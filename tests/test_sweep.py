@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines.sweep import plan_runs
+from gengap.baselines.sweep import plan_runs
 from gengap.cli import main
 from gengap.sweep_config import SweepError, find_sweep, load_sweep, parse_sweep
 
@@ -256,8 +256,8 @@ def test_gpus_this_machine_lacks_fail_at_once_before_ray_starts(folder: Path) ->
 
 
 def test_resources_no_node_has_are_refused_on_a_cluster(local_ray) -> None:
-    from baselines.errors import BaselineError
-    from baselines.sweep_ray import Resources, check_resources
+    from gengap.baselines.errors import BaselineError
+    from gengap.baselines.sweep_ray import Resources, check_resources
 
     with pytest.raises(BaselineError, match="a run reserves 3 CPUs, but no node of the Ray cluster has more than 2"):
         check_resources(local_ray, Resources(gpus=0, cpus=3))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from generators import BlockPlan, Task, batch_to_jsonl, dumps_record, get_task, record_id, task_names
+from gengap.generators import BlockPlan, Task, batch_to_jsonl, dumps_record, get_task, record_id, task_names
 from gengap.schema import record_errors
 from tests.conftest import corruptions, random_params
 

@@ -7,8 +7,8 @@ import json
 import numpy as np
 from hypothesis import given, strategies as st
 
-from generators import Batch, BlockPlan, batch_to_jsonl, block_rng, dumps_record, get_task
-from generators.text import join_chars, join_tokens, token_counts
+from gengap.generators import Batch, BlockPlan, batch_to_jsonl, block_rng, dumps_record, get_task
+from gengap.generators.text import join_chars, join_tokens, token_counts
 
 tokens = st.lists(st.sampled_from(["a", "bb", "I_JUMP", "é", "x\"y", "back\\slash", "12"]), min_size=1, max_size=8)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from baselines.metrics import aggregate, compare_parts, score, seed_summary
-from baselines.report import group_runs, trace_section
+from gengap.baselines.metrics import aggregate, compare_parts, score, seed_summary
+from gengap.baselines.report import group_runs, trace_section
 
 
 def record(target: str, trace: str | None = "fine", length: int = 3) -> dict:

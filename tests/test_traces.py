@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators import Task, get_task, record_id, task_names
-from generators.blocks import BlockPlan
-from generators.params import ParamError
-from generators.traces import SEPARATOR, split_target, trace_format
+from gengap.generators import Task, get_task, record_id, task_names
+from gengap.generators.blocks import BlockPlan
+from gengap.generators.params import ParamError
+from gengap.generators.traces import SEPARATOR, split_target, trace_format
 from gengap.checking import record_problem
 
 TRACED = (

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines.errors import BaselineError
-from baselines.stream_datasets import TorchRecordStream, hf_iterable_dataset
-from baselines.stream_train import StreamPlan
-from baselines.training import train_and_evaluate
-from generators.curriculum import parse_curriculum
-from generators.mixtures import parse_mixture
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.stream_datasets import TorchRecordStream, hf_iterable_dataset
+from gengap.baselines.stream_train import StreamPlan
+from gengap.baselines.training import train_and_evaluate
+from gengap.generators.curriculum import parse_curriculum
+from gengap.generators.mixtures import parse_mixture
 from tests.test_train_stream import _comparable, parity_split  # noqa: F401  (a fixture)
 
 MIXTURE = """
@@ -44,7 +44,7 @@ def mixture_file(tmp_path: Path) -> Path:
 def test_training_from_a_mixture_trains_every_task_never_a_held_out_input_and_resumes_exactly(
     parity_split, mixture_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from baselines.training import Run
+    from gengap.baselines.training import Run
 
     trained: list[dict] = []
     original = Run.encode
@@ -150,7 +150,7 @@ def test_torch_dataset_of_a_mixture_shards_over_workers_and_ranks() -> None:
 
 
 def test_hf_rows_of_a_mixture_and_rewards_routed_per_rows_task() -> None:
-    from harnesses import Prompter, compute_score, gengap_reward, gengap_token_reward
+    from gengap.harnesses import Prompter, compute_score, gengap_reward, gengap_token_reward
 
     stream = _stream()
     expected = list(itertools.islice(_stream().iterate(), 60))

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from baselines.errors import BaselineError
-from baselines.stream_datasets import TorchRecordStream, hf_iterable_dataset
-from baselines.stream_train import StreamPlan, StreamSource
-from baselines.training import train_and_evaluate
-from generators import get_task
-from generators.curriculum import parse_curriculum
-from generators.streams import RecordStream
-from splits import sample_length_split
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.stream_datasets import TorchRecordStream, hf_iterable_dataset
+from gengap.baselines.stream_train import StreamPlan, StreamSource
+from gengap.baselines.training import train_and_evaluate
+from gengap.generators import get_task
+from gengap.generators.curriculum import parse_curriculum
+from gengap.generators.streams import RecordStream
+from gengap.splits import sample_length_split
 
 PARITY = get_task("parity_check")
 ADAPTIVE = "adaptive:start=1,end=3,threshold=0.9,window=10"
@@ -66,7 +66,7 @@ def test_adaptive_curriculum_advances_and_resumes_exactly(parity_split, tmp_path
 
 
 def test_the_stream_never_trains_on_a_held_out_input(parity_split, monkeypatch: pytest.MonkeyPatch) -> None:
-    from baselines.training import Run
+    from gengap.baselines.training import Run
 
     trained: list[str] = []
     original = Run.encode
@@ -158,7 +158,7 @@ def test_torch_dataset_shards_over_workers_and_ranks() -> None:
 def test_hf_dataset_rows_are_the_stream() -> None:
     from datasets.distributed import split_dataset_by_node
 
-    from harnesses import gengap_reward
+    from gengap.harnesses import gengap_reward
 
     stream = RecordStream.fixed("parity_check", PARITY.level(2), 4, block_size=10)
     expected = list(itertools.islice(stream.iterate(), 40))
@@ -181,7 +181,7 @@ def test_hf_dataset_rows_are_the_stream() -> None:
     with pytest.raises(ValueError, match="adaptive"):
         hf_iterable_dataset(stream, curriculum=parse_curriculum(ADAPTIVE))
     # the GRPO dataset of docs/streams.md: a chat prompt per row from the harnesses' Prompter
-    from harnesses import Prompter
+    from gengap.harnesses import Prompter
 
     prompter = Prompter("parity_check")
     prompted = hf_iterable_dataset(stream).map(lambda row: {"prompt": prompter.chat({**row, "meta": json.loads(row["meta"])})})
@@ -193,7 +193,7 @@ def test_grpo_records_per_step_reads_the_trainers_settings() -> None:
     """Rows per optimizer step of TRL's GRPOTrainer (its settings as GRPOConfig resolves them; the real trainer runs in test_harness_models)."""
     from types import SimpleNamespace
 
-    from baselines.stream_datasets import grpo_records_per_step
+    from gengap.baselines.stream_datasets import grpo_records_per_step
 
     def args(per_device=8, processes=1, accumulation=1, generations=8, steps_per_generation=None, iterations=1, shuffle=False):
         steps_per_generation = steps_per_generation or accumulation  # TRL's default

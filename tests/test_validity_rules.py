@@ -43,7 +43,7 @@ def test_the_claim_fails_on_a_flat_falling_or_small_curve(rules) -> None:
 
 
 def test_every_n_shares_the_held_out_systems_and_the_train_size(rules) -> None:
-    from generators import get_task
+    from gengap.generators import get_task
 
     task = get_task("string_rewrite")
     splits = {spec.args["train_systems"]: rules.build_rules_split(spec, rules.SMOKE_DESIGN.scale) for spec in rules.plan(True)}

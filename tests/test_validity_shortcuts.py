@@ -52,7 +52,7 @@ def test_notes_say_whether_the_baseline_learned(shortcuts) -> None:
 
 
 def test_the_runs_share_one_split(shortcuts) -> None:
-    from generators.cues import without_cue
+    from gengap.generators.cues import without_cue
 
     specs = shortcuts.plan(shortcuts.SHORTCUTS_SMOKE)
     assert [s.args["cue"] for s in specs] == [None] + [{"train": r, "test": 0.5} for r in shortcuts.RHOS]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesses.export import VERL_VERSION, verl_reward_overrides
+from gengap.harnesses.export import VERL_VERSION, verl_reward_overrides
 from tests.verl_recipe import MICRO_BATCH, ROOT, command_overrides
 
 VERL_ENV = "GENGAP_VERL_PYTHON"

@@ -91,7 +91,7 @@ def test_split_prints_its_warnings(tmp_path: Path) -> None:
 
 
 def test_the_docs_mcd_example_gives_a_split_gengap_train_accepts(tmp_path: Path) -> None:
-    from baselines.data import load_directory
+    from gengap.baselines.data import load_directory
 
     line = next(l for l in SPLITS_PAGE.read_text().splitlines() if l.startswith("gengap split scan.jsonl --strategy mcd"))
     options = re.findall(r"--option (\S+)", line)

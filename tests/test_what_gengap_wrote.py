@@ -22,7 +22,7 @@ from gengap.errors import UsageError
 from gengap.files import check_output_directory
 from gengap.ownership import SPLIT
 from gengap.release import RELEASE, release_files
-from harnesses.export import export_files, export_release
+from gengap.harnesses.export import export_files, export_release
 from tests.output_helpers import gengap, one_line_error, start_gengap_with, tree
 from tests.test_output_discipline import TINY, staging_names, wait_for
 

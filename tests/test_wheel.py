@@ -63,8 +63,8 @@ def test_the_wheel_builds_installs_alone_and_releases(tmp_path: Path) -> None:
 
 def test_error_messages_ask_for_extras_from_a_checkout() -> None:
     """gengap is not on PyPI: no message in the packages says `pip install 'gengap[...]'`; they
-    use generators.extras.install_hint, which says how to install from a checkout."""
-    from generators.extras import install_hint
+    use gengap.generators.extras.install_hint, which says how to install from a checkout."""
+    from gengap.generators.extras import install_hint
 
     assert install_hint("train") == "pip install -e '.[train]' in a gengap checkout"
     assert install_hint("trl", "harness") == "pip install -e '.[trl,harness]' in a gengap checkout"

@@ -63,17 +63,39 @@ def setuptools_table() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 
 
+def package_folders() -> dict[str, str]:
+    """Folder in the checkout of each top package of the wheel (pyproject's packages mapped
+    through its package-dir: gengap.generators is the folder generators/)."""
+    table = setuptools_table()
+    mapped = table.get("package-dir", {})
+    tops = [name for name in table["packages"] if not any(name.startswith(other + ".") for other in mapped if other != name)]
+    return {name: mapped.get(name, name.replace(".", "/")) for name in tops if name == "gengap" or name in mapped}
+
+
 def package_files() -> set[str]:
-    """The files below the top-level packages pyproject lists that git tracks or would (not ignored
-    ones); outside a git checkout (an unpacked sdist), every file there but Python's caches."""
-    tops = sorted({name.split(".")[0] for name in setuptools_table()["packages"]})
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *tops]
-    listed = subprocess.run(command, cwd=ROOT, capture_output=True)
-    if listed.returncode == 0 and (ROOT / ".git").exists():
-        names = listed.stdout.decode().split("\0")
-    else:
-        names = [str(path.relative_to(ROOT)) for top in tops for path in (ROOT / top).rglob("*") if "__pycache__" not in path.parts]
-    return {name for name in names if name and (ROOT / name).is_file()}
+    """The wheel paths of the files in the packages' folders that git tracks or would (not
+    ignored ones); outside a git checkout (an unpacked sdist), every file there but Python's
+    caches."""
+    folders = package_folders()
+    found: set[str] = set()
+    for package, folder in folders.items():
+        command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder]
+        listed = subprocess.run(command, cwd=ROOT, capture_output=True)
+        if listed.returncode == 0 and (ROOT / ".git").exists():
+            names = listed.stdout.decode().split("\0")
+        else:
+            names = [str(path.relative_to(ROOT)) for path in (ROOT / folder).rglob("*") if "__pycache__" not in path.parts]
+        for name in names:
+            if not name or not (ROOT / name).is_file():
+                continue
+            found.add(package.replace(".", "/") + "/" + name[len(folder) + 1 :])
+    return found
+
+
+def top_level_names(wheel: Path) -> set[str]:
+    """The names a wheel installs at the top of site-packages (dist-info aside)."""
+    with zipfile.ZipFile(wheel) as archive:
+        return {name.split("/")[0] for name in archive.namelist() if ".dist-info/" not in name}
 
 
 def wheel_files(wheel: Path) -> set[str]:
@@ -106,6 +128,9 @@ def build(work: Path, problems: list[str]) -> Path | None:
 
 
 def check_files(wheel: Path, problems: list[str]) -> None:
+    tops = top_level_names(wheel)
+    if tops != {"gengap"}:
+        problems.append(f"the wheel installs {sorted(tops - {'gengap'})} at the top level: only gengap belongs there")
     have, want = wheel_files(wheel), package_files()
     problems += [f"wheel lacks {name}" for name in sorted(want - have)]
     problems += [f"wheel holds {name}, which is no file of the packages" for name in sorted(have - want)]

@@ -6,7 +6,7 @@ the logical form from the tree; :func:`category` names the generalization catego
 tree (``""`` in distribution). None of this is used to generate: ``cogs.py`` builds its
 sentences and logical forms on its own, and tests compare the two.
 
-Derivation trees (nested lists, see generators.derivation):
+Derivation trees (nested lists, see gengap.generators.derivation):
 
 - ``["ROOT -> S .", S]`` for a sentence; a primitive is ``["ROOT -> N", noun]``,
   ``["ROOT -> Name", name]``, ``["ROOT -> V_trans", lemma]``, ``["ROOT -> V_unacc", lemma]``
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping
 
-from generators.derivation import Tree
-from generators.tasks import _cogs_lexicon as lex
+from gengap.generators.derivation import Tree
+from gengap.generators.tasks import _cogs_lexicon as lex
 
 ROOT_RULE = "ROOT -> S ."
 S_RULE = "S -> NP VP"

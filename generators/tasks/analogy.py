@@ -69,14 +69,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import Params, knob
-from generators.registry import register
-from generators.seeding import alphabet_rng
-from generators.task import Task, meta_value
-from generators.tasks._demonstrations import split_demonstrations
-from generators.text import join_tokens
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.seeding import alphabet_rng
+from gengap.generators.task import Task, meta_value
+from gengap.generators.tasks._demonstrations import split_demonstrations
+from gengap.generators.text import join_tokens
 
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 SIZE = len(LETTERS)

@@ -23,12 +23,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import ParamError, Params, knob
-from generators.registry import register
-from generators.task import Task, meta_value
-from generators.text import DIGITS, ZERO, join_chars, join_tokens
-from generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
+from gengap.generators.batch import Batch
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task, meta_value
+from gengap.generators.text import DIGITS, ZERO, join_chars, join_tokens
+from gengap.generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
 
 MAX_DIGITS = 1000
 FORMATS = ("plain", "reversed", "index_hints")

@@ -10,7 +10,7 @@ n bits ``x_0 .. x_{n-1}``, one token each, uniform over {0,1}^n; the target (``0
 - ``monomial``: the AND (product) of the support bits in the {0,1} encoding.
 
 The support is the first k coordinates (``support=first``) or k coordinates drawn by the
-stream ``support`` of generators.seeding from ``support_seed`` (``support=seeded``), so it is
+stream ``support`` of gengap.generators.seeding from ``support_seed`` (``support=seeded``), so it is
 a function of the parameters alone: the same for every example, block and worker, and part
 of the config. Every record states it in ``meta`` (``{"function": ..., "support": [i, ...]}``),
 which the checker reads. Input token i is coordinate i, which the ``gotu`` split strategy
@@ -25,13 +25,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import ParamError, Params, knob
-from generators.registry import register
-from generators.seeding import support_rng
-from generators.sequences import parse_symbols, random_bits
-from generators.task import Task, meta_value
-from generators.text import digit_tokens, digits_to_chars, join_chars
+from gengap.generators.batch import Batch
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.registry import register
+from gengap.generators.seeding import support_rng
+from gengap.generators.sequences import parse_symbols, random_bits
+from gengap.generators.task import Task, meta_value
+from gengap.generators.text import digit_tokens, digits_to_chars, join_chars
 
 MAX_DIMENSION = 1000
 FUNCTIONS = ("parity", "majority", "monomial")

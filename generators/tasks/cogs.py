@@ -39,14 +39,14 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, rule_count, tree_atoms, tree_compounds, tree_depth
-from generators.params import Params, knob
-from generators.registry import register
-from generators.sequences import uniform_stream
-from generators.task import Task
-from generators.tasks import _cogs_grammar as grammar
-from generators.tasks import _cogs_lexicon as lex
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, rule_count, tree_atoms, tree_compounds, tree_depth
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import uniform_stream
+from gengap.generators.task import Task
+from gengap.generators.tasks import _cogs_grammar as grammar
+from gengap.generators.tasks import _cogs_lexicon as lex
 
 MAX_DEPTH = 30
 CP_DECAY, PP_FIRST, PP_DECAY = 0.1, 0.8, 0.1

@@ -71,13 +71,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import Params, knob
-from generators.registry import register
-from generators.sequences import uniform_stream
-from generators.task import Task
-from generators.tasks._cogs_grammar import (  # noqa: F401  (interpret: the shared LF builder)
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import uniform_stream
+from gengap.generators.task import Task
+from gengap.generators.tasks._cogs_grammar import (  # noqa: F401  (interpret: the shared LF builder)
     CP_RULE,
     DET_PP_RULE,
     DET_RULE,

@@ -8,10 +8,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import knob
-from generators.registry import register
-from generators.sequences import (
+from gengap.generators.batch import Batch
+from gengap.generators.params import knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import (
     MAX_LENGTH,
     LengthParams,
     SequenceTask,
@@ -22,9 +22,9 @@ from generators.sequences import (
     reverse_rows,
     sample_lengths,
 )
-from generators.task import meta_value
-from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
-from generators.traces import trace_knob, with_traces
+from gengap.generators.task import meta_value
+from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
+from gengap.generators.traces import trace_knob, with_traces
 
 
 @register

@@ -8,10 +8,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import knob
-from generators.registry import register
-from generators.sequences import (
+from gengap.generators.batch import Batch
+from gengap.generators.params import knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import (
     MAX_LENGTH,
     LengthParams,
     SequenceTask,
@@ -23,8 +23,8 @@ from generators.sequences import (
     random_symbols,
     sample_lengths,
 )
-from generators.text import DIGITS, digits_to_chars, join_chars
-from generators.traces import COLUMN_FORMATS, column_trace, trace_knob, verify_columns, with_traces
+from gengap.generators.text import DIGITS, digits_to_chars, join_chars
+from gengap.generators.traces import COLUMN_FORMATS, column_trace, trace_knob, verify_columns, with_traces
 
 
 @register

@@ -1,4 +1,4 @@
-"""Queries of a facts world (generators.worlds): lookup, reversal, composition, comparison.
+"""Queries of a facts world (gengap.generators.worlds): lookup, reversal, composition, comparison.
 
 Every task draws its world from its world knobs (n_entities, n_relations, n_attributes,
 n_values, world_seed), which every record carries in ``meta``; the checker rebuilds the
@@ -20,7 +20,7 @@ Atomic records: a share ``atomic_share`` of the records of fact_reverse, fact_tw
 fact_compare are the atomic facts their queries rest on (a forward lookup ``e17 r3`` ->
 ``e42`` with derivation ``["lookup", fact]``; for fact_compare an attribute lookup
 ``e17 a1`` -> ``v2`` with ``["attribute", fact]``), so one task's pool holds the facts a
-split pins to train (splits.facts). ``enumerate`` lists every atomic fact, then every query.
+split pins to train (gengap.splits.facts). ``enumerate`` lists every atomic fact, then every query.
 
 fact_two_hop composes ``hops`` relations at most (2..hops, uniform): ``e r_1 .. r_k`` ->
 ``r_k(..r_1(e))``; the entities in between are its bridges. fact_compare's target is ``<``,
@@ -40,12 +40,12 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import ParamError, knob
-from generators.registry import register
-from generators.task import Task
-from generators.worlds import (
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import ParamError, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task
+from gengap.generators.worlds import (
     WORLD_KEYS,
     FactsWorld,
     WorldParams,

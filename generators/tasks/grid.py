@@ -64,13 +64,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Batch, concat
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import Params, knob
-from generators.registry import register
-from generators.task import Task, meta_value
-from generators.tasks._demonstrations import split_demonstrations
-from generators.text import join_chars
+from gengap.generators.batch import Batch, concat
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task, meta_value
+from gengap.generators.tasks._demonstrations import split_demonstrations
+from gengap.generators.text import join_chars
 
 PRIMITIVES = (
     "rotate", "flip_horizontal", "flip_vertical", "transpose", "recolour",

@@ -29,11 +29,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import Params, knob
-from generators.registry import register
-from generators.task import Task
-from generators.text import join_chars
+from gengap.generators.batch import Batch
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task
+from gengap.generators.text import join_chars
 
 MIN_SIZE, MAX_SIZE = 2, 48  # 48 x 48 cells: 9,505 input tokens
 SIZE_LEVELS = (5, 8, 11, 14, 17, 21, 24, 27, 30, 33)

@@ -57,12 +57,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import Params, knob
-from generators.registry import register
-from generators.sequences import uniform_stream
-from generators.task import Task
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import uniform_stream
+from gengap.generators.task import Task
 
 MAX_ALPHABET = 520
 SYMBOLS = tuple(f"{chr(65 + i % 26)}{i // 26 + 1}" for i in range(MAX_ALPHABET))

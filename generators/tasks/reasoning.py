@@ -23,12 +23,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import Params, knob
-from generators.registry import register
-from generators.task import Task, meta_value
-from generators.text import DIGITS, digit_tokens, join_tokens
-from generators.traces import describe_running, running_states, trace_knob, with_traces
+from gengap.generators.batch import Batch
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task, meta_value
+from gengap.generators.text import DIGITS, digit_tokens, join_tokens
+from gengap.generators.traces import describe_running, running_states, trace_knob, with_traces
 
 MAX_HOPS = 10_000
 MAX_NAMES = 26 + 26**2 + 26**3  # every name of one to three letters

@@ -8,10 +8,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.params import knob
-from generators.registry import register
-from generators.sequences import (
+from gengap.generators.batch import Batch
+from gengap.generators.params import knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import (
     MAX_LENGTH,
     LengthParams,
     SequenceTask,
@@ -21,9 +21,9 @@ from generators.sequences import (
     random_bits,
     sample_lengths,
 )
-from generators.task import meta_value
-from generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
-from generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
+from gengap.generators.task import meta_value
+from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
+from gengap.generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,7 +25,7 @@ Features: ``depth`` (operator nesting, the level knob), ``regex_size`` (nodes),
 
 Both tasks take ``systems``: 0 draws a fresh rule system (or regex) for every record; N > 0
 draws every record's system uniformly from a fixed universe of N systems drawn from
-``system_seed`` alone (generators.seeding's support stream; a rewrite system enters it only
+``system_seed`` alone (gengap.generators.seeding's support stream; a rewrite system enters it only
 if one of 50 random strings gives it a record, a regex only if it gave both a member and a
 non-member of the string lengths in 20 tries each; a record keeps its rewrite system while
 its string is redrawn (after 2,000 failed draws it takes the string that admitted the system), and a regex whose draw fails is replaced by another of the universe), so that
@@ -43,14 +43,14 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import ParamError, Params, knob
-from generators.registry import register
-from generators.seeding import support_rng
-from generators.sequences import uniform_stream
-from generators.task import Task
-from generators.tasks import _regex
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.registry import register
+from gengap.generators.seeding import support_rng
+from gengap.generators.sequences import uniform_stream
+from gengap.generators.task import Task
+from gengap.generators.tasks import _regex
 
 SYMBOLS = "abcdefgh"
 ARROW, RULE_SEP, STRING_SEP, EMPTY_WORD = "->", ";", ":", "_"

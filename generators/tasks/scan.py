@@ -59,11 +59,11 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from generators.batch import Batch
-from generators.derivation import Tree, tree_atoms, tree_compounds
-from generators.params import ParamError, Params, knob
-from generators.registry import register
-from generators.task import Task
+from gengap.generators.batch import Batch
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.registry import register
+from gengap.generators.task import Task
 
 PRIMITIVES = ("walk", "look", "run", "jump")
 DIRECTIONS = ("left", "right")

@@ -40,10 +40,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from generators.batch import Batch, concat
-from generators.params import Params, knob
-from generators.registry import register
-from generators.sequences import (
+from gengap.generators.batch import Batch, concat
+from gengap.generators.params import Params, knob
+from gengap.generators.registry import register
+from gengap.generators.sequences import (
     LEVEL_BOUNDS,
     MAX_LENGTH,
     LengthParams,
@@ -53,9 +53,9 @@ from generators.sequences import (
     random_bits,
     sample_lengths,
 )
-from generators.task import Task
-from generators.text import DIGITS, ZERO, digit_tokens, join_chars, join_tokens
-from generators.traces import trace_knob, with_traces
+from gengap.generators.task import Task
+from gengap.generators.text import DIGITS, ZERO, digit_tokens, join_chars, join_tokens
+from gengap.generators.traces import trace_knob, with_traces
 
 # ---------------------------------------------------------------------------------------
 # token joining for multi-byte vocabularies

@@ -1,0 +1,82 @@
+"""The import names of round 1-3 (``generators``, ``splits``, ``baselines``, ``harnesses``,
+``data_cards``), kept for one release as deprecated aliases of ``gengap.<name>``.
+
+An old name gives the very module object of its new name (``import splits.mcd`` returns
+``gengap.splits.mcd``: one module, not a copy, so registries and isinstance checks agree),
+with a DeprecationWarning naming the new import, once per old top-level name. Aliases never
+shadow a user's own module: an old top-level name is served only when no other finder has a
+module of that name (the fallback finder sits at the end of ``sys.meta_path``), and its
+submodules only while the top-level name is the alias. They work once ``gengap`` is imported
+(any ``gengap`` import installs the finders), and in a source checkout the old packages'
+folders redirect themselves (:func:`redirect`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import warnings
+from types import ModuleType
+
+LEGACY_NAMES = ("generators", "splits", "baselines", "harnesses", "data_cards")
+_warned: set[str] = set()
+
+
+def _warn(top: str) -> None:
+    if top not in _warned:
+        _warned.add(top)
+        warnings.warn(f"`{top}` is deprecated: import gengap.{top} instead", DeprecationWarning, stacklevel=4)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The target module is already executed by create_module."""
+
+
+def _is_alias(top: str) -> bool:
+    module = sys.modules.get(top)
+    return module is not None and module is sys.modules.get(f"gengap.{top}")
+
+
+class LegacyNameFinder(importlib.abc.MetaPathFinder):
+    """Serves ``<old>`` (fallback=True: when nothing else has it) or ``<old>.<sub>`` (while
+    ``<old>`` is the alias) as the module ``gengap.<old>[.<sub>]``."""
+
+    def __init__(self, fallback: bool) -> None:
+        self.fallback = fallback
+
+    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib protocol
+        top, dot, _ = fullname.partition(".")
+        if top not in LEGACY_NAMES or bool(dot) == self.fallback:
+            return None
+        if dot and not _is_alias(top):
+            return None
+        _warn(top)
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"gengap.{fullname}"), is_package=False)
+
+
+def install() -> None:
+    """Add the finders once per interpreter: submodules first, top-level names last."""
+    if not any(isinstance(finder, LegacyNameFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, LegacyNameFinder(fallback=False))
+        sys.meta_path.append(LegacyNameFinder(fallback=True))
+
+
+def redirect(name: str) -> bool:
+    """Called first by each old package's ``__init__`` with its ``__name__``: when it is being
+    imported under its old top-level name (a source checkout on sys.path), make that name the
+    alias of ``gengap.<name>`` and return True (the caller then stops executing)."""
+    if name not in LEGACY_NAMES:
+        return False
+    install()
+    _warn(name)
+    sys.modules[name] = importlib.import_module(f"gengap.{name}")
+    return True

@@ -1,0 +1,78 @@
+"""One import name: gengap.generators, gengap.splits, ...; the old top-level names are deprecated
+aliases that give the very same module objects and never shadow a user's own module."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-W", "always::DeprecationWarning", "-c", textwrap.dedent(code)],
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_old_names_are_the_new_modules_with_a_deprecation_warning(tmp_path: Path) -> None:
+    done = _run(
+        """
+        import gengap
+        import generators.registry, splits.mcd, baselines, harnesses.extraction, data_cards
+        import gengap.generators.registry, gengap.splits.mcd, gengap.baselines, gengap.harnesses.extraction, gengap.data_cards
+        assert generators.registry is gengap.generators.registry
+        assert splits.mcd is gengap.splits.mcd
+        assert baselines is gengap.baselines and data_cards is gengap.data_cards
+        assert harnesses.extraction is gengap.harnesses.extraction
+        from generators import get_task
+        assert get_task("parity_check") is gengap.generators.get_task("parity_check")
+        print("same")
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "same"
+    for old in ("generators", "splits", "baselines", "harnesses", "data_cards"):
+        assert f"`{old}` is deprecated: import gengap.{old} instead" in done.stderr
+
+
+def test_old_names_in_a_source_checkout_are_the_new_modules(tmp_path: Path) -> None:
+    """Run from the repository root the old folders are importable by their old names: they
+    redirect to gengap's modules instead of becoming copies (one task registry)."""
+    done = _run(
+        """
+        import generators.registry, splits.mcd
+        import gengap.generators.registry, gengap.splits.mcd
+        assert generators.registry is gengap.generators.registry and splits.mcd is gengap.splits.mcd
+        print(generators.get_task("scan") is gengap.generators.registry.get_task("scan"))
+        """,
+        ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+    assert "`generators` is deprecated" in done.stderr
+
+
+def test_a_users_own_splits_module_neither_breaks_gengap_nor_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "splits.py").write_text("MINE = True\n")
+    (tmp_path / "generators").mkdir()
+    (tmp_path / "generators" / "__init__.py").write_text("MINE = 'package'\n")
+    done = _run(
+        """
+        import splits, generators
+        from gengap.release import build_entry
+        from gengap.splits import split
+        from gengap.generators.registry import get_task
+        import gengap
+        import splits as again, generators.__init__ as pkg
+        assert splits.MINE is True and again is splits and generators.MINE == "package"
+        assert get_task("parity_check").name == "parity_check"
+        print("ok")
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert "deprecated" not in done.stderr
