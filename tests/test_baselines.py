@@ -517,8 +517,8 @@ def test_cli_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_light_modules_do_not_import_torch() -> None:
     code = (
-        "import sys, baselines, gengap.baselines.cli, gengap.baselines.report, gengap.baselines.metrics, gengap.baselines.data, "
-        "gengap.baselines.tokenizer, generators, splits; print('torch' in sys.modules)"
+        "import sys, gengap.baselines, gengap.baselines.cli, gengap.baselines.report, gengap.baselines.metrics, gengap.baselines.data, "
+        "gengap.baselines.tokenizer, gengap.generators, gengap.splits; print('torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -433,7 +433,7 @@ def test_renderers_do_not_modify_the_manifest(fresh: tuple[dict[str, Any], Path]
 
 
 def test_matplotlib_is_imported_lazily() -> None:
-    code = "import sys, data_cards; assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    code = "import sys, gengap.data_cards; assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 

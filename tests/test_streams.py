@@ -236,7 +236,7 @@ def test_a_stream_is_the_same_in_another_process() -> None:
 
     code = (
         "import hashlib, itertools, json\n"
-        "from generators import RecordStream, Exclusion, parse_curriculum\n"
+        "from gengap.generators import RecordStream, Exclusion, parse_curriculum\n"
         "s = RecordStream.of_task('addition', 3, Exclusion.from_inputs(['1 + 2', '3 + 4']), block_size=64)\n"
         "c = parse_curriculum('linear:start=1,end=5,steps=40')\n"
         "rows = itertools.islice(s.iterate(start=1000, chooser=s.chooser(c.choose, 4)), 300)\n"
