@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from tests.wheel_smoke import package_files, setuptools_table
+from tests.wheel_smoke import package_files, package_sources, setuptools_table
 
 
 def test_every_data_file_of_the_packages_is_declared_package_data() -> None:
@@ -69,5 +69,5 @@ def test_error_messages_ask_for_extras_from_a_checkout() -> None:
     assert install_hint("train") == "pip install -e '.[train]' in a gengap checkout"
     assert install_hint("trl", "harness") == "pip install -e '.[trl,harness]' in a gengap checkout"
     root = Path(__file__).resolve().parents[1]
-    offenders = [name for name in sorted(package_files()) if name.endswith(".py") and "pip install 'gengap" in (root / name).read_text(encoding="utf-8")]
+    offenders = [name for name in sorted(package_sources().values()) if name.endswith(".py") and "pip install 'gengap" in (root / name).read_text(encoding="utf-8")]
     assert offenders == []

@@ -72,13 +72,12 @@ def package_folders() -> dict[str, str]:
     return {name: mapped.get(name, name.replace(".", "/")) for name in tops if name == "gengap" or name in mapped}
 
 
-def package_files() -> set[str]:
-    """The wheel paths of the files in the packages' folders that git tracks or would (not
-    ignored ones); outside a git checkout (an unpacked sdist), every file there but Python's
-    caches."""
-    folders = package_folders()
-    found: set[str] = set()
-    for package, folder in folders.items():
+def package_sources() -> dict[str, str]:
+    """Wheel path -> checkout path of the files in the packages' folders that git tracks or
+    would (not ignored ones); outside a git checkout (an unpacked sdist), every file there but
+    Python's caches."""
+    found: dict[str, str] = {}
+    for package, folder in package_folders().items():
         command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder]
         listed = subprocess.run(command, cwd=ROOT, capture_output=True)
         if listed.returncode == 0 and (ROOT / ".git").exists():
@@ -86,10 +85,14 @@ def package_files() -> set[str]:
         else:
             names = [str(path.relative_to(ROOT)) for path in (ROOT / folder).rglob("*") if "__pycache__" not in path.parts]
         for name in names:
-            if not name or not (ROOT / name).is_file():
-                continue
-            found.add(package.replace(".", "/") + "/" + name[len(folder) + 1 :])
+            if name and (ROOT / name).is_file():
+                found[package.replace(".", "/") + "/" + name[len(folder) + 1 :]] = name
     return found
+
+
+def package_files() -> set[str]:
+    """The wheel paths of the packages' files (package_sources)."""
+    return set(package_sources())
 
 
 def top_level_names(wheel: Path) -> set[str]:
