@@ -9,11 +9,11 @@ agree whichever path was used.
 
 from __future__ import annotations
 
-import importlib
 import importlib.abc
 import importlib.machinery
 import sys
-from types import ModuleType
+
+from gengap.legacy_names import AliasLoader
 
 MOVED_MODULES = (
     "arithmetic",
@@ -28,23 +28,12 @@ MOVED_MODULES = (
 )
 
 
-class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target: str) -> None:
-        self.target = target
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        return importlib.import_module(self.target)
-
-    def exec_module(self, module: ModuleType) -> None:
-        """The target module is already executed by create_module."""
-
-
 class _MovedTaskFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib protocol
         package, _, name = fullname.rpartition(".")
         if package != "gengap.generators" or name not in MOVED_MODULES:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"gengap.generators.tasks.{name}"))
+        return importlib.machinery.ModuleSpec(fullname, AliasLoader(f"gengap.generators.tasks.{name}"))
 
 
 def install() -> None:

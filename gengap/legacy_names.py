@@ -30,7 +30,9 @@ def _warn(top: str) -> None:
         warnings.warn(f"`{top}` is deprecated: import gengap.{top} instead", DeprecationWarning, stacklevel=4)
 
 
-class _AliasLoader(importlib.abc.Loader):
+class AliasLoader(importlib.abc.Loader):
+    """Loads a module name as the module object of another name (`target`): one module, not a copy."""
+
     def __init__(self, target: str) -> None:
         self.target = target
 
@@ -60,7 +62,7 @@ class LegacyNameFinder(importlib.abc.MetaPathFinder):
         if dot and not _is_alias(top):
             return None
         _warn(top)
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(f"gengap.{fullname}"), is_package=False)
+        return importlib.machinery.ModuleSpec(fullname, AliasLoader(f"gengap.{fullname}"), is_package=False)
 
 
 def install() -> None:
