@@ -6,10 +6,12 @@
     python benchmarks/generation.py --tasks letter_analogy,grid_program --defaults   # default parameters
     python benchmarks/generation.py --only-compare     # gengap vs reasoning-gym on the closest pairs
     python benchmarks/generation.py --cli-compare      # whole `gengap generate` processes vs reasoning-gym
-    python benchmarks/generation.py --floor 10000      # every task at size 500 (or its top level) vs 10k/s
+    python benchmarks/generation.py --floor 10000      # every task at input length 500 (or its top level) vs 10k/s
 
---floor R times every registered task at size 500 (its largest level when size 500 is not
-valid for it), by CPU time of this process (one core, so a busy machine slows the figures
+--floor R times every registered task at inputs of about 500 tokens (the size knob calibrated
+as --length does; the task's largest level when that level's inputs are shorter than 500
+tokens; --floor-at size: with_size(500, 500) instead, the largest level when that is not
+valid), by CPU time of this process (one core, so a busy machine slows the figures
 less than wall time would), and says per task whether in-memory generation and record dicts
 each reach R records/s.
 
@@ -226,59 +228,123 @@ def _uptime() -> str:
         return f"load average: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}"
 
 
-def cli_compare(n: int, repeats: int) -> None:
-    """Whole processes, alternating: gengap generate parity_check (length 40) with 1 and 2
-    workers to a file, and iterating reasoning-gym's count_bits (its defaults) in memory.
-    Best of `repeats` rounds; records/s from CPU time; 2-worker speed-up from wall time."""
+CLI_NUMPY_SCRIPT = "import numpy"
+
+CLI_SHA_SCRIPT = """
+import hashlib, numpy
+rng = numpy.random.default_rng(0)
+rows = [" ".join(map(str, row)).encode() for row in rng.integers(0, 2, size=({n}, 40)).tolist()]
+import time
+start = time.process_time()
+digests = [hashlib.sha256(row + b"\\n0").digest()[:8] for row in rows]
+print(time.process_time() - start)
+"""
+
+CLI_BURN_SCRIPT = """
+import multiprocessing, sys
+def burn(_):
+    total = 0
+    for i in range(15_000_000):
+        total += i
+    return total
+if __name__ == "__main__":
+    k = int(sys.argv[1])
+    with multiprocessing.get_context("fork").Pool(k) as pool:
+        pool.map(burn, range(2))
+"""
+
+
+def _alternating(commands: dict[str, list[str]], repeats: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Best (CPU, wall) seconds per command over `repeats` alternating rounds (+1 untimed)."""
+    for command in commands.values():  # untimed: bytecode written, caches warm
+        run_child(command)
+    best_cpu = dict.fromkeys(commands, float("inf"))
+    best_wall = dict.fromkeys(commands, float("inf"))
+    for _ in range(repeats):
+        for name, command in commands.items():
+            cpu, wall = run_child(command)
+            best_cpu[name] = min(best_cpu[name], cpu)
+            best_wall[name] = min(best_wall[name], wall)
+    return best_cpu, best_wall
+
+
+def cli_compare(n: int, repeats: int, scaling_n: int) -> None:
+    """Whole processes, alternating: gengap generate parity_check (length 40) to a file, and
+    iterating reasoning-gym's count_bits (its defaults) in memory, n records each; beside them
+    what bounds gengap's figure (a process that only imports numpy, and the sha256 of n
+    record ids). Then --workers 2 over --workers 1 on scaling_n records (wall time), beside
+    this machine's own ceiling: two processes of a pure Python loop over one. Best of `repeats`."""
     with tempfile.TemporaryDirectory() as tmp:
-        gengap = [sys.executable, "-m", "gengap", "generate", "parity_check", "--n", str(n),
-                  "--param", "min_length=40", "--param", "max_length=40"]
+        def gengap(records: int, workers: int) -> list[str]:
+            return [sys.executable, "-m", "gengap", "generate", "parity_check", "--n", str(records),
+                    "--param", "min_length=40", "--param", "max_length=40",
+                    "--workers", str(workers), "--out", os.path.join(tmp, f"w{workers}.jsonl"), "--force"]
+
         commands = {
-            "gengap --workers 1": gengap + ["--workers", "1", "--out", os.path.join(tmp, "w1.jsonl"), "--force"],
-            "gengap --workers 2": gengap + ["--workers", "2", "--out", os.path.join(tmp, "w2.jsonl"), "--force"],
+            "gengap --workers 1": gengap(n, 1),
             "reasoning-gym count_bits": [sys.executable, "-c", CLI_RG_SCRIPT.format(n=n)],
+            "python -c 'import numpy'": [sys.executable, "-c", CLI_NUMPY_SCRIPT],
         }
         print(f"# whole processes, {n:,} records each, best of {repeats} alternating rounds (+1 untimed)")
         print(f"# cores: {os.cpu_count()}; before: {_uptime()}")
-        for command in commands.values():  # untimed: bytecode written, caches warm
-            run_child(command)
-        best_cpu = dict.fromkeys(commands, float("inf"))
-        best_wall = dict.fromkeys(commands, float("inf"))
-        for _ in range(repeats):
-            for name, command in commands.items():
-                cpu, wall = run_child(command)
-                best_cpu[name] = min(best_cpu[name], cpu)
-                best_wall[name] = min(best_wall[name], wall)
+        best_cpu, best_wall = _alternating(commands, repeats)
+        sha = min(float(subprocess.run([sys.executable, "-c", CLI_SHA_SCRIPT.format(n=n)], capture_output=True, text=True, check=True).stdout)
+                  for _ in range(repeats))
+        scaling = {
+            f"gengap --workers 1, {scaling_n:,} records": gengap(scaling_n, 1),
+            f"gengap --workers 2, {scaling_n:,} records": gengap(scaling_n, 2),
+            "pure Python loop x2, 1 process": [sys.executable, "-c", CLI_BURN_SCRIPT, "1"],
+            "pure Python loop x2, 2 processes": [sys.executable, "-c", CLI_BURN_SCRIPT, "2"],
+        }
+        scale_cpu, scale_wall = _alternating(scaling, repeats)
         print(f"# after: {_uptime()}")
-    print(f"{'process':26s} {'CPU s':>8s} {'wall s':>8s} {'rec/s (CPU)':>12s} {'rec/s (wall)':>13s}")
-    for name in commands:
-        print(
-            f"{name:26s} {best_cpu[name]:8.3f} {best_wall[name]:8.3f} {n / best_cpu[name]:12,.0f} "
-            f"{n / best_wall[name]:13,.0f}"
-        )
-    rg = "reasoning-gym count_bits"
-    x1 = best_cpu[rg] / best_cpu["gengap --workers 1"]
-    x2 = best_cpu[rg] / best_cpu["gengap --workers 2"]
-    speedup = best_wall["gengap --workers 1"] / best_wall["gengap --workers 2"]
+    print(f"{'process':42s} {'CPU s':>8s} {'wall s':>8s} {'rec/s (CPU)':>12s} {'rec/s (wall)':>13s}")
+    for name in ("gengap --workers 1", "reasoning-gym count_bits"):
+        print(f"{name:42s} {best_cpu[name]:8.3f} {best_wall[name]:8.3f} {n / best_cpu[name]:12,.0f} {n / best_wall[name]:13,.0f}")
+    for name in scaling:
+        print(f"{name:42s} {scale_cpu[name]:8.3f} {scale_wall[name]:8.3f}")
+    rg = best_cpu["reasoning-gym count_bits"]
+    ours = best_cpu["gengap --workers 1"]
+    x1 = rg / ours
+    numpy_start = best_cpu["python -c 'import numpy'"]
+    floor = numpy_start + sha
     print(f"gengap CLI --workers 1 / reasoning-gym (records/s, CPU): {x1:6.2f}x  (target >= 10x: {'holds' if x1 >= 10 else 'does not hold'})")
-    print(f"gengap CLI --workers 2 / reasoning-gym (records/s, CPU): {x2:6.2f}x")
-    print(f"--workers 2 over --workers 1 (wall speed-up):           {speedup:6.2f}x  (target >= 1.8x: {'holds' if speedup >= 1.8 else 'does not hold'})")
+    print(f"  bound: importing numpy {numpy_start:.3f} s + sha256 of {n:,} ids {sha:.3f} s = {floor:.3f} s of CPU "
+          f"before any record is made; reasoning-gym / bound = {rg / floor:.2f}x")
+    w1, w2 = (scale_wall[f"gengap --workers {k}, {scaling_n:,} records"] for k in (1, 2))
+    ceiling = scale_wall["pure Python loop x2, 1 process"] / scale_wall["pure Python loop x2, 2 processes"]
+    print(f"--workers 2 over --workers 1, {scaling_n:,} records (wall speed-up): {w1 / w2:6.2f}x  (target >= 1.8x: {'holds' if w1 / w2 >= 1.8 else 'does not hold'})")
+    print(f"  this machine's ceiling in the same run, 2 processes of a pure Python loop over 1: {ceiling:.2f}x")
 
 
-def floor_report(names: list[str], rate: float, min_seconds: float) -> None:
-    """--floor: every task at size 500 (else its top level): records per CPU second in
-    memory (columnar batches) and as record dicts, and whether each reaches `rate`."""
-    print(f"# every task at size 500 (else its top level), records per CPU second; floor {rate:,.0f}/s")
+def floor_setting(name: str, at: str) -> tuple[object, str]:
+    """(params, label) at which --floor times a task. at="length": inputs of about 500 tokens
+    (the size knob calibrated by params_for_length), or the task's largest level when that
+    level's inputs are shorter than 500 tokens on average. at="size": with_size(500, 500), or
+    the largest level when size 500 is not valid for the task."""
+    task = get_task(name)
+    top = max(task.levels())
+    if at == "length":
+        if _mean_input_length(name, task.level(top)) < 500:
+            return task.level(top), f"level {top}"
+        return params_for_length(name, 500), "length 500"
+    try:
+        return task.with_size(500, 500), "size 500"
+    except ParamError:
+        return task.level(top), f"level {top}"
+
+
+def floor_report(names: list[str], rate: float, min_seconds: float, at: str = "length") -> None:
+    """--floor: every task at input length 500 (else its top level; or at size 500 with
+    at="size"): records per CPU second in memory (columnar batches) and as record dicts, and
+    whether each reaches `rate`."""
+    where = "input length ~500" if at == "length" else "size 500"
+    print(f"# every task at {where} (else its top level), records per CPU second; floor {rate:,.0f}/s")
     print(f"# load: {_uptime()}")
     print(f"{'task':30s} {'setting':10s} {'input len':>9s} {'in memory':>11s} {'records':>10s}  meets (memory, records)")
     slow = []
     for name in names:
-        task = get_task(name)
-        try:
-            params, setting = task.with_size(500, 500), "size 500"
-        except ParamError:
-            top = max(task.levels())
-            params, setting = task.level(top), f"level {top}"
+        params, setting = floor_setting(name, at)
         runners = _runners(name, params)
         memory_rate, record_rate = (
             n / seconds for n, seconds in (_timed(runners[kind], min_seconds, time.process_time) for kind in ("in_memory", "records"))
@@ -310,13 +376,15 @@ def main() -> None:
         help="only: CPU time of whole `gengap generate` processes (1 and 2 workers) vs iterating reasoning-gym count_bits",
     )
     parser.add_argument("--n", type=int, default=300_000, help="records per process for --cli-compare (default 300,000)")
-    parser.add_argument("--floor", type=float, help="only: every task at size 500 (else its top level) against this many records/s")
+    parser.add_argument("--scaling-n", type=int, default=3_000_000, help="records per process for --cli-compare's worker scaling (default 3,000,000)")
+    parser.add_argument("--floor", type=float, help="only: every task at input length 500 (else its top level) against this many records/s")
+    parser.add_argument("--floor-at", choices=("length", "size"), default="length", help="--floor at input length ~500 tokens (default) or at the size knob's 500")
     args = parser.parse_args()
     if args.floor:
-        floor_report(args.tasks.split(",") if args.tasks else task_names(), args.floor, args.seconds)
+        floor_report(args.tasks.split(",") if args.tasks else task_names(), args.floor, args.seconds, args.floor_at)
         return
     if args.cli_compare:
-        cli_compare(args.n, args.repeats)
+        cli_compare(args.n, args.repeats, args.scaling_n)
         return
     if args.only_compare:
         compare_reasoning_gym(args.seconds, args.repeats)

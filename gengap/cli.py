@@ -228,19 +228,14 @@ def _prefixed(name: str, err: Exception) -> str:
     return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
-def render_blocks(plan: BlockPlan, workers: int) -> Iterator[tuple[bytes, np.ndarray]]:
-    """gengap.parallel.render_blocks, imported when generating (it brings multiprocessing)."""
-    from gengap.parallel import render_blocks as render
-
-    return render(plan, workers)
-
-
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar, written: list[int]) -> list[np.ndarray]:
-    """Write every block, counting the records in written[0]; the hashes of the records' inputs, per block."""
+    """Write every block, counting the records in written[0]; the hashes of the records' inputs, per block.
+    (gengap.parallel is imported here: it brings multiprocessing.)"""
+    from gengap.parallel import write_blocks
+
     hashes = []
-    with closing(render_blocks(plan, workers)) as blocks:
-        for block, (data, inputs) in enumerate(blocks):
-            handle.write(data)
+    with closing(write_blocks(plan, workers, handle)) as blocks:
+        for block, inputs in blocks:
             hashes.append(inputs)
             bar.update(plan.block_length(block))
             written[0] += plan.block_length(block)

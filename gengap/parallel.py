@@ -1,23 +1,36 @@
 """Render a BlockPlan to JSONL with a pool of worker processes, in block order.
 
 Blocks are independent (see gengap.generators.blocks), so the bytes do not depend on the number
-of workers. At most 2 x workers blocks are in flight, which bounds memory; the workers
-end with the map, on error, on interrupt, and when the parent dies (gengap.workers).
+of workers. With several workers each block's bytes go from its worker to a file in a private
+temporary directory (not through the pool's pipe: pickling and piping every byte cost more CPU
+than generating them), and the parent copies the files into the output in block order with
+the kernel's copy (os.sendfile) and deletes each as it goes. At most 2 x workers blocks are in
+flight, which bounds memory and spool space; the workers end with the map, on error, on
+interrupt, and when the parent dies (gengap.workers); the directory is removed in every case
+but a kill of the parent, and the next spooling run removes those its dead owners left (the
+directory's name carries the owner's pid).
 """
 
 from __future__ import annotations
 
+import errno
 import functools
-from typing import Iterator
+import os
+import shutil
+import tempfile
+from typing import BinaryIO, Iterator
 
 import numpy as np
 
 from gengap.generators import BlockPlan, batch_to_jsonl
 from gengap.repeats import input_keys
+from gengap.staging import process_alive
 from gengap.workers import ordered_map
 
 
 Rendered = tuple[bytes, np.ndarray]
+SPOOL_PREFIX = "gengap-blocks-"
+_NO_SENDFILE = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF}  # the output does not take sendfile
 
 
 def render_block(plan: BlockPlan, block: int) -> Rendered:
@@ -28,6 +41,89 @@ def render_block(plan: BlockPlan, block: int) -> Rendered:
 
 
 def render_blocks(plan: BlockPlan, workers: int = 1) -> Iterator[Rendered]:
-    """render_block of every block of the plan, in order."""
+    """render_block of every block of the plan, in order (the bytes travel through the pool)."""
     workers = workers if plan.num_blocks > 1 else 1
     return ordered_map(functools.partial(render_block, plan), range(plan.num_blocks), workers)
+
+
+def _spool_block(plan: BlockPlan, spool: str, block: int) -> np.ndarray:
+    """render_block, its bytes written to spool/<block>; returns the input keys."""
+    data, keys = render_block(plan, block)
+    with open(_spool_path(spool, block), "wb") as handle:
+        handle.write(data)
+    return keys
+
+
+def _spool_path(spool: str, block: int) -> str:
+    return os.path.join(spool, f"{block}.jsonl")
+
+
+def write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO) -> Iterator[tuple[int, np.ndarray]]:
+    """Write every block of the plan to handle, in order; after each, yield (block, input keys).
+
+    One worker (or one block) renders in this process; more render in worker processes that
+    spool to a temporary directory (see the module doc). The bytes are the same either way."""
+    if workers <= 1 or plan.num_blocks <= 1:
+        for block in range(plan.num_blocks):
+            data, keys = render_block(plan, block)
+            handle.write(data)
+            yield block, keys
+        return
+    remove_stale_spools()
+    spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-")
+    try:
+        keys_of = ordered_map(functools.partial(_spool_block, plan, spool), range(plan.num_blocks), workers)
+        try:
+            for block, keys in enumerate(keys_of):
+                path = _spool_path(spool, block)
+                with open(path, "rb") as source:
+                    _copy(source, handle)
+                os.unlink(path)
+                yield block, keys
+        finally:
+            keys_of.close()  # ends the workers before the directory goes
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
+
+
+def remove_stale_spools(root: str | None = None) -> None:
+    """Remove the spool directories under root (default: the temporary directory) whose owning
+    process is gone; a live owner's, and anything not named like a spool, stay."""
+    root = root or tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(SPOOL_PREFIX):].split("-", 1)[0] if name.startswith(SPOOL_PREFIX) else ""
+        if owner.isdigit() and not process_alive(int(owner)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _copy(source: BinaryIO, handle: BinaryIO) -> None:
+    """All of source (a regular file) appended to handle: os.sendfile where the output takes it."""
+    size = os.fstat(source.fileno()).st_size
+    try:
+        target = handle.fileno()
+    except (AttributeError, OSError):
+        target = None
+    if target is not None and hasattr(os, "sendfile"):
+        handle.flush()
+        sent = 0
+        try:
+            while sent < size:
+                count = os.sendfile(target, source.fileno(), sent, size - sent)
+                if count == 0:
+                    break
+                sent += count
+        except OSError as err:
+            if sent or err.errno not in _NO_SENDFILE:
+                raise
+        if handle.seekable():
+            handle.seek(0, os.SEEK_END)  # the buffered writer's idea of its position follows the fd's
+        if sent == size:
+            return
+        source.seek(sent)
+    shutil.copyfileobj(source, handle, 1 << 20)
+
+

@@ -42,6 +42,9 @@ if spec.get("free_bytes") is not None:
     import shutil
     usage = shutil.disk_usage
     shutil.disk_usage = lambda path: usage(path)._replace(free=spec["free_bytes"])
+if spec.get("tmpdir"):
+    import tempfile
+    tempfile.tempdir = spec["tmpdir"]
 if spec.get("slow"):
     import gengap.parallel, gengap.release
     entry, block = gengap.release.render_entry, gengap.parallel.render_block

@@ -157,13 +157,14 @@ def test_unwritable_directory_leaves_no_file(tmp_path: Path) -> None:
 
 
 def test_failed_generation_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gengap.cli as cli
+    import gengap.parallel as parallel
 
-    def explode(plan, workers):
-        yield b'{"partial": true}\n', np.zeros(1, dtype=np.uint64)
+    def explode(plan, workers, handle):
+        handle.write(b'{"partial": true}\n')
+        yield 0, np.zeros(1, dtype=np.uint64)
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "render_blocks", explode)
+    monkeypatch.setattr(parallel, "write_blocks", explode)
     out = tmp_path / "x.jsonl"
     with pytest.raises(RuntimeError):
         main(["generate", "parity_check", "--n", "5", "--out", str(out)])

@@ -17,6 +17,7 @@ import pytest
 from gengap.cli import main
 from gengap.signals import Terminated
 from gengap.staging import parse_staging_name, process_alive
+from tests.output_helpers import start_gengap_with
 from tests.test_output_discipline import TINY, slow_gengap, wait_for
 
 SUITE = TINY + """\
@@ -60,7 +61,9 @@ def command(kind: str, tmp_path: Path) -> tuple[list[str], Path]:
 def test_signal_leaves_no_workers_and_the_next_run_no_staging(tmp_path: Path, kind: str, signum: int) -> None:
     args, out = command(kind, tmp_path)
     out.parent.mkdir()
-    process = slow_gengap(2.0, *args)
+    spools = tmp_path / "tmp"  # gengap.parallel spools generate's blocks here
+    spools.mkdir()
+    process = start_gengap_with({"slow": 2.0, "tmpdir": str(spools)}, *args)
     workers: list[int] = []
     try:
         assert wait_for(lambda: len(children(process.pid)) >= 2 and leftovers(out.parent), timeout=60), "workers never started"
@@ -74,6 +77,7 @@ def test_signal_leaves_no_workers_and_the_next_run_no_staging(tmp_path: Path, ki
             assert lines[-1] == "gengap: terminated" and "Traceback" not in err
             assert all(line.startswith("gengap: [") for line in lines[:-1])  # progress lines only
             assert os.listdir(out.parent) == []  # staging removed, lock released and removed
+            assert os.listdir(spools) == []  # and the spool of generate's workers
         else:
             assert process.returncode == -signal.SIGKILL
             assert leftovers(out.parent)  # a killed process cannot clean up ...
