@@ -281,6 +281,11 @@ class Alphabet:
         return tuple(mark for mark in LATEX_SPACES + MARKS if self.removable(mark))
 
     @cached_property
+    def mark_starts(self) -> frozenset[str]:
+        """The first characters of the removable marks (no mark occurs in a text without one)."""
+        return frozenset(mark[0] for mark in self.removable_marks)
+
+    @cached_property
     def removable_trailing(self) -> frozenset[str]:
         """The trailing marks that are decoration here."""
         return frozenset(mark for mark in TRAILING if self.removable(mark))
@@ -291,14 +296,15 @@ def answer_tokens(span: str | None, alphabet: Alphabet) -> list[str]:
     if not span:
         return []
     text = unwrap_latex(span) if "\\" in span else span
-    for mark in alphabet.removable_marks:
-        if mark in text:
-            text = text.replace(mark, " ")
+    if not alphabet.mark_starts.isdisjoint(text):
+        for mark in alphabet.removable_marks:
+            if mark in text:
+                text = text.replace(mark, " ")
     text = text.strip()
     while text and text[-1] in alphabet.removable_trailing:
         text = text[:-1].rstrip()
-    tokens = text.split()
-    if alphabet.single_characters:
-        tokens = [char for token in tokens for char in token]
+    tokens = list("".join(text.split())) if alphabet.single_characters else text.split()  # runs split into characters
+    if alphabet.tokens.issuperset(tokens):
+        return tokens
     folded = alphabet._folded
     return [token if token in alphabet.tokens else (folded.get(token.casefold()) or token) for token in tokens]

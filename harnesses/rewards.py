@@ -49,7 +49,7 @@ from typing import Any
 from gengap.generators import UnknownTaskError, get_task
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok
-from gengap.harnesses.scoring import Score, alphabet_of, is_target, score_span, token_credit
+from gengap.harnesses.scoring import Score, alphabet_for, is_target, one_answer, score_span, target_score, untraced
 
 DATA_SOURCE_PREFIX = "gengap/"
 
@@ -64,6 +64,11 @@ def _meta(value: Any) -> dict[str, Any] | None:
             return None
         return parsed if isinstance(parsed, dict) else None
     return None
+
+
+def _untraced_row(meta: Any) -> bool:
+    """Whether a row's meta (a mapping, JSON text or nothing) marks no trace."""
+    return meta is None or untraced(meta if isinstance(meta, Mapping) else _meta(meta))
 
 
 def task_of_source(data_source: Any) -> str | None:
@@ -105,12 +110,7 @@ def score_completion(record: Mapping[str, Any], completion: str | None) -> Score
 
 
 def _score_span(record: Mapping[str, Any], span: str | None) -> Score:
-    if record.get("input"):
-        return score_span(record, span)
-    tokens = answer_tokens(span, alphabet_of(record))
-    target = str(record["target"]).split()
-    correct = bool(tokens) and tokens == target
-    return Score(correct, " ".join(tokens), span, 1.0 if correct else token_credit(target, tokens))
+    return score_span(record, span) if record.get("input") else target_score(record, span)
 
 
 def score_record(record: Mapping[str, Any], completion: str | None) -> float:
@@ -163,8 +163,12 @@ def compute_score(
     known_task(task)
     span = extract_answer(solution_str)
     plain = not partial_credit and not format_weight
-    if plain and span is not None and is_target(ground_truth, span):  # the fast path: no record built
+    target = ground_truth.split()
+    if plain and span is not None and is_target(ground_truth, span, target):  # the fast path: no record built
         return 1.0
+    if plain and one_answer(task) and _untraced_row(info.get("meta")):  # the target decides: no record built either
+        tokens = answer_tokens(span, alphabet_for(task, target))
+        return 1.0 if tokens and tokens == target else 0.0
     record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))
     scored = _score_span(record, span)
     correct = 1.0 if scored.correct else 0.0

@@ -10,7 +10,13 @@ task has one), and normally ``target``.
 Fast path: the stored target decides an answer span that is exactly the target (its tokens
 joined by single spaces, no LaTeX backslash): it scores 1.0 without the checker, since
 reading such a span gives the target's tokens and the checker accepts a record's own target.
-Every other answer, and every answer of a record without a target, goes to the checker.
+The stored target also decides every other answer of an answer-only record (no ``meta.trace``)
+of a task with one correct answer: one that keeps Task's ``check``, ``check_parts`` and
+``check_answer``, which accept exactly the tokens of ``solve`` (:func:`one_answer`); the
+answer is read as the checker would read it and compared with the target's tokens. Answers
+of tasks whose checker accepts several answers (shortest_path, maze, grid_program, plugins
+that override the checker), of traced records and of records without a target go to the
+checker.
 :func:`score_output_checked` always asks the checker (tests/test_scoring_fast_path.py checks
 that both give the same scores on every task).
 
@@ -35,6 +41,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gengap.generators import get_task
+from gengap.generators.task import Task
 from gengap.harnesses.extraction import Alphabet, answer_tokens, extract_answer
 
 Record = Mapping[str, Any]
@@ -60,11 +67,16 @@ def target_tokens(record: Record) -> list[str]:
     return [] if target is None else str(target).split()
 
 
+def alphabet_for(task: str, tokens: Sequence[str]) -> Alphabet:
+    """The answer alphabet for a record of task whose target has these tokens: the task's
+    sample alphabet and the target's tokens."""
+    alphabet = task_alphabet(task)
+    return alphabet if alphabet.tokens.issuperset(tokens) else alphabet | Alphabet.of(tokens)
+
+
 def alphabet_of(record: Record) -> Alphabet:
     """The answer alphabet for a record: its task's sample alphabet and its own target tokens."""
-    alphabet = task_alphabet(str(record["task"]))
-    tokens = target_tokens(record)
-    return alphabet if alphabet.tokens.issuperset(tokens) else alphabet | Alphabet.of(tokens)
+    return alphabet_for(str(record["task"]), target_tokens(record))
 
 
 @dataclass(frozen=True)
@@ -93,20 +105,55 @@ def read_answer(record: Record, output: str | None) -> tuple[str | None, list[st
     return span, answer_tokens(span, alphabet_of(record))
 
 
-def is_target(target: Any, span: str) -> bool:
+def is_target(target: Any, span: str, tokens: Sequence[str] | None = None) -> bool:
     """Whether an answer span is exactly a record's target (None: no target), so that reading
-    it gives the target's tokens (a span with a backslash may hold LaTeX to undo: never)."""
+    it gives the target's tokens (a span with a backslash may hold LaTeX to undo: never).
+    tokens: the target's tokens, when the caller has them."""
     if target is None or "\\" in span:
         return False
     target = str(target)
-    return span == target or span == " ".join(target.split())
+    return span == target or span == " ".join(target.split() if tokens is None else tokens)
+
+
+CHECKER_METHODS = ("check", "check_parts", "check_answer")
+
+
+@lru_cache(maxsize=None)
+def one_answer(task: str) -> bool:
+    """Whether the task's checker accepts exactly the tokens of its ``solve`` (its class keeps
+    Task's check, check_parts and check_answer), so a valid answer-only record's target is its
+    only correct answer."""
+    spec = type(get_task(task))
+    return all(getattr(spec, name) is getattr(Task, name) for name in CHECKER_METHODS)
+
+
+def untraced(meta: Any) -> bool:
+    """Whether a record with this meta is answer-only (no ``meta.trace``, or trace none)."""
+    return meta is None or not isinstance(meta, Mapping) or meta.get("trace", "none") == "none"
+
+
+def _target_decides(record: Record) -> bool:
+    """Whether the stored target decides every answer of the record (see the module doc)."""
+    return record.get("target") is not None and one_answer(str(record["task"])) and untraced(record.get("meta"))
+
+
+def target_score(record: Record, span: str | None) -> Score:
+    """The score of a span by the record's target alone: correct when the tokens read from it
+    are the target's, partial credit otherwise."""
+    tokens = answer_tokens(span, alphabet_of(record))
+    target = target_tokens(record)
+    correct = bool(tokens) and tokens == target
+    return Score(correct, " ".join(tokens), span, 1.0 if correct else token_credit(target, tokens))
 
 
 def score_span(record: Record, span: str | None) -> Score:
-    """Score an extracted answer span: the target decides a span that is exactly it, the
-    checker every other (see the module doc)."""
+    """Score an extracted answer span: the target decides a span that is exactly it, and
+    every span of a one-answer task's answer-only record; the checker every other (see the
+    module doc)."""
     if span is not None and is_target(record.get("target"), span):
         return Score(True, span, span, 1.0)
+    if _target_decides(record):
+        return target_score(record, span)
     return _checked(record, span)
 
 

@@ -114,3 +114,38 @@ def test_extraction_shortcuts_agree_with_the_scan(pieces: list[str]) -> None:
         assert "</t" in text or "</T" in text
     if extraction._single_spaced(text):
         assert " ".join(text.split()) == text
+
+
+def test_the_target_decides_wrong_answers_of_one_answer_tasks_only() -> None:
+    from gengap.harnesses.scoring import one_answer
+
+    assert one_answer("parity_check") and one_answer("addition") and one_answer("regex_match")
+    assert not any(one_answer(task) for task in ("shortest_path", "maze", "grid_program"))
+
+
+def test_wrong_answers_of_one_answer_tasks_skip_the_checker(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = random_records("addition", 3, n=1)[0]
+    calls: list[str] = []
+    spec = type(get_task("addition"))
+    monkeypatch.setattr(spec, "solve", lambda self, example: calls.append("solve") or record["target"])
+    wrong = record["target"] + " 1"
+    scored = score_output(record, f"<answer>{wrong}</answer>")
+    assert not scored.correct and scored.answer == wrong and 0 < scored.per_token < 1
+    assert calls == []
+    score_output_checked(record, f"<answer>{wrong}</answer>")
+    assert calls == ["solve"]
+
+
+@pytest.mark.parametrize("task", [name for name in task_names() if get_task(name).trace_formats])
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_traced_records_agree_too(task: str, seed: int) -> None:
+    spec = get_task(task)
+    rng = np.random.default_rng([seed, 30])
+    fmt = sorted(spec.trace_formats)[int(rng.integers(len(spec.trace_formats)))]
+    params = spec.level(int(rng.integers(1, 4))).replace(trace=fmt)
+    for record in spec.generate(rng, 3, params).records(task):
+        target = record["target"].split()
+        for answer in [target] + corrupted(target, random.Random(seed)):
+            output = f"<answer>{' '.join(answer)}</answer>"
+            assert score_output(record, output) == score_output_checked(record, output), (output, record)
