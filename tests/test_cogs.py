@@ -197,3 +197,14 @@ def test_categories_are_shaped_as_cogs_gen_set() -> None:
             if clause[2][0] != grammar.CP_RULE:
                 break
             clause = clause[2][2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.sampled_from([0.0, 0.5, 1.0]), depth=st.integers(0, 6))
+def test_derivation_size_is_the_generic_tree_depth_and_rule_count(seed: int, share: float, depth: int) -> None:
+    from gengap.generators.derivation import rule_count, tree_depth
+    from gengap.generators.tasks.cogs import derivation_size
+
+    params = COGS.make_params({"gen_share": share, "primitive_share": 0.05, "max_cp_depth": depth, "max_pp_depth": depth})
+    for tree in COGS.generate(np.random.default_rng(seed), 30, params).structure:
+        assert derivation_size(tree) == (tree_depth(tree), rule_count(tree))

@@ -40,7 +40,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from gengap.generators.batch import Batch
-from gengap.generators.derivation import Tree, rule_count, tree_atoms, tree_compounds, tree_depth
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.sequences import uniform_stream
@@ -341,6 +342,7 @@ class Cogs(Task[CogsFullParams]):
         a, b = depth(lo), depth(hi)
         return CogsFullParams(min_cp_depth=a, max_cp_depth=b, min_pp_depth=a, max_pp_depth=b)
 
+    @paused_gc()  # hundreds of tree lists per sentence (see gengap.generators.gc_pause)
     def generate(self, rng: np.random.Generator, n: int, params: CogsFullParams) -> Batch:
         nxt = uniform_stream(rng).__next__
         chosen = grammar.CATEGORIES if params.category == "all" else (params.category,)
@@ -385,4 +387,40 @@ class Cogs(Task[CogsFullParams]):
 def tree_features(tree: Tree) -> dict[str, int]:
     """cp_depth, pp_depth, derivation_depth and rules of a derivation."""
     found = grammar.shape(tree)
-    return {"cp_depth": found["cp"], "pp_depth": found["pp"], "derivation_depth": tree_depth(tree), "rules": rule_count(tree)}
+    depth, rules = derivation_size(tree)
+    return {"cp_depth": found["cp"], "pp_depth": found["pp"], "derivation_depth": depth, "rules": rules}
+
+
+def _np_size(node: list[Any]) -> int:
+    """Depth of an NP, which is also its number of rules: 1 + 2 per PP of its chain."""
+    size = 1
+    while node[0] == grammar.DET_PP_RULE:
+        node = node[3][2]
+        size += 2
+    return size
+
+
+def derivation_size(tree: Tree) -> tuple[int, int]:
+    """(tree_depth, rule_count) of a COGS derivation, read along its spine of clauses."""
+    if tree[0] != grammar.ROOT_RULE:
+        return 1, 1  # a primitive
+    clauses: list[tuple[int, int, int]] = []  # subject depth, deepest NP of the VP, rules without the embedded clause
+    clause = tree[1]
+    while clause is not None:
+        subject, children = _np_size(clause[1]), clause[2][2:]
+        deepest, rules, clause = 0, 2 + subject, None  # S, VP and the subject
+        for child in children:
+            if isinstance(child, str):
+                continue
+            if child[0] == grammar.S_RULE:
+                clause = child
+                continue
+            size = _np_size(child)
+            rules += size
+            deepest = max(deepest, size)
+        clauses.append((subject, deepest, rules))
+    depth, total = 0, 1  # ROOT
+    for subject, deepest, rules in reversed(clauses):
+        depth = 1 + max(subject, 1 + max(deepest, depth))  # S over its NP and its VP; the VP over its NPs or clause
+        total += rules
+    return depth + 1, total
