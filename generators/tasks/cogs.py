@@ -402,10 +402,31 @@ class Cogs(Task[CogsFullParams]):
 
 
 def tree_features(tree: Tree) -> dict[str, int]:
-    """cp_depth, pp_depth, derivation_depth and rules of a derivation."""
-    found = grammar.shape(tree)
-    depth, rules = derivation_size(tree)
-    return {"cp_depth": found["cp"], "pp_depth": found["pp"], "derivation_depth": depth, "rules": rules}
+    """cp_depth, pp_depth, derivation_depth and rules of a derivation, read along its spine of
+    clauses (an NP is a chain of k PPs: 1 + 2 k rules deep and in number)."""
+    if tree[0] != grammar.ROOT_RULE:  # a primitive
+        return {"cp_depth": 0, "pp_depth": 0, "derivation_depth": 1, "rules": 1}
+    clauses: list[tuple[int, int, int]] = []  # subject size, largest NP of the VP, rules without the embedded clause
+    clause = tree[1]
+    while clause is not None:
+        subject, children = _np_size(clause[1]), clause[2][2:]
+        largest, rules, clause = 0, 2 + subject, None  # S, VP and the subject
+        for child in children:
+            if isinstance(child, str):
+                continue
+            if child[0] == grammar.S_RULE:
+                clause = child
+                continue
+            size = _np_size(child)
+            rules += size
+            largest = max(largest, size)
+        clauses.append((subject, largest, rules))
+    depth, total, widest = 0, 1, 1  # ROOT
+    for subject, largest, rules in reversed(clauses):
+        depth = 1 + max(subject, 1 + max(largest, depth))  # S over its NP and its VP; the VP over its NPs or clause
+        total += rules
+        widest = max(widest, subject, largest)
+    return {"cp_depth": len(clauses) - 1, "pp_depth": (widest - 1) // 2, "derivation_depth": depth + 1, "rules": total}
 
 
 def _np_size(node: list[Any]) -> int:
@@ -415,29 +436,3 @@ def _np_size(node: list[Any]) -> int:
         node = node[3][2]
         size += 2
     return size
-
-
-def derivation_size(tree: Tree) -> tuple[int, int]:
-    """(tree_depth, rule_count) of a COGS derivation, read along its spine of clauses."""
-    if tree[0] != grammar.ROOT_RULE:
-        return 1, 1  # a primitive
-    clauses: list[tuple[int, int, int]] = []  # subject depth, deepest NP of the VP, rules without the embedded clause
-    clause = tree[1]
-    while clause is not None:
-        subject, children = _np_size(clause[1]), clause[2][2:]
-        deepest, rules, clause = 0, 2 + subject, None  # S, VP and the subject
-        for child in children:
-            if isinstance(child, str):
-                continue
-            if child[0] == grammar.S_RULE:
-                clause = child
-                continue
-            size = _np_size(child)
-            rules += size
-            deepest = max(deepest, size)
-        clauses.append((subject, deepest, rules))
-    depth, total = 0, 1  # ROOT
-    for subject, deepest, rules in reversed(clauses):
-        depth = 1 + max(subject, 1 + max(deepest, depth))  # S over its NP and its VP; the VP over its NPs or clause
-        total += rules
-    return depth + 1, total
