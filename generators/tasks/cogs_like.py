@@ -309,11 +309,35 @@ class CogsLike(Task[CogsParams]):
             root: list[Any] = [ROOT_RULE, parent]
             pending = ""  # ccomp conjunct of the previous clause's verb, up to its complement's event
             for k in range(c):
-                mark = len(conj)
-                arg, at, subj = noun_phrase(True, d if carrier == k else 0, conj)
+                if k == carrier:
+                    mark = len(conj)
+                    arg, at, subj = noun_phrase(True, d, conj)
+                    if pending:
+                        conj.insert(mark, f"{pending}{pos} )")
+                elif u[j] < 1 / 3:  # a name (noun_phrase without PPs, inlined: most clauses)
+                    arg = NAMES[int(u[j + 1] * n_names)]
+                    toks.append(arg)
+                    pos += 1
+                    if pending:
+                        conj.append(f"{pending}{pos} )")
+                    subj = [NAME_RULE, arg]
+                    j += 2
+                else:
+                    noun = int(u[j + 1] * n_animate)
+                    pos += 2
+                    if pending:
+                        conj.append(f"{pending}{pos} )")
+                    arg = f"x _ {pos - 1}"
+                    if u[j] < 2 / 3:
+                        toks.append(_THE_NOUN[noun])
+                        defs.append(f"{_DEF_PRED[noun]}{pos - 1} )")
+                        subj = [DET_RULE, "the", NOUNS[noun]]
+                    else:
+                        toks.append(_A_NOUN[noun])
+                        conj.append(f"{_NOUN_PRED[noun]}{pos - 1} )")
+                        subj = [DET_RULE, "a", NOUNS[noun]]
+                    j += 2
                 v = pos
-                if pending:
-                    conj.insert(mark, f"{pending}{v} )")
                 lemma = int(u[j] * 6)
                 j += 1
                 toks.append(_CP_WORDS[lemma])
