@@ -164,6 +164,11 @@ class _Sentence:
         if word is not None and word[0].isupper():
             self.toks.append(word)
             return word, len(self.toks) - 1, [grammar.NAME_RULE, word]
+        return self.det_np(animate, pp, word)
+
+    def det_np(self, animate: bool, pp: int = 0, word: str | None = None) -> tuple[str, int, Tree]:
+        """Append an NP with a determiner (and pp PPs); as np."""
+        nxt = self.nxt
         det = "the" if nxt() < 0.5 else "a"
         if not word:
             nouns = _ANIMATE if animate else _NOUNS
@@ -316,7 +321,12 @@ def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tup
     pending: tuple[str, int] | None = None
     subject_pp, toks = plan.get("subject_pp", 0), sentence.toks
     for _ in range(cp):
-        arg, at, subject = sentence.np(True, subject_pp)
+        if not subject_pp and nxt() < 1 / 3:  # sentence.np, its name branch inlined
+            arg = _NAMES[int(nxt() * len(_NAMES))]
+            toks.append(arg)
+            at, subject = len(toks) - 1, [grammar.NAME_RULE, arg]
+        else:
+            arg, at, subject = sentence.det_np(True, subject_pp)
         lemma = sentence.pick(_CP_VERBS)
         event = len(toks)
         toks.append(_PAST[lemma])
