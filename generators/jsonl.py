@@ -46,6 +46,10 @@ def dumps_record(record: Record) -> str:
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
 
 
+# dumps_record's text, for generated records: their derivations are trees (no cycle to look for)
+_encode_generated = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
 class _Ragged:
     """Rows of variable-length bytes: an (n, w) uint8 matrix and per-row lengths."""
 
@@ -143,7 +147,7 @@ def batch_to_jsonl(batch: Batch, task: str) -> bytes:
     if n == 0:
         return b""
     if batch.structure is not None:
-        return "".join([dumps_record(record) + "\n" for record in batch.records(task)]).encode()
+        return "".join([_encode_generated(record) + "\n" for record in batch.records(task)]).encode()
     parts = [_constant('{"id":"' + json.dumps(task)[1:-1] + "-", n), _hex_ids(batch)]
     parts += [_constant('","task":' + json.dumps(task) + ',"input":"', n), _strings(batch.inputs)]
     parts += [_constant('","target":"', n), _strings(batch.targets), _constant('","difficulty":{', n)]
