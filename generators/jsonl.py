@@ -1,4 +1,5 @@
-"""Serialize a Batch to JSONL bytes, vectorized over the batch; read JSONL records back.
+"""Serialize a Batch to JSONL bytes (vectorized over the batch, or record by record when it
+carries derivations: see batch_to_jsonl); read JSONL records back.
 
 The line format is fixed so that output is byte-identical wherever it is produced:
 keys in the order id, task, input, target, difficulty (input_length, output_length, then
@@ -43,6 +44,10 @@ def read_records(path: Path | str, error: type[Exception], check: Callable[[Any,
 def dumps_record(record: Record) -> str:
     """The canonical JSON text of one record (no newline)."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+# dumps_record's text, for generated records: their derivations are trees (no cycle to look for)
+_encode_generated = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 class _Ragged:
@@ -92,15 +97,6 @@ def _constant(text: str, n: int) -> _Ragged:
     return _Ragged(np.broadcast_to(raw, (n, len(raw))), np.full(n, len(raw)))
 
 
-def _json_values(values: list[Any]) -> _Ragged:
-    column = np.array(
-        [json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode() for v in values],
-        dtype=bytes,
-    )
-    matrix = as_matrix(column)
-    return _Ragged(matrix, (matrix != 0).sum(axis=1))
-
-
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 
@@ -141,10 +137,17 @@ def _concat_rows(parts: list[_Ragged]) -> bytes:
 
 
 def batch_to_jsonl(batch: Batch, task: str) -> bytes:
-    """JSONL bytes of all records of the batch, one line each, in batch order."""
+    """JSONL bytes of all records of the batch, one line each, in batch order.
+
+    A batch with derivations is written record by record (each tree takes a json.dumps call
+    anyway, and whole records cost little more than the trees alone; the padded matrices of
+    the columnar path grow with the longest line); one without is written column by column.
+    """
     n = len(batch)
     if n == 0:
         return b""
+    if batch.structure is not None:
+        return "".join([_encode_generated(record) + "\n" for record in batch.records(task)]).encode()
     parts = [_constant('{"id":"' + json.dumps(task)[1:-1] + "-", n), _hex_ids(batch)]
     parts += [_constant('","task":' + json.dumps(task) + ',"input":"', n), _strings(batch.inputs)]
     parts += [_constant('","target":"', n), _strings(batch.targets), _constant('","difficulty":{', n)]
@@ -153,8 +156,5 @@ def batch_to_jsonl(batch: Batch, task: str) -> bytes:
     tail = "}"
     if batch.meta:
         tail += ',"meta":' + json.dumps(dict(batch.meta), separators=(",", ":"), ensure_ascii=False)
-    if batch.structure is not None:
-        parts += [_constant(tail + ',"structure":', n), _json_values(list(batch.structure))]
-        tail = ""
     parts.append(_constant(tail + "}\n", n))
     return _concat_rows(parts)

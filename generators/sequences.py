@@ -149,3 +149,27 @@ def uniform_stream(rng: np.random.Generator, chunk: int = 4096) -> Iterator[floa
     """Endless uniforms in [0, 1) drawn from rng in chunks (deterministic consumption)."""
     while True:
         yield from rng.random(chunk).tolist()
+
+
+class UniformBuffer:
+    """The values of :func:`uniform_stream`, taken k at a time as lists, for code that knows
+    how many uniforms a step consumes: the same sequence and the same chunks drawn from rng,
+    each chunk drawn only when one of its values is taken (so rng ends in the same state)."""
+
+    def __init__(self, rng: np.random.Generator, chunk: int = 4096) -> None:
+        self.rng = rng
+        self.chunk = chunk
+        self.values: list[float] = []
+        self.pos = 0
+
+    def take(self, k: int) -> list[float]:
+        """The next k uniforms."""
+        end = self.pos + k
+        if end > len(self.values):
+            rest = self.values[self.pos :]
+            while len(rest) < k:
+                rest += self.rng.random(self.chunk).tolist()
+            self.values, self.pos, end = rest, 0, k
+        taken = self.values[self.pos : end]
+        self.pos = end
+        return taken

@@ -197,3 +197,16 @@ def test_categories_are_shaped_as_cogs_gen_set() -> None:
             if clause[2][0] != grammar.CP_RULE:
                 break
             clause = clause[2][2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.sampled_from([0.0, 0.5, 1.0]), depth=st.integers(0, 6))
+def test_features_read_along_the_spine_are_the_generic_ones(seed: int, share: float, depth: int) -> None:
+    from gengap.generators.derivation import rule_count, tree_depth
+    from gengap.generators.tasks.cogs import tree_features
+
+    params = COGS.make_params({"gen_share": share, "primitive_share": 0.05, "max_cp_depth": depth, "max_pp_depth": depth})
+    for tree in COGS.generate(np.random.default_rng(seed), 30, params).structure:
+        shape = grammar.shape(tree)
+        generic = {"cp_depth": shape["cp"], "pp_depth": shape["pp"], "derivation_depth": tree_depth(tree), "rules": rule_count(tree)}
+        assert tree_features(tree) == generic

@@ -38,14 +38,16 @@ def test_join_chars_matches_python_join(rows: list[list[str]]) -> None:
 @given(
     rows=st.lists(tokens, min_size=1, max_size=10),
     feature=st.lists(st.integers(-(10**12), 10**12), min_size=10, max_size=10),
+    with_structure=st.booleans(),
 )
-def test_jsonl_equals_json_dumps_of_records(rows: list[list[str]], feature: list[int]) -> None:
+def test_jsonl_equals_json_dumps_of_records(rows: list[list[str]], feature: list[int], with_structure: bool) -> None:
+    """Both ways of writing (columns; records, for batches with derivations)."""
     n = len(rows)
     batch = Batch.from_lists(
         [" ".join(r) for r in rows],
         [" ".join(reversed(r)) for r in rows],
         {"weird": feature[:n]},
-        structure=[["R -> x", r[0]] for r in rows],
+        structure=[["R -> x", r[0]] for r in rows] if with_structure else None,
         meta={"format": "plain"},
     )
     lines = batch_to_jsonl(batch, "some_task").decode().splitlines()

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from operator import itemgetter
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from gengap.generators.batch import Batch
-from gengap.generators.derivation import Tree, rule_count, tree_atoms, tree_compounds, tree_depth
+from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.sequences import uniform_stream
@@ -93,6 +95,10 @@ _VERBS = {
     "ROOT -> N": _NOUNS,
     "ROOT -> Name": _NAMES,
 }
+_CP_VERBS = _VERBS[grammar.CP_RULE]
+_PAST = {lemma: forms[0] for lemma, forms in lex.VERB_FORMS.items()}
+_SURFACE = lex.SURFACE
+_KEY = 1 << 20  # conjunct sort key: first argument's position * _KEY + second's + 1 (see _Sentence)
 _OBJECT_RULES = ("VP -> V_trans NP", "VP -> V_dat NP NP", "VP -> V_dat NP to NP")
 # actives whose subject is an agent: where COGS's gen tests a held-out subject
 _AGENT_SUBJECT_RULES = _OBJECT_RULES + (grammar.XCOMP_RULE, "VP -> V_unerg", "VP -> V_trans")
@@ -125,57 +131,71 @@ class CogsFullParams(Params):
 
 
 class _Sentence:
-    """One sentence being drawn left to right: tokens, definites, conjuncts and the tree."""
+    """One sentence being drawn left to right: tokens, definites, conjuncts and the tree.
+
+    A conjunct is kept with its sort key: (position of its first argument) * _KEY + (position
+    of its second argument, -1 for none) + 1."""
 
     def __init__(self, nxt: Callable[[], float]) -> None:
         self.nxt = nxt
         self.toks: list[str] = []
         self.defs: list[tuple[int, str]] = []
-        self.conj: list[tuple[tuple[int, int], str]] = []
+        self.conj: list[tuple[int, str]] = []
 
     def pick(self, words: tuple[str, ...]) -> str:
         return words[int(self.nxt() * len(words))]
 
     def noun(self, det: str, noun: str) -> int:
-        self.toks.append(det)
-        self.toks.append(lex.SURFACE.get(noun, noun))
-        at = len(self.toks) - 1
+        toks = self.toks
+        toks.append(det)
+        toks.append(_SURFACE.get(noun, noun))
+        at = len(toks) - 1
         if det == "the":
             self.defs.append((at, f"* {noun} ( x _ {at} )"))
         else:
-            self.conj.append(((at, -1), f"{noun} ( x _ {at} )"))
+            self.conj.append((at * _KEY, f"{noun} ( x _ {at} )"))
         return at
 
     def np(self, animate: bool, pp: int = 0, word: str | None = None) -> tuple[str, int, Tree]:
         """Append an NP (a given word, or drawn); return its LF argument, position and tree."""
-        if word is None and pp == 0 and self.nxt() < 1 / 3:
-            word = self.pick(_NAMES)
+        nxt = self.nxt
+        if word is None and pp == 0 and nxt() < 1 / 3:
+            word = _NAMES[int(nxt() * len(_NAMES))]
         if word is not None and word[0].isupper():
             self.toks.append(word)
             return word, len(self.toks) - 1, [grammar.NAME_RULE, word]
-        det = "the" if self.nxt() < 0.5 else "a"
-        noun = word or self.pick(_ANIMATE if animate else _NOUNS)
-        head = at = self.noun(det, noun)
-        top = node = [grammar.DET_RULE, det, noun]
+        return self.det_np(animate, pp, word)
+
+    def det_np(self, animate: bool, pp: int = 0, word: str | None = None) -> tuple[str, int, Tree]:
+        """Append an NP with a determiner (and pp PPs); as np."""
+        nxt = self.nxt
+        det = "the" if nxt() < 0.5 else "a"
+        if not word:
+            nouns = _ANIMATE if animate else _NOUNS
+            word = nouns[int(nxt() * len(nouns))]
+        head = at = self.noun(det, word)
+        top = node = [grammar.DET_RULE, det, word]
         for _ in range(pp):
-            prep = grammar.PREPOSITIONS[int(self.nxt() * 3)]
+            prep = grammar.PREPOSITIONS[int(nxt() * 3)]
             self.toks.append(prep)
-            det2, noun2 = ("the" if self.nxt() < 0.5 else "a"), self.pick(_PP_NOUNS)
+            det2 = "the" if nxt() < 0.5 else "a"
+            noun2 = _PP_NOUNS[int(nxt() * len(_PP_NOUNS))]
             at2 = self.noun(det2, noun2)
-            self.conj.append(((at, at2), f"{node[2]} . nmod . {prep} ( x _ {at} , x _ {at2} )"))
+            self.conj.append((at * _KEY + at2 + 1, f"{node[2]} . nmod . {prep} ( x _ {at} , x _ {at2} )"))
             inner = [grammar.DET_RULE, det2, noun2]
             node[0] = grammar.DET_PP_RULE
             node.append([grammar.PP_RULE, prep, inner])
             node, at = inner, at2
         return f"x _ {head}", head, top
 
-    def role(self, lemma: str, role: str, event: int, arg: tuple[str, int]) -> None:
-        self.conj.append(((event, arg[1]), f"{lemma} . {role} ( x _ {event} , {arg[0]} )"))
+    def role(self, lemma: str, role: str, event: int, arg: str, at: int) -> None:
+        """The conjunct of a verb's role filled by the argument arg at position at."""
+        self.conj.append((event * _KEY + at + 1, f"{lemma} . {role} ( x _ {event} , {arg} )"))
 
     def complement(self, verb: tuple[str, int] | None, event: int) -> None:
         """The ccomp link from a CP-taking verb (lemma, position) to its complement's event."""
         if verb is not None:
-            self.conj.append(((verb[1], event), f"{verb[0]} . ccomp ( x _ {verb[1]} , x _ {event} )"))
+            self.conj.append((verb[1] * _KEY + event + 1, f"{verb[0]} . ccomp ( x _ {verb[1]} , x _ {event} )"))
 
     def clause(self, rule: str, plan: dict[str, Any]) -> tuple[list[Any], int]:
         """Append the innermost clause; plan may force 'verb', 'subject', 'object', 'inf', 'pp',
@@ -188,13 +208,13 @@ class _Sentence:
             self.toks.append("was")
         event = len(self.toks)
         self.toks.append(lex.VERB_FORMS[lemma][1 if passive else 0])
-        self.role(lemma, roles[0], event, subject[:2])
+        self.role(lemma, roles[0], event, *subject[:2])
         vp: list[Any] = [rule, lemma]
         if rule == grammar.XCOMP_RULE:
             infinitive = plan.get("inf") or self.pick(_VERBS["inf"])
             self.toks += ["to", infinitive]
-            self.conj.append(((event, event + 2), f"{lemma} . xcomp ( x _ {event} , x _ {event + 2} )"))
-            self.role(infinitive, "agent", event + 2, subject[:2])
+            self.conj.append((event * _KEY + event + 3, f"{lemma} . xcomp ( x _ {event} , x _ {event + 2} )"))
+            self.role(infinitive, "agent", event + 2, *subject[:2])
             vp.append(infinitive)
         objects = roles[1:]
         forced_at = int(self.nxt() * len(objects)) if objects and "object" in plan else -1
@@ -210,7 +230,7 @@ class _Sentence:
                 continue
             role = objects[j]
             arg = self.np(role != "theme", plan.get("pp", 0) if j == carrier else 0, plan.get("object") if j == forced_at else None)
-            self.role(lemma, role, event, arg[:2])
+            self.role(lemma, role, event, *arg[:2])
             vp.append(arg[2])
             j += 1
         return [grammar.S_RULE, subject[2], vp], event
@@ -219,7 +239,7 @@ class _Sentence:
         if self.toks[0] in ("a", "the"):
             self.toks[0] = self.toks[0].capitalize()
         self.toks.append(".")
-        self.conj.sort(key=lambda item: item[0])
+        self.conj.sort(key=itemgetter(0))
         self.defs.sort()
         body = " AND ".join(text for _, text in self.conj)
         return " ".join(self.toks), "".join(f"{text} ; " for _, text in self.defs) + body
@@ -299,15 +319,23 @@ def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tup
     root_clause: list[Any] = [grammar.S_RULE]
     parent = root_clause
     pending: tuple[str, int] | None = None
+    subject_pp, toks = plan.get("subject_pp", 0), sentence.toks
     for _ in range(cp):
-        subject = sentence.np(True, plan.get("subject_pp", 0))
-        lemma = sentence.pick(_VERBS[grammar.CP_RULE])
-        event = len(sentence.toks)
-        sentence.toks += [lex.VERB_FORMS[lemma][0], "that"]
+        if not subject_pp and nxt() < 1 / 3:  # sentence.np, its name branch inlined
+            arg = _NAMES[int(nxt() * len(_NAMES))]
+            toks.append(arg)
+            at, subject = len(toks) - 1, [grammar.NAME_RULE, arg]
+        else:
+            arg, at, subject = sentence.det_np(True, subject_pp)
+        lemma = sentence.pick(_CP_VERBS)
+        event = len(toks)
+        toks.append(_PAST[lemma])
+        toks.append("that")
         sentence.complement(pending, event)
-        sentence.role(lemma, "agent", event, subject[:2])
+        sentence.role(lemma, "agent", event, arg, at)
         embedded: list[Any] = [grammar.S_RULE]
-        parent += [subject[2], [grammar.CP_RULE, lemma, embedded]]
+        parent.append(subject)
+        parent.append([grammar.CP_RULE, lemma, embedded])
         parent, pending = embedded, (lemma, event)
     inner, event = sentence.clause(rule, plan)
     sentence.complement(pending, event)
@@ -341,6 +369,7 @@ class Cogs(Task[CogsFullParams]):
         a, b = depth(lo), depth(hi)
         return CogsFullParams(min_cp_depth=a, max_cp_depth=b, min_pp_depth=a, max_pp_depth=b)
 
+    @paused_gc()  # hundreds of tree lists per sentence (see gengap.generators.gc_pause)
     def generate(self, rng: np.random.Generator, n: int, params: CogsFullParams) -> Batch:
         nxt = uniform_stream(rng).__next__
         chosen = grammar.CATEGORIES if params.category == "all" else (params.category,)
@@ -383,6 +412,37 @@ class Cogs(Task[CogsFullParams]):
 
 
 def tree_features(tree: Tree) -> dict[str, int]:
-    """cp_depth, pp_depth, derivation_depth and rules of a derivation."""
-    found = grammar.shape(tree)
-    return {"cp_depth": found["cp"], "pp_depth": found["pp"], "derivation_depth": tree_depth(tree), "rules": rule_count(tree)}
+    """cp_depth, pp_depth, derivation_depth and rules of a derivation, read along its spine of
+    clauses (an NP is a chain of k PPs: 1 + 2 k rules deep and in number)."""
+    if tree[0] != grammar.ROOT_RULE:  # a primitive
+        return {"cp_depth": 0, "pp_depth": 0, "derivation_depth": 1, "rules": 1}
+    clauses: list[tuple[int, int, int]] = []  # subject size, largest NP of the VP, rules without the embedded clause
+    clause = tree[1]
+    while clause is not None:
+        subject, children = _np_size(clause[1]), clause[2][2:]
+        largest, rules, clause = 0, 2 + subject, None  # S, VP and the subject
+        for child in children:
+            if isinstance(child, str):
+                continue
+            if child[0] == grammar.S_RULE:
+                clause = child
+                continue
+            size = _np_size(child)
+            rules += size
+            largest = max(largest, size)
+        clauses.append((subject, largest, rules))
+    depth, total, widest = 0, 1, 1  # ROOT
+    for subject, largest, rules in reversed(clauses):
+        depth = 1 + max(subject, 1 + max(largest, depth))  # S over its NP and its VP; the VP over its NPs or clause
+        total += rules
+        widest = max(widest, subject, largest)
+    return {"cp_depth": len(clauses) - 1, "pp_depth": (widest - 1) // 2, "derivation_depth": depth + 1, "rules": total}
+
+
+def _np_size(node: list[Any]) -> int:
+    """Depth of an NP, which is also its number of rules: 1 + 2 per PP of its chain."""
+    size = 1
+    while node[0] == grammar.DET_PP_RULE:
+        node = node[3][2]
+        size += 2
+    return size

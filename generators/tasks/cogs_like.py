@@ -73,9 +73,10 @@ import numpy as np
 
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
-from gengap.generators.sequences import uniform_stream
+from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
 from gengap.generators.tasks._cogs_grammar import (  # noqa: F401  (interpret: the shared LF builder)
     CP_RULE,
@@ -159,9 +160,16 @@ _BEFORE_NP = {
     "VP -> was V_dat NP by NP": ((), ("by",)),
 }
 _VERBS = {"unerg": UNERGATIVE, "unacc": UNACCUSATIVE, "trans": TRANSITIVE, "dat": DATIVE}
-_KEY = 1 << 20  # conjunct sort key: first-argument position * _KEY + second position + 1
+# pieces of sentences and logical forms, by word index
+_THE_NOUN = tuple(f"the {noun}" for noun in NOUNS)
+_A_NOUN = tuple(f"a {noun}" for noun in NOUNS)
+_PP_TEXT = tuple(tuple(tuple(f"{prep} {det} {noun}" for noun in NOUNS) for det in ("a", "the")) for prep in PREPOSITIONS)
 _NOUN_PRED = tuple(f"{noun} ( x _ " for noun in NOUNS)
 _DEF_PRED = tuple(f"* {noun} ( x _ " for noun in NOUNS)
+_NMOD = tuple(tuple(f"{noun} . nmod . {prep} ( x _ " for prep in PREPOSITIONS) for noun in NOUNS)
+_CP_WORDS = tuple(f"{past} that" for _, past in COMPLEMENT)
+_CP_AGENT = tuple(f"{lemma} . agent ( x _ " for lemma, _ in COMPLEMENT)
+_CCOMP = tuple(f"{lemma} . ccomp ( x _ " for lemma, _ in COMPLEMENT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,6 +185,20 @@ class CogsParams(Params):
         for part in ("pp", "cp"):
             lo, hi = getattr(self, f"min_{part}_depth"), getattr(self, f"max_{part}_depth")
             self.require(lo <= hi, f"parameter min_{part}_depth={lo} exceeds max_{part}_depth={hi}")
+
+
+def _derivation_depth(c: int, d: int, carrier: int, n_roles: int) -> int:
+    """Depth of the derivation of c complement clauses around an innermost clause with n_roles
+    NP slots, slot carrier (-1: none) carrying d PPs (an NP of depth 1 + 2 d)."""
+    carried = 1 + 2 * d
+    subject = carried if carrier == c else 1
+    vp = max((carried if carrier == slot else 1 for slot in range(c + 1, c + n_roles)), default=0)
+    depth = 1 + max(subject, 1 + vp)
+    if 0 <= carrier < c:  # complement clauses below the carrier add 2 each, the carrier's its NP
+        depth = 1 + max(carried, 1 + depth + 2 * (c - 1 - carrier)) + 2 * carrier
+    else:
+        depth += 2 * c
+    return depth + 1
 
 
 # input length is about SIZE_BASE + SIZE_PER_DEPTH * depth when both depths equal depth
@@ -214,130 +236,158 @@ class CogsLike(Task[CogsParams]):
         a, b = depth(lo), depth(hi)
         return CogsParams(min_pp_depth=a, max_pp_depth=b, min_cp_depth=a, max_cp_depth=b)
 
+    @paused_gc()  # hundreds of tree lists per sentence (see gengap.generators.gc_pause)
     def generate(self, rng: np.random.Generator, n: int, params: CogsParams) -> Batch:
-        nxt = uniform_stream(rng).__next__
+        stream = UniformBuffer(rng)
         n_names, n_animate, n_nouns = len(NAMES), len(ANIMATE_NOUNS), len(NOUNS)
         pp_lo, pp_span = params.min_pp_depth, params.max_pp_depth - params.min_pp_depth + 1
         cp_lo, cp_span = params.min_cp_depth, params.max_cp_depth - params.min_cp_depth + 1
+        # one sentence: its uniforms u (read at j), its text pieces and token count, its
+        # definites and its other conjuncts, written in their final (sorted) order
+        u: list[float] = []
+        j = pos = 0
         toks: list[str] = []
         defs: list[str] = []
-        conj: list[tuple[int, str]] = []
+        conj: list[str] = []
 
-        def noun_phrase(animate: bool, pp: int) -> tuple[str, int, Tree]:
-            """Append an NP; return its LF argument, head position and tree."""
-            i = len(toks)
-            u = nxt()
-            if pp == 0 and u < 1 / 3:
-                name = NAMES[int(nxt() * n_names)]
+        def noun_phrase(animate: bool, pp: int, out: list[str]) -> tuple[str, int, Tree]:
+            """Append an NP (2 + 3 pp uniforms); its conjuncts go to out. Returns its LF argument,
+            head position and tree."""
+            nonlocal j, pos
+            a, b = u[j], u[j + 1]
+            j += 2
+            if pp == 0 and a < 1 / 3:
+                name = NAMES[int(b * n_names)]
                 toks.append(name)
-                return name, i, [NAME_RULE, name]
-            det = "the" if u < 2 / 3 else "a"
-            noun = int(nxt() * (n_animate if animate else n_nouns))
-            head = i + 1
-            toks.append(det)
-            toks.append(NOUNS[noun])
-            if det == "the":
+                pos += 1
+                return name, pos - 1, [NAME_RULE, name]
+            noun = int(b * (n_animate if animate else n_nouns))
+            at = head = pos + 1
+            if a < 2 / 3:
+                toks.append(_THE_NOUN[noun])
                 defs.append(f"{_DEF_PRED[noun]}{head} )")
             else:
-                conj.append((head * _KEY, f"{_NOUN_PRED[noun]}{head} )"))
-            node: list[Any] = [DET_RULE, det, NOUNS[noun]]
+                toks.append(_A_NOUN[noun])
+                out.append(f"{_NOUN_PRED[noun]}{head} )")
+            node: list[Any] = [DET_RULE, "the" if a < 2 / 3 else "a", NOUNS[noun]]
             top = node
             for _ in range(pp):
-                prep = PREPOSITIONS[int(nxt() * 3)]
-                det2 = "the" if nxt() < 0.5 else "a"
-                noun2 = int(nxt() * n_nouns)
-                head2 = head + 3
-                toks.append(prep)
-                toks.append(det2)
-                toks.append(NOUNS[noun2])
-                nmod = f"{NOUNS[noun]} . nmod . {prep} ( x _ {head} , x _ {head2} )"
-                conj.append((head * _KEY + head2 + 1, nmod))
-                if det2 == "the":
-                    defs.append(f"{_DEF_PRED[noun2]}{head2} )")
+                prep, the2, noun2 = int(u[j] * 3), u[j + 1] < 0.5, int(u[j + 2] * n_nouns)
+                j += 3
+                toks.append(_PP_TEXT[prep][the2][noun2])
+                out.append(f"{_NMOD[noun][prep]}{head} , x _ {head + 3} )")
+                head += 3
+                if the2:
+                    defs.append(f"{_DEF_PRED[noun2]}{head} )")
                 else:
-                    conj.append((head2 * _KEY, f"{_NOUN_PRED[noun2]}{head2} )"))
-                inner = [DET_RULE, det2, NOUNS[noun2]]
+                    out.append(f"{_NOUN_PRED[noun2]}{head} )")
+                inner = [DET_RULE, "the" if the2 else "a", NOUNS[noun2]]
                 node[0] = DET_PP_RULE
-                node.append([PP_RULE, prep, inner])
-                node = inner
-                head, noun = head2, noun2
-            return f"x _ {i + 1}", i + 1, top
+                node.append([PP_RULE, PREPOSITIONS[prep], inner])
+                node, noun = inner, noun2
+            pos = head + 1
+            return f"x _ {at}", at, top
 
         inputs, targets, trees = [], [], []
         cp_depths, pp_depths, tree_depths, rule_counts = [], [], [], []
         for _ in range(n):
-            c = cp_lo + int(nxt() * cp_span)
-            d = pp_lo + int(nxt() * pp_span)
-            rule, verb_class, roles = CONSTRUCTIONS[CONSTRUCTION_TABLE[int(nxt() * 24)]]
+            head = stream.take(3)
+            c = cp_lo + int(head[0] * cp_span)
+            d = pp_lo + int(head[1] * pp_span)
+            rule, verb_class, roles = CONSTRUCTIONS[CONSTRUCTION_TABLE[int(head[2] * 24)]]
             slots = c + len(roles)
-            carrier = int(nxt() * slots) if d else -1
+            # the rest: the carrier slot when d > 0, then 3 per clause prefix (NP, verb), 2 per
+            # NP of the innermost clause, 1 for its verb, 3 per PP
+            u = stream.take(3 * c + 2 * len(roles) + 1 + (3 * d + 1 if d else 0))
+            carrier = int(u[0] * slots) if d else -1
+            j = 1 if d else 0
+            pos = 0
             toks.clear()
             defs.clear()
             conj.clear()
             parent: list[Any] = [S_RULE]
             root: list[Any] = [ROOT_RULE, parent]
-            subject_depths = []  # tree depths of the complement clauses' subject NPs
-            pending = None  # (lemma, position) of the complement verb awaiting its clause
+            pending = ""  # ccomp conjunct of the previous clause's verb, up to its complement's event
             for k in range(c):
-                arg, at, subj = noun_phrase(True, d if carrier == k else 0)
-                subject_depths.append(1 + 2 * d if carrier == k else 1)
-                lemma, past = COMPLEMENT[int(nxt() * 6)]
-                v = len(toks)
-                if pending is not None:
-                    conj.append((pending[1] * _KEY + v + 1, f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {v} )"))
-                toks.append(past)
-                toks.append("that")
-                conj.append((v * _KEY + at + 1, f"{lemma} . agent ( x _ {v} , {arg} )"))
+                if k == carrier:
+                    mark = len(conj)
+                    arg, at, subj = noun_phrase(True, d, conj)
+                    if pending:
+                        conj.insert(mark, f"{pending}{pos} )")
+                elif u[j] < 1 / 3:  # a name (noun_phrase without PPs, inlined: most clauses)
+                    arg = NAMES[int(u[j + 1] * n_names)]
+                    toks.append(arg)
+                    pos += 1
+                    if pending:
+                        conj.append(f"{pending}{pos} )")
+                    subj = [NAME_RULE, arg]
+                    j += 2
+                else:
+                    noun = int(u[j + 1] * n_animate)
+                    pos += 2
+                    if pending:
+                        conj.append(f"{pending}{pos} )")
+                    arg = f"x _ {pos - 1}"
+                    if u[j] < 2 / 3:
+                        toks.append(_THE_NOUN[noun])
+                        defs.append(f"{_DEF_PRED[noun]}{pos - 1} )")
+                        subj = [DET_RULE, "the", NOUNS[noun]]
+                    else:
+                        toks.append(_A_NOUN[noun])
+                        conj.append(f"{_NOUN_PRED[noun]}{pos - 1} )")
+                        subj = [DET_RULE, "a", NOUNS[noun]]
+                    j += 2
+                v = pos
+                lemma = int(u[j] * 6)
+                j += 1
+                toks.append(_CP_WORDS[lemma])
+                pos += 2
+                conj.append(f"{_CP_AGENT[lemma]}{v} , {arg} )")
+                pending = f"{_CCOMP[lemma]}{v} , x _ "
                 embedded: list[Any] = [S_RULE]
                 parent.append(subj)
-                parent.append([CP_RULE, lemma, embedded])
+                parent.append([CP_RULE, COMPLEMENT[lemma][0], embedded])
                 parent = embedded
-                pending = (lemma, v)
-            # innermost clause
-            animate0 = roles[0] != "theme"
-            arg, at, subj = noun_phrase(animate0, d if carrier == c else 0)
-            subject_depth = 1 + 2 * d if carrier == c else 1
+            # innermost clause: the verb's role conjuncts precede its objects' conjuncts
+            mark = len(conj)
+            arg, at, subj = noun_phrase(roles[0] != "theme", d if carrier == c else 0, conj)
             passive = rule.startswith("VP -> was")
             if passive:
                 toks.append("was")
-            v = len(toks)
-            if pending is not None:
-                conj.append((pending[1] * _KEY + v + 1, f"{pending[0]} . ccomp ( x _ {pending[1]} , x _ {v} )"))
+                pos += 1
+            v = pos
+            if pending:
+                conj.insert(mark, f"{pending}{v} )")
             table = _VERBS[verb_class]
-            entry = table[int(nxt() * len(table))]
+            entry = table[int(u[j] * len(table))]
+            j += 1
             verb = entry[0]
             toks.append(entry[2] if passive else entry[1])
-            conj.append((v * _KEY + at + 1, f"{verb} . {roles[0]} ( x _ {v} , {arg} )"))
+            pos += 1
+            conj.append(f"{verb} . {roles[0]} ( x _ {v} , {arg} )")
+            objects: list[str] = []
             vp: list[Any] = [rule, verb]
-            vp_depth = 0
-            for j, before in enumerate(_BEFORE_NP.get(rule, ())):
+            for slot, before in enumerate(_BEFORE_NP.get(rule, ()), start=c + 1):
                 toks.extend(before)
-                role = roles[j + 1]
-                slot = c + j + 1
-                arg, at, sub = noun_phrase(role != "theme", d if carrier == slot else 0)
-                conj.append((v * _KEY + at + 1, f"{verb} . {role} ( x _ {v} , {arg} )"))
+                pos += len(before)
+                role = roles[slot - c]
+                arg, at, sub = noun_phrase(role != "theme", d if carrier == slot else 0, objects)
+                conj.append(f"{verb} . {role} ( x _ {v} , {arg} )")
                 vp.append(sub)
-                sub_depth = 1 + 2 * d if carrier == slot else 1
-                if sub_depth > vp_depth:
-                    vp_depth = sub_depth
+            conj += objects
             parent.append(subj)
             parent.append(vp)
-            # derivation depth, innermost clause outwards
-            depth = 1 + max(subject_depth, 1 + vp_depth)
-            for k in range(c - 1, -1, -1):
-                depth = 1 + max(subject_depths[k], 1 + depth)
-            tree_depths.append(depth + 1)
+            tree_depths.append(_derivation_depth(c, d, carrier, len(roles)))
             # ROOT, S and VP per clause, one NP per slot, an NP and a PP per PP level
             rule_counts.append(1 + 2 * (c + 1) + slots + 2 * d)
             first = toks[0]
-            if first == "the":
-                toks[0] = "The"
-            elif first == "a":
-                toks[0] = "A"
+            if first[:4] == "the ":
+                toks[0] = "The" + first[3:]
+            elif first[:2] == "a ":
+                toks[0] = "A" + first[1:]
             toks.append(".")
             inputs.append(" ".join(toks))
-            conj.sort()
-            body = " AND ".join([s for _, s in conj])
+            body = " AND ".join(conj)
             if defs:
                 defs.append(body)
                 targets.append(" ; ".join(defs))

@@ -48,12 +48,10 @@ atoms ``around`` and ``right`` (the template split).
 from __future__ import annotations
 
 import dataclasses
-import gc
 import itertools
 import json
 import math
 from collections import Counter
-from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -61,6 +59,7 @@ import numpy as np
 
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task
@@ -331,25 +330,9 @@ _LATER_RULE = tuple(f"C -> C {c} S" for c in CONNECTIVES)
 _CONNECTIVE_BYTES = tuple(c.encode() for c in CONNECTIVES)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many small lists are built (restored after).
-
-    The derivations hold no cycles; without the pause the collector rescans the growing
-    batch again and again (about 40 % of the rendering time).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _render(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeats: int) -> Batch:
     """Batch of commands, each given as (S indices, connective indices 0=and 1=after)."""
-    with _collector_paused():
+    with paused_gc():  # the derivations hold no cycles (see gengap.generators.gc_pause)
         return _render_rows(rows, max_repeats)
 
 

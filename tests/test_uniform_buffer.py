@@ -1,0 +1,44 @@
+"""UniformBuffer gives uniform_stream's values, whatever the sizes taken, and draws the same
+chunks from its rng; paused_gc restores the collector's state."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gengap.generators.gc_pause import paused_gc
+from gengap.generators.sequences import UniformBuffer, uniform_stream
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(0, 300), max_size=30), chunk=st.integers(1, 64), seed=st.integers(0, 2**32 - 1))
+def test_takes_are_the_stream_in_order_and_leave_the_rng_where_the_stream_does(sizes: list[int], chunk: int, seed: int) -> None:
+    buffer_rng, stream_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    buffer = UniformBuffer(buffer_rng, chunk)
+    taken = [value for size in sizes for value in buffer.take(size)]
+    stream = uniform_stream(stream_rng, chunk)
+    assert taken == list(itertools.islice(stream, len(taken)))
+    if taken:  # the stream has drawn the chunks holding them, as the buffer has
+        assert buffer_rng.random() == stream_rng.random()
+
+
+def test_paused_gc_restores_the_collector() -> None:
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(KeyError), paused_gc():
+        raise KeyError("x")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # disabled by the caller: stays so
+    finally:
+        gc.enable()
