@@ -107,19 +107,26 @@ class RewriteParams(Params):
 
 
 def run_markov(rules: list[Rule], word: str, cap: int) -> tuple[str, list[int]] | None:
-    """(halted word, indices of the rules applied) or None past cap applications."""
+    """(halted word, indices of the rules applied) or None past cap applications. A word
+    seen again means a loop that never halts, so None comes early then: the word is
+    compared with the one after 1, 2, 4, 8, ... applications (Brent's cycle detection)."""
     applied: list[int] = []
+    saved = word
     while True:
         for index, (lhs, rhs) in enumerate(rules):
-            at = word.find(lhs)
-            if at >= 0:
-                word = word[:at] + rhs + word[at + len(lhs) :]
+            if lhs in word:
+                word = word.replace(lhs, rhs, 1)  # the leftmost occurrence
                 applied.append(index)
                 break
         else:
             return word, applied
-        if len(applied) > cap:
+        if word == saved:
             return None
+        count = len(applied)
+        if count > cap:
+            return None
+        if not count & (count - 1):
+            saved = word
 
 
 def _spelled(symbols: str) -> str:
@@ -228,14 +235,19 @@ class StringRewrite(Task[RewriteParams]):
 def _draw_system(nxt: Callable[[], float], params: RewriteParams) -> list[Rule]:
     count = params.min_rules + int(nxt() * (params.max_rules - params.min_rules + 1))
     alphabet = SYMBOLS[: params.alphabet_size]
+    symbols, max_lhs, rhs_lengths = len(alphabet), params.max_lhs, params.max_rhs + 1
     rules: list[Rule] = []
     seen: set[str] = set()
     while len(rules) < count:
-        lhs = "".join(alphabet[int(nxt() * len(alphabet))] for _ in range(1 + int(nxt() * params.max_lhs)))
+        lhs = ""
+        for _ in range(1 + int(nxt() * max_lhs)):
+            lhs += alphabet[int(nxt() * symbols)]
         if lhs in seen:
             continue
         seen.add(lhs)
-        rhs = "".join(alphabet[int(nxt() * len(alphabet))] for _ in range(int(nxt() * (params.max_rhs + 1))))
+        rhs = ""
+        for _ in range(int(nxt() * rhs_lengths)):
+            rhs += alphabet[int(nxt() * symbols)]
         rules.append((lhs, rhs))
     return rules
 
@@ -243,7 +255,8 @@ def _draw_system(nxt: Callable[[], float], params: RewriteParams) -> list[Rule]:
 def _draw_word(nxt: Callable[[], float], params: RewriteParams) -> str:
     length = params.min_length + int(nxt() * (params.max_length - params.min_length + 1))
     alphabet = SYMBOLS[: params.alphabet_size]
-    return "".join(alphabet[int(nxt() * len(alphabet))] for _ in range(length))
+    symbols = len(alphabet)
+    return "".join([alphabet[int(nxt() * symbols)] for _ in range(length)])
 
 
 def _admissible(rules: list[Rule], word: str, params: RewriteParams) -> tuple[str, list[int]] | None:
