@@ -29,6 +29,7 @@ POSTFIX = {"*": "star", "+": "plus", "?": "opt"}
 POSTFIX_TOKEN = {name: token for token, name in POSTFIX.items()}
 OPERATOR_TOKENS = frozenset({"(", ")", "|", *POSTFIX})
 MAX_PARSE_DEPTH = 200
+SUBSET_LIMIT = 64  # Nfa.accepts_all gives up (False) past this many state sets at one length
 
 
 # -- printing and parsing ------------------------------------------------------------------
@@ -190,16 +191,20 @@ class Nfa:
         codes = {s: i for i, s in enumerate(alphabet)}
         self.leaves = [0] * len(alphabet)
         self.follow: list[int] = []
+        self._codes: list[int] = []  # symbol code of each leaf
         nullable, first, last = self._build(tree, codes)
         self.final = 1 << len(self.follow)
         self._link(last, self.final)
         self.start = first | (self.final if nullable else 0)
-        self._seen: dict[tuple[int, int], int] = {}
+        self._rows: dict[int, tuple[int, ...]] = {}
+        self._choices: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._accepts_all: dict[int, bool] = {}
 
     def _link(self, sources: int, targets: int) -> None:
+        follow = self.follow
         while sources:
             low = sources & -sources
-            self.follow[low.bit_length() - 1] |= targets
+            follow[low.bit_length() - 1] |= targets
             sources ^= low
 
     def _build(self, tree: Regex, codes: Mapping[str, int]) -> tuple[bool, int, int]:
@@ -208,52 +213,105 @@ class Nfa:
         if kind == "sym":
             bit = 1 << len(self.follow)
             self.follow.append(0)
-            self.leaves[codes[tree[1]]] |= bit
+            code = codes[tree[1]]
+            self._codes.append(code)
+            self.leaves[code] |= bit
             return False, bit, bit
-        if kind in ("cat", "alt"):
-            parts = [self._build(child, codes) for child in tree[1]]
-            nullable, first, last = parts[0]
-            for null_y, first_y, last_y in parts[1:]:
-                if kind == "alt":
-                    nullable, first, last = nullable or null_y, first | first_y, last | last_y
-                else:
-                    self._link(last, first_y)
-                    first = first | first_y if nullable else first
-                    last = last | last_y if null_y else last_y
-                    nullable = nullable and null_y
+        if kind == "alt":
+            nullable, first, last = False, 0, 0
+            for child in tree[1]:
+                null_y, first_y, last_y = self._build(child, codes)
+                nullable, first, last = nullable or null_y, first | first_y, last | last_y
+            return nullable, first, last
+        if kind == "cat":
+            children = iter(tree[1])
+            nullable, first, last = self._build(next(children), codes)
+            for child in children:
+                null_y, first_y, last_y = self._build(child, codes)
+                self._link(last, first_y)
+                first = first | first_y if nullable else first
+                last = last | last_y if null_y else last_y
+                nullable = nullable and null_y
             return nullable, first, last
         nullable, first, last = self._build(tree[1], codes)
-        if kind in ("star", "plus"):
+        if kind != "opt":
             self._link(last, first)
         return nullable or kind != "plus", first, last
 
-    def advance(self, states: int, code: int) -> int:
-        """The set reached from a set by reading one symbol (remembered: a lazy DFA)."""
-        key = (states, code)
-        out = self._seen.get(key)
+    def row(self, states: int) -> tuple[int, ...]:
+        """The sets reached from a set by reading each symbol (index = code), remembered (a
+        lazy DFA)."""
+        out = self._rows.get(states)
         if out is None:
-            out, ready, follow = 0, states & self.leaves[code], self.follow
+            sets, codes, follow = [0] * len(self.leaves), self._codes, self.follow
+            ready = states & (self.final - 1)
             while ready:
                 low = ready & -ready
-                out |= follow[low.bit_length() - 1]
+                leaf = low.bit_length() - 1
+                sets[codes[leaf]] |= follow[leaf]
                 ready ^= low
-            self._seen[key] = out
+            out = self._rows[states] = tuple(sets)
+        return out
+
+    def advance(self, states: int, code: int) -> int:
+        """The set reached from a set by reading one symbol."""
+        return self.row(states)[code]
+
+    def choices(self, states: int, target: int) -> list[tuple[int, int]]:
+        """(code, set reached) for each symbol whose set meets target, in code order (remembered)."""
+        key = (states, target)
+        out = self._choices.get(key)
+        if out is None:
+            out = self._choices[key] = [(code, after) for code, after in enumerate(self.row(states)) if after & target]
         return out
 
     def accepts(self, codes: Sequence[int]) -> bool:
-        states = self.start
+        states, row = self.start, self.row
         for code in codes:
-            states = self.advance(states, code)
+            states = row(states)[code]
             if not states:
                 return False
         return bool(states & self.final)
 
+    def accepts_all(self, length: int) -> bool:
+        """True when every word of exactly `length` symbols is accepted, found by running the
+        subset construction on all of them at once; False when some word is rejected, and also
+        (undecided) when more than SUBSET_LIMIT sets are met at one length."""
+        found = self._accepts_all.get(length)
+        if found is None:
+            found = self._accepts_all[length] = self._decide_accepts_all(length)
+        return found
+
+    def _decide_accepts_all(self, length: int) -> bool:
+        frontier, row = {self.start}, self.row
+        for _ in range(length):
+            frontier = {after for states in frontier for after in row(states)}
+            if 0 in frontier or len(frontier) > SUBSET_LIMIT:
+                return False
+        return all(states & self.final for states in frontier)
+
     def reach(self, longest: int) -> list[int]:
-        """reach[k]: the set elements from which some word of exactly k symbols is accepted."""
+        """reach[k]: the set elements from which some word of exactly k symbols is accepted.
+
+        Leaves sharing a follow set are tested together, and once a set recurs the rest of
+        the list repeats with its period (each set depends only on the one before)."""
+        groups: dict[int, int] = {}
+        for leaf, after in enumerate(self.follow):
+            groups[after] = groups.get(after, 0) | (1 << leaf)
         out = [self.final]
-        for _ in range(longest):
-            previous = out[-1]
-            out.append(sum(1 << i for i, after in enumerate(self.follow) if after & previous))
+        first_at = {self.final: 0}
+        while len(out) <= longest:
+            previous, current = out[-1], 0
+            for after, leaves in groups.items():
+                if after & previous:
+                    current |= leaves
+            if current in first_at:
+                period = len(out) - first_at[current]
+                while len(out) <= longest:
+                    out.append(out[-period])
+                break
+            first_at[current] = len(out)
+            out.append(current)
         return out
 
 

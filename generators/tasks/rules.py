@@ -439,28 +439,40 @@ def parse_regex_input(text: str) -> tuple[_regex.Regex, list[str]]:
 
 
 _BINARY, _UNARY = ("cat", "alt"), ("star", "plus", "opt")
+NON_MEMBER_TRIES = 8  # random / one-off strings tried for a non-member before redrawing
+
+
+@lru_cache(maxsize=2)
+def _kinds_under(extended: bool) -> dict[str, tuple[str, ...]]:
+    """The operators a node may have under each parent kind ("" at the root)."""
+    unary = _UNARY if extended else ("star",)
+    return {
+        parent: _BINARY if parent in _UNARY else tuple(k for k in _BINARY if k != parent) + unary
+        for parent in ("", *_BINARY, *_UNARY)
+    }
 
 
 def _draw_regex(nxt: Callable[[], float], params: RegexParams) -> _regex.Regex:
     """A tree of operator nesting exactly d (d uniform in min_depth..max_depth): no union or
     concatenation directly inside one of its own kind, no postfix operator directly inside
     another, so the written form parses back to the same tree."""
-    unary = _UNARY if params.extended else ("star",)
-    alphabet = SYMBOLS[: params.alphabet_size]
+    kinds_under = _kinds_under(params.extended)
+    leaves = [("sym", symbol) for symbol in SYMBOLS[: params.alphabet_size]]
+    symbols = len(leaves)
 
     def grow(d: int, parent: str) -> _regex.Regex:
         if d == 0:
-            return ("sym", alphabet[int(nxt() * len(alphabet))])
-        if parent in _UNARY:
-            kinds: tuple[str, ...] = _BINARY
-        else:
-            kinds = tuple(k for k in _BINARY if k != parent) + unary
+            return leaves[int(nxt() * symbols)]
+        kinds = kinds_under[parent]
         kind = kinds[int(nxt() * len(kinds))]
         if kind in _UNARY:
             return (kind, grow(d - 1, kind))
         arity = 2 + int(nxt() * 2)
         deep = int(nxt() * arity)
-        return (kind, tuple(grow(d - 1 if i == deep else int(nxt() * d), kind) for i in range(arity)))
+        children = []
+        for i in range(arity):
+            children.append(grow(d - 1 if i == deep else int(nxt() * d), kind))
+        return (kind, tuple(children))
 
     return grow(params.min_depth + int(nxt() * (params.max_depth - params.min_depth + 1)), "")
 
@@ -473,13 +485,17 @@ def _compiled(tree: _regex.Regex, params: RegexParams) -> tuple[_regex.Regex, _r
 def _sample_word(
     nxt: Callable[[], float], nfa: _regex.Nfa, reach: list[int], length: int, member: bool, symbols: int
 ) -> list[int] | None:
-    """A word of the length in the language (member) or outside it; None when none was found."""
+    """A word of the length in the language (member) or outside it; None when none was found.
+
+    A non-member is tried NON_MEMBER_TRIES times. When a try fails and the automaton accepts
+    every word of the length, the remaining tries cannot succeed: their uniforms are skipped
+    (as many as they would draw) instead of building and testing their words."""
     if member:
-        return _member(nxt, nfa, reach, length, symbols)
-    for _ in range(8):
+        return _member(nxt, nfa, reach, length)
+    for tried in range(1, NON_MEMBER_TRIES + 1):
         word = None
         if nxt() < 0.5:  # one symbol away from a member
-            word = _member(nxt, nfa, reach, length, symbols)
+            word = _member(nxt, nfa, reach, length)
             if word is not None:
                 at = int(nxt() * length)
                 word[at] = (word[at] + 1 + int(nxt() * (symbols - 1))) % symbols
@@ -487,18 +503,31 @@ def _sample_word(
             word = [int(nxt() * symbols) for _ in range(length)]
         if not nfa.accepts(word):
             return word
+        if nfa.accepts_all(length):
+            _skip_non_member_tries(nxt, NON_MEMBER_TRIES - tried, length)
+            return None
     return None
 
 
-def _member(nxt: Callable[[], float], nfa: _regex.Nfa, reach: list[int], length: int, symbols: int) -> list[int] | None:
+def _skip_non_member_tries(nxt: Callable[[], float], tries: int, length: int) -> None:
+    """Draw the uniforms of `tries` non-member tries on a length where every word is a member:
+    the coin, then a member (one per symbol) and its change (position, symbol), or a random
+    word (one per symbol)."""
+    for _ in range(tries):
+        for _ in range(length + 2 if nxt() < 0.5 else length):
+            nxt()
+
+
+def _member(nxt: Callable[[], float], nfa: _regex.Nfa, reach: list[int], length: int) -> list[int] | None:
     """A member of exactly `length` symbols, each symbol uniform among those that can still
     complete a member; None when the language has no word of that length."""
     states = nfa.start
     if not states & reach[length]:
         return None
     word = []
+    choices = nfa.choices
     for remaining in range(length - 1, -1, -1):
-        options = [(c, after) for c in range(symbols) if (after := nfa.advance(states, c)) & reach[remaining]]
+        options = choices(states, reach[remaining])
         code, states = options[int(nxt() * len(options))]
         word.append(code)
     return word
