@@ -337,8 +337,19 @@ def _render(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeats: in
 
 
 def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeats: int) -> Batch:
+    """The records of one batch share the derivation of each S phrase they use (one fresh
+    copy per batch, never the cached template): millions fewer lists for the collector to
+    trace. Derivations are read-only."""
     table = sentences(max_repeats)
-    words, actions, make = _sentence_columns(max_repeats)
+    words, actions, fresh = _sentence_columns(max_repeats)
+    shared: list[Tree] = [None] * len(fresh)
+
+    def make(index: int) -> Tree:
+        tree = shared[index]
+        if tree is None:
+            tree = shared[index] = fresh[index]()
+        return tree
+
     s_depth, s_rules = table.depth, table.rules
     n = len(rows)
     inputs: list[bytes] = [b""] * n
@@ -354,7 +365,7 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
         if k == 1:
             inputs[r] = words[first]
             targets[r] = actions[first]
-            structure[r] = ["C -> S", make[first]()]
+            structure[r] = ["C -> S", make(first)]
             depth[r] = 1 + s_depth[first]
             rules[r] = 1 + s_rules[first]
             continue
@@ -363,7 +374,7 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
         parts = [words[first], _CONNECTIVE_BYTES[c], words[second]]
         front = [second] if c else []
         back = [] if c else [second]
-        tree = [_FIRST_RULE[c], make[first](), CONNECTIVES[c], make[second]()]
+        tree = [_FIRST_RULE[c], make(first), CONNECTIVES[c], make(second)]
         deepest = k - 1 + max(s_depth[first], s_depth[second])
         for j in range(2, k):
             c = conns[j - 1]
@@ -371,7 +382,7 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
             parts.append(_CONNECTIVE_BYTES[c])
             parts.append(words[item])
             (front if c else back).append(item)
-            tree = [_LATER_RULE[c], tree, CONNECTIVES[c], make[item]()]
+            tree = [_LATER_RULE[c], tree, CONNECTIVES[c], make(item)]
             deepest = max(deepest, k - j + s_depth[item])
         front.reverse()
         inputs[r] = b" ".join(parts)
