@@ -107,14 +107,20 @@ class RewriteParams(Params):
 
 
 def run_markov(rules: list[Rule], word: str, cap: int) -> tuple[str, list[int]] | None:
-    """(halted word, indices of the rules applied) or None past cap applications. A word
-    seen again means a loop that never halts, so None comes early then: the word is
-    compared with the one after 1, 2, 4, 8, ... applications (Brent's cycle detection)."""
+    """(halted word, indices of the rules applied) or None past cap applications.
+
+    None comes early for two kinds of runs that never halt: the first rule applies and its
+    right side contains its left side (it then applies forever), or a word is seen again (a
+    loop; the word is compared with the one after 1, 2, 4, 8, ... applications, Brent's
+    cycle detection)."""
     applied: list[int] = []
     saved = word
+    first_sustains = rules[0][0] in rules[0][1]
     while True:
         for index, (lhs, rhs) in enumerate(rules):
             if lhs in word:
+                if first_sustains and not index:
+                    return None
                 word = word.replace(lhs, rhs, 1)  # the leftmost occurrence
                 applied.append(index)
                 break
