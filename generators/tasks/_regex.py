@@ -116,28 +116,40 @@ def _post(tokens: list[str], i: int, alphabet: frozenset[str], depth: int) -> tu
     return tree, i
 
 
+def _children(tree: Regex) -> tuple[Regex, ...]:
+    return tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
+
+
 def depth(tree: Regex) -> int:
     """Operator nesting: 0 for a symbol, 1 + the deepest child for an operator."""
     if tree[0] == "sym":
         return 0
-    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
-    return 1 + max(depth(child) for child in children)
+    deepest = 0
+    for child in _children(tree):
+        below = depth(child)
+        if below > deepest:
+            deepest = below
+    return 1 + deepest
 
 
 def size(tree: Regex) -> int:
     """Number of nodes (symbols and operators)."""
     if tree[0] == "sym":
         return 1
-    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
-    return 1 + sum(size(child) for child in children)
+    total = 1
+    for child in _children(tree):
+        total += size(child)
+    return total
 
 
 def derivation(tree: Regex) -> Any:
     """The tree as a gengap derivation: ``[operator, children...]``, symbols as leaves."""
     if tree[0] == "sym":
         return tree[1]
-    children = tree[1] if tree[0] in ("cat", "alt") else (tree[1],)
-    return [tree[0], *(derivation(child) for child in children)]
+    out = [tree[0]]
+    for child in _children(tree):
+        out.append(derivation(child))
+    return out
 
 
 # -- canonical form ------------------------------------------------------------------------
@@ -285,9 +297,12 @@ class Nfa:
     def _decide_accepts_all(self, length: int) -> bool:
         frontier, row = {self.start}, self.row
         for _ in range(length):
-            frontier = {after for states in frontier for after in row(states)}
-            if 0 in frontier or len(frontier) > SUBSET_LIMIT:
+            reached = {after for states in frontier for after in row(states)}
+            if 0 in reached or len(reached) > SUBSET_LIMIT:
                 return False
+            if reached == frontier:  # a fixed point: the same sets at every longer length
+                break
+            frontier = reached
         return all(states & self.final for states in frontier)
 
     def reach(self, longest: int) -> list[int]:
