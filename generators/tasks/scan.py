@@ -355,9 +355,9 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
     inputs: list[bytes] = [b""] * n
     targets: list[bytes] = [b""] * n
     structure: list[Tree] = [None] * n
-    depth = np.empty(n, dtype=np.int64)
-    rules = np.empty(n, dtype=np.int64)
-    conjuncts = np.empty(n, dtype=np.int64)
+    depth: list[int] = [0] * n
+    rules: list[int] = [0] * n
+    conjuncts: list[int] = [0] * n
     for r, (s, conns) in enumerate(rows):
         k = len(s)
         conjuncts[r] = k
@@ -369,28 +369,34 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
             depth[r] = 1 + s_depth[first]
             rules[r] = 1 + s_rules[first]
             continue
-        c = conns[0]
-        second = s[1]
-        parts = [words[first], _CONNECTIVE_BYTES[c], words[second]]
-        front = [second] if c else []
-        back = [] if c else [second]
-        tree = [_FIRST_RULE[c], make(first), CONNECTIVES[c], make(second)]
-        deepest = k - 1 + max(s_depth[first], s_depth[second])
-        for j in range(2, k):
-            c = conns[j - 1]
-            item = s[j]
-            parts.append(_CONNECTIVE_BYTES[c])
-            parts.append(words[item])
-            (front if c else back).append(item)
-            tree = [_LATER_RULE[c], tree, CONNECTIVES[c], make(item)]
-            deepest = max(deepest, k - j + s_depth[item])
-        front.reverse()
+        parts = [words[first]] * (2 * k - 1)
+        parts[0::2] = [words[i] for i in s]
+        parts[1::2] = [_CONNECTIVE_BYTES[c] for c in conns]
         inputs[r] = b" ".join(parts)
-        targets[r] = b" ".join([actions[i] for i in front] + [actions[first]] + [actions[i] for i in back])
+        # c1 and c2 -> c1 c2; c1 after c2 -> c2 c1 (left-associative): every S after an
+        # "after" goes in front, in reverse order; every S after an "and" at the back
+        later = [actions[i] for i in s[1:]]
+        front = [a for a, c in zip(later, conns) if c]
+        front.reverse()
+        front.append(actions[first])
+        front += [a for a, c in zip(later, conns) if not c]
+        targets[r] = b" ".join(front)
+        subtrees = [make(i) for i in s]
+        c = conns[0]
+        tree = [_FIRST_RULE[c], subtrees[0], CONNECTIVES[c], subtrees[1]]
+        for c, subtree in zip(conns[1:], subtrees[2:]):
+            tree = [_LATER_RULE[c], tree, CONNECTIVES[c], subtree]
         structure[r] = tree
-        depth[r] = deepest
+        # the S at position j >= 1 sits under k - j C nodes, the first S under k - 1
+        below = [s_depth[i] - j for j, i in enumerate(s)]
+        below[0] -= 1
+        depth[r] = k + max(below)
         rules[r] = k - 1 + sum([s_rules[i] for i in s])
-    features = {"depth": depth, "rules": rules, "conjuncts": conjuncts}
+    features = {
+        "depth": np.array(depth, dtype=np.int64),
+        "rules": np.array(rules, dtype=np.int64),
+        "conjuncts": np.array(conjuncts, dtype=np.int64),
+    }
     return Batch(np.array(inputs, dtype=bytes), np.array(targets, dtype=bytes), features, structure)
 
 
