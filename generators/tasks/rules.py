@@ -245,15 +245,18 @@ def _draw_system(nxt: Callable[[], float], params: RewriteParams) -> list[Rule]:
     rules: list[Rule] = []
     seen: set[str] = set()
     while len(rules) < count:
-        lhs = ""
-        for _ in range(1 + int(nxt() * max_lhs)):
+        more = int(nxt() * max_lhs)  # symbols after the first
+        lhs = alphabet[int(nxt() * symbols)]
+        while more:
             lhs += alphabet[int(nxt() * symbols)]
+            more -= 1
         if lhs in seen:
             continue
         seen.add(lhs)
-        rhs = ""
-        for _ in range(int(nxt() * rhs_lengths)):
+        rhs, more = "", int(nxt() * rhs_lengths)
+        while more:
             rhs += alphabet[int(nxt() * symbols)]
+            more -= 1
         rules.append((lhs, rhs))
     return rules
 
