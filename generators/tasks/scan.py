@@ -381,7 +381,7 @@ def _render_rows(rows: Sequence[tuple[Sequence[int], Sequence[int]]], max_repeat
         front.append(actions[first])
         front += [a for a, c in zip(later, conns) if not c]
         targets[r] = b" ".join(front)
-        subtrees = [make(i) for i in s]
+        subtrees = [shared[i] or make(i) for i in s]  # a derivation is a non-empty list
         c = conns[0]
         tree = [_FIRST_RULE[c], subtrees[0], CONNECTIVES[c], subtrees[1]]
         for c, subtree in zip(conns[1:], subtrees[2:]):
