@@ -295,10 +295,16 @@ class Nfa:
         return found
 
     def _decide_accepts_all(self, length: int) -> bool:
+        """Only the minimal sets are followed: reading is monotone (a superset of states
+        reaches a superset), so a word accepted from a set is accepted from its supersets."""
         frontier, row = {self.start}, self.row
         for _ in range(length):
             reached = {after for states in frontier for after in row(states)}
-            if 0 in reached or len(reached) > SUBSET_LIMIT:
+            if 0 in reached:
+                return False
+            if len(reached) > 1:
+                reached = {s for s in reached if not any(t & s == t and t != s for t in reached)}
+            if len(reached) > SUBSET_LIMIT:
                 return False
             if reached == frontier:  # a fixed point: the same sets at every longer length
                 break
