@@ -86,3 +86,21 @@ def test_skipped_non_member_tries_draw_what_the_tries_would() -> None:
         nfa._accepts_all = {5: False}  # the undecided answer: every try is built and tested
         assert rules._sample_word(slow, nfa, reach, 5, False, 2) is None
         assert fast() == slow()
+
+
+def test_generating_leaves_no_cyclic_garbage_for_the_paused_collector() -> None:
+    """generate runs with the collector paused, so it must not leave reference cycles behind
+    (the regex drawer's recursive closure is released explicitly)."""
+    import gc
+
+    for name in ("string_rewrite", "regex_match"):
+        task = get_task(name)
+        gc.collect()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            task.generate(np.random.default_rng(4), 200, task.level(6))
+            assert gc.collect() == 0, name
+        finally:
+            if enabled:
+                gc.enable()

@@ -45,6 +45,7 @@ import numpy as np
 
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
 from gengap.generators.seeding import support_rng
@@ -178,6 +179,10 @@ class StringRewrite(Task[RewriteParams]):
         return self.default_params().replace(min_length=max(lo, 1), max_length=hi)
 
     def generate(self, rng: np.random.Generator, n: int, params: RewriteParams) -> Batch:
+        with paused_gc():  # the derivation chains hold no cycles (see gengap.generators.gc_pause)
+            return self._generate(rng, n, params)
+
+    def _generate(self, rng: np.random.Generator, n: int, params: RewriteParams) -> Batch:
         nxt = uniform_stream(rng).__next__
         universe = _rewrite_universe(params) if params.systems else None
         inputs, targets, trees = [], [], []
@@ -385,6 +390,10 @@ class RegexMatch(Task[RegexParams]):
         return self.default_params().replace(min_length=max(lo, 1), max_length=hi)
 
     def generate(self, rng: np.random.Generator, n: int, params: RegexParams) -> Batch:
+        with paused_gc():  # the derivations hold no cycles (see gengap.generators.gc_pause)
+            return self._generate(rng, n, params)
+
+    def _generate(self, rng: np.random.Generator, n: int, params: RegexParams) -> Batch:
         nxt = uniform_stream(rng).__next__
         universe = _regex_universe(params) if params.systems else None
         alphabet = SYMBOLS[: params.alphabet_size]
@@ -483,7 +492,9 @@ def _draw_regex(nxt: Callable[[], float], params: RegexParams) -> _regex.Regex:
             children.append(grow(d - 1 if i == deep else int(nxt() * d), kind))
         return (kind, tuple(children))
 
-    return grow(params.min_depth + int(nxt() * (params.max_depth - params.min_depth + 1)), "")
+    tree = grow(params.min_depth + int(nxt() * (params.max_depth - params.min_depth + 1)), "")
+    del grow  # empties its own closure cell: the function is freed now, not left to the collector
+    return tree
 
 
 def _compiled(tree: _regex.Regex, params: RegexParams) -> tuple[_regex.Regex, _regex.Nfa, list[int]]:
