@@ -1,5 +1,5 @@
 """UniformBuffer gives uniform_stream's values, whatever the sizes taken, and draws the same
-chunks from its rng; paused_gc restores the collector's state."""
+chunks from its rng; paused_gc restores the collector's state and promotes what was built."""
 
 from __future__ import annotations
 
@@ -42,3 +42,26 @@ def test_paused_gc_restores_the_collector() -> None:
         assert not gc.isenabled()  # disabled by the caller: stays so
     finally:
         gc.enable()
+
+
+def test_paused_gc_promotes_what_was_built_untraced() -> None:
+    with paused_gc():
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # only the outermost pause turns it back on
+        built = [[i] for i in range(1000)]
+    assert gc.isenabled()
+    assert all(obj is not built for obj in gc.get_objects(generation=0))
+    assert any(obj is built for obj in gc.get_objects(generation=2))
+    assert gc.get_freeze_count() == 0
+
+
+def test_paused_gc_leaves_frozen_objects_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
