@@ -58,10 +58,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from gengap.generators.batch import Batch
+from gengap.generators.gc_pause import paused_gc
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
-from gengap.generators.sequences import uniform_stream
 from gengap.generators.task import Task
 
 MAX_ALPHABET = 520
@@ -136,84 +136,8 @@ class PcfgSet(Task[PcfgSetParams]):
         return base.replace(min_functions=lo, max_functions=hi, max_depth=depth)
 
     def generate(self, rng: np.random.Generator, n: int, params: PcfgSetParams) -> Batch:
-        nxt = uniform_stream(rng).__next__
-        caps = [capacity(d) for d in range(params.max_depth + 1)]
-        lo_len, span_len = params.min_arg_length, params.max_arg_length - params.min_arg_length + 1
-        alphabet = params.alphabet_size
-        lo_k, span_k = params.min_functions, params.max_functions - params.min_functions + 1
-        toks: list[str] = []
-        stats = [0, 0, 0]  # arguments, argument symbols, longest argument
-
-        def build(k: int, d: int) -> tuple[list[str], Tree, int]:
-            if k == 0:
-                length = lo_len + int(nxt() * span_len)
-                syms = [SYMBOLS[int(nxt() * alphabet)] for _ in range(length)]
-                toks.extend(syms)
-                stats[0] += 1
-                stats[1] += length
-                if length > stats[2]:
-                    stats[2] = length
-                return syms, [LEAF_RULE, *syms], 0
-            rest = k - 1
-            cap = caps[d - 1]
-            f = int(nxt() * 10) if rest <= cap else 6 + int(nxt() * 4)
-            toks.append(FUNCTIONS[f])
-            if f < 6:
-                x, sub, depth = build(rest, d - 1)
-                if f == 1:
-                    x = x[::-1]
-                elif f == 2:
-                    x = x[1:] + x[:1]
-                elif f == 3:
-                    x = x + x[-1:]
-                elif f == 4:
-                    if len(x) > 1:
-                        x = x[-1:] + x[1:-1] + x[:1]
-                elif f == 5:
-                    x = x + x
-                return x, [RULES[f], sub], depth + 1
-            first = rest - cap if rest > cap else 0
-            last = rest if rest < cap else cap
-            left = first + int(nxt() * (last - first + 1))
-            x, sub_x, depth_x = build(left, d - 1)
-            toks.append(",")
-            y, sub_y, depth_y = build(rest - left, d - 1)
-            if f == 6:
-                x = x + y
-            elif f == 7:
-                x = y + x
-            elif f == 8:
-                x = y
-            return x, [RULES[f], sub_x, sub_y], (depth_x if depth_x > depth_y else depth_y) + 1
-
-        inputs, targets, trees = [], [], []
-        depths, functions, arguments, symbols, longest = [], [], [], [], []
-        for _ in range(n):
-            k = lo_k + int(nxt() * span_k)
-            toks.clear()
-            stats[0] = stats[1] = stats[2] = 0
-            value, tree, depth = build(k, params.max_depth)
-            inputs.append(" ".join(toks))
-            targets.append(" ".join(value))
-            trees.append(tree)
-            depths.append(depth)
-            functions.append(k)
-            arguments.append(stats[0])
-            symbols.append(stats[1])
-            longest.append(stats[2])
-        depth_arr = np.asarray(depths, dtype=np.int64)
-        function_arr = np.asarray(functions, dtype=np.int64)
-        argument_arr = np.asarray(arguments, dtype=np.int64)
-        features = {
-            "depth": depth_arr,
-            "functions": function_arr,
-            "arguments": argument_arr,
-            "argument_symbols": np.asarray(symbols, dtype=np.int64),
-            "max_argument_length": np.asarray(longest, dtype=np.int64),
-            "derivation_depth": depth_arr + 1,
-            "rules": function_arr + argument_arr,
-        }
-        return Batch.from_lists(inputs, targets, features, structure=trees)
+        with paused_gc():  # a derivation list per function and argument
+            return _generate(rng, n, params)
 
     def solve(self, example: Mapping[str, Any]) -> str:
         return " ".join(evaluate(parse_program(example["input"])))
@@ -243,6 +167,160 @@ class PcfgSet(Task[PcfgSetParams]):
                 row.append(len(UNARY) * below[k - 1] + len(BINARY) * pairs)
             count.append(row)
         return sum(count[-1][params.min_functions : params.max_functions + 1])
+
+
+# -- generation ---------------------------------------------------------------------------
+
+CHUNK = 4096  # uniforms per draw of uniform_stream (its default chunk)
+_SYMBOL_ARRAY = np.array(SYMBOLS, dtype=object)
+
+
+class _Uniforms:
+    """The values of ``uniform_stream(rng)`` as lists indexed by position: ``values[i]`` is
+    its i-th uniform and ``symbols[i]`` the symbol ``SYMBOLS[int(values[i] * alphabet)]``
+    drawn from it (computed for whole chunks with numpy, so an argument's symbols are one
+    slice). :meth:`reserve` draws chunks ahead, dropping the values already used;
+    :meth:`release` then leaves rng in the state uniform_stream would leave it in once it
+    has handed out the values used.
+    """
+
+    def __init__(self, rng: np.random.Generator, alphabet: int) -> None:
+        self.rng = rng
+        self.alphabet = alphabet
+        self.values: list[float] = []
+        self.symbols: list[str] = []
+        self.dropped = 0  # values dropped from the front of the lists
+        self.states: list[Any] = []  # rng state before each chunk
+
+    def reserve(self, start: int, count: int) -> int:
+        """Make count positions from start on available; returns the position start has
+        then (the lists are updated in place, the values before start may be dropped)."""
+        if start + count <= len(self.values):
+            return start
+        del self.values[:start], self.symbols[:start]
+        self.dropped += start
+        while len(self.values) < count:
+            self.states.append(self.rng.bit_generator.state)
+            chunk = self.rng.random(CHUNK)
+            self.values += chunk.tolist()
+            self.symbols += _SYMBOL_ARRAY[(chunk * self.alphabet).astype(np.intp)].tolist()
+        return 0
+
+    def release(self, end: int) -> None:
+        """Rewind rng to just after the chunks holding the values before position end."""
+        drawn = -(-(self.dropped + end) // CHUNK)
+        if drawn < len(self.states):
+            self.rng.bit_generator.state = self.states[drawn]
+
+
+def _most_draws(params: PcfgSetParams) -> int:
+    """Most uniforms one program consumes: its function count, per function its choice and
+    (binary) split, per argument (at most functions + 1) a length and its symbols."""
+    k = params.max_functions
+    return 1 + 2 * k + (k + 1) * (1 + params.max_arg_length)
+
+
+def _generate(rng: np.random.Generator, n: int, params: PcfgSetParams) -> Batch:
+    """n programs, each consuming uniform_stream(rng) in pre-order: the function count,
+    then per function its choice (and, binary, the split of the remaining functions), per
+    argument its length and then its symbols."""
+    draws = _Uniforms(rng, params.alphabet_size)
+    u, sym = draws.values, draws.symbols
+    caps = [capacity(d) for d in range(params.max_depth)]
+    lo_len, span_len = params.min_arg_length, params.max_arg_length - params.min_arg_length + 1
+    lo_k, span_k = params.min_functions, params.max_functions - params.min_functions + 1
+    toks: list[str] = []  # the program's tokens so far
+    lengths: list[int] = []  # its argument lengths so far
+    values: list[list[str]] = []  # the values of the finished subtrees whose parent is not
+    p = 0  # next position in the stream
+    low = 0  # least room seen at an argument (its nesting depth is top - low)
+
+    def build(k: int, room: int) -> Tree:
+        """Draw an expression of k functions whose subexpressions have nesting depth <= room
+        (room -1: none; arguments only); push its value, return its derivation."""
+        nonlocal p, low
+        if k == 0:
+            start = p + 1
+            p = end = start + lo_len + int(u[p] * span_len)
+            syms = sym[start:end]
+            toks.extend(syms)
+            lengths.append(end - start)
+            if room < low:
+                low = room
+            values.append(syms)
+            return [LEAF_RULE, *syms]
+        rest = k - 1
+        cap = caps[room]  # room >= 0 here: a function at room 0 has k = 1 (arguments below)
+        if rest <= cap:
+            f = int(u[p] * 10)
+            if f < 6:
+                p += 1
+                toks.append(FUNCTIONS[f])
+                sub = build(rest, room - 1)
+                x = values[-1]  # updated in place: no one else holds it
+                if f == 1:
+                    x.reverse()
+                elif f == 2:
+                    x.append(x.pop(0))
+                elif f == 3:
+                    x.append(x[-1])
+                elif f == 4:
+                    x[0], x[-1] = x[-1], x[0]
+                elif f == 5:
+                    x *= 2
+                return [RULES[f], sub]
+            left = int(u[p + 1] * k)  # uniform over 0..rest
+        else:
+            f = 6 + int(u[p] * 4)
+            left = rest - cap + int(u[p + 1] * (cap + cap - rest + 1))  # uniform over rest-cap..cap
+        p += 2
+        toks.append(FUNCTIONS[f])
+        sub_x = build(left, room - 1)
+        toks.append(",")
+        sub_y = build(rest - left, room - 1)
+        y = values.pop()
+        if f == 6:
+            values[-1] += y
+        elif f == 7:
+            y += values[-1]
+            values[-1] = y
+        elif f == 8:
+            values[-1] = y
+        return [RULES[f], sub_x, sub_y]
+
+    most = _most_draws(params)
+    top = params.max_depth - 1
+    inputs, targets, trees = [], [], []
+    depths, functions, arguments, symbols, longest = [], [], [], [], []
+    for _ in range(n):
+        p = draws.reserve(p, most)
+        k = lo_k + int(u[p] * span_k)
+        p += 1
+        toks.clear()
+        lengths.clear()
+        low = top
+        trees.append(build(k, top))
+        inputs.append(" ".join(toks))
+        targets.append(" ".join(values.pop()))
+        depths.append(top - low)
+        functions.append(k)
+        arguments.append(len(lengths))
+        symbols.append(sum(lengths))
+        longest.append(max(lengths))
+    draws.release(p)
+    depth_arr = np.asarray(depths, dtype=np.int64)
+    function_arr = np.asarray(functions, dtype=np.int64)
+    argument_arr = np.asarray(arguments, dtype=np.int64)
+    features = {
+        "depth": depth_arr,
+        "functions": function_arr,
+        "arguments": argument_arr,
+        "argument_symbols": np.asarray(symbols, dtype=np.int64),
+        "max_argument_length": np.asarray(longest, dtype=np.int64),
+        "derivation_depth": depth_arr + 1,
+        "rules": function_arr + argument_arr,
+    }
+    return Batch.from_lists(inputs, targets, features, structure=trees)
 
 
 # -- the reference parser and evaluator (independent of generate) -------------------------
