@@ -28,11 +28,11 @@ class SwapScreen:
 
     def __init__(self, rows: Any, alpha: float) -> None:
         """rows: per-example sparse vectors with ``indptr``, ``flat_indices``, ``flat_values``,
-        ``row_totals`` and ``size`` (``gengap.splits.mcd._SparseRows``)."""
+        ``row_totals``, ``size`` and ``numpy_powers`` (``gengap.splits.mcd._SparseRows``)."""
         self.indptr = rows.indptr
         self.items = rows.flat_indices
         flat = rows.flat_values
-        self.weights = flat.astype(np.int32)
+        self.weights = flat.astype(np.int32, copy=False)
         if not np.array_equal(self.weights, flat) or (self.weights < 0).any():
             raise ValueError("atom and compound counts must be non-negative integers")
         self.row_totals = rows.row_totals
@@ -41,10 +41,7 @@ class SwapScreen:
         largest = int(self.weights.max()) if len(self.weights) else 0
         self.weight_bits = max(1, (2 * largest).bit_length())  # codes hold weights in [-largest, largest]
         self.offset = 1 << (self.weight_bits - 1)
-        column_totals = np.bincount(self.items, flat, minlength=size) if size else np.zeros(1)
-        counts = np.arange(int(column_totals.max()) + 2, dtype=np.float64)
-        self.train_power = counts**alpha
-        self.test_power = counts ** (1.0 - alpha)
+        self.train_power, self.test_power = rows.numpy_powers(alpha)  # indexed by count, up to the largest item total + 1
 
     def _gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pair index, flat position) of every item of the given rows, in row order."""

@@ -145,9 +145,38 @@ def test_marginal_costs_in_blocks_equal_one_pass(monkeypatch) -> None:
     counters = [{f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(12, size=int(rng.integers(1, 5)), replace=False)} for _ in range(50)]
     rows = _SparseRows(counters)
     assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=50)
-    whole = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
+    whole = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs(assignment)
     monkeypatch.setattr(mcd, "MARGINAL_BLOCK", 7)
-    assert len(mcd._row_blocks(rows.indptr, 7)) > 5
-    blocked = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
-    assert all(np.array_equal(a, b) for a, b in zip(whole, blocked))
+    assert len(mcd._row_blocks(rows.shared().indptr, 7)) > 5
+    blocked = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs(assignment)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, blocked))
     assert mcd._row_blocks(np.array([0]), 7) == [(0, 0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary=st.integers(1, 60), largest=st.sampled_from([1, 3]))
+def test_marginal_costs_equal_the_sums_over_every_item(seed: int, vocabulary: int, largest: int) -> None:
+    """The costs sum only the items shared by two examples (and every item of a test example
+    for joining train); they equal, bit for bit, the sums over every item of every row with
+    numpy's powers of the counts (joining test: for the examples not in train)."""
+    rng = np.random.default_rng(seed)
+    counters = [
+        {f"k{int(k)}": int(rng.integers(1, largest + 1)) for k in rng.choice(vocabulary, size=int(rng.integers(1, min(6, vocabulary) + 1)), replace=False)}
+        for _ in range(60)
+    ]
+    rows = _SparseRows(counters)
+    assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=60)
+    side = _Side(rows, COMPOUND_ALPHA, assignment)
+    to_test, to_train = side.marginal_costs(assignment)
+    a = COMPOUND_ALPHA
+    c, d = side.train_array, side.test_array
+    item_test = c**a * ((d + 1.0) ** (1.0 - a) - d ** (1.0 - a))
+    item_train = d ** (1.0 - a) * ((c + 1.0) ** a - c**a)
+    norm = side.train_total**a * side.test_total ** (1.0 - a)
+    coefficient = side.chernoff_sum / norm
+    items, counts = rows.flat_indices, rows.flat_values
+    full_test = np.bincount(rows.flat_rows, counts * item_test[items], minlength=60) / norm - coefficient * (1.0 - a) * rows.row_totals / side.test_total
+    full_train = np.bincount(rows.flat_rows, counts * item_train[items], minlength=60) / norm - coefficient * a * rows.row_totals / side.train_total
+    assert np.array_equal(to_train, full_train)
+    outside = assignment != TRAIN
+    assert np.array_equal(to_test[outside], full_test[outside]) and np.isnan(to_test[~outside]).all()
