@@ -68,7 +68,7 @@ from gengap.generators.seeding import chain_rngs
 from gengap.splits.atoms import record_atoms, record_compounds
 from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 from gengap.splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
-from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen
+from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen, row_positions
 
 UNUSED, TRAIN, TEST = 0, 1, 2
 Numeric = float | np.ndarray
@@ -219,14 +219,6 @@ class _SharedPairs:
     indptr: np.ndarray
 
 
-def _row_positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index into rows, flat position) of every pair of the given rows, in row order."""
-    starts = indptr[rows]
-    lengths = indptr[rows + 1] - starts
-    owner = np.repeat(np.arange(len(rows)), lengths)
-    return owner, np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-
-
 def _row_blocks(indptr: np.ndarray, pairs: int) -> list[tuple[int, int]]:
     """[first, last) row ranges covering every row, each holding about `pairs` entries."""
     n = len(indptr) - 1
@@ -363,7 +355,7 @@ class _Side:
             to_test[first:last] = np.bincount(owner, counts * per_item_test[items], minlength=last - first)
             to_train[first:last] = np.bincount(owner, counts * per_item_train[items], minlength=last - first)
         test_rows = np.flatnonzero(assignment == TEST)
-        owner, at = _row_positions(rows.indptr, test_rows)
+        owner, at = row_positions(rows.indptr, test_rows)
         c, d = self.train_array[rows.flat_indices[at]], self.test_array[rows.flat_indices[at]]
         to_train[test_rows] = np.bincount(owner, rows.flat_values[at] * (test_power[d] * (train_power[c + 1] - train_power[c])), minlength=len(test_rows))
         to_test[assignment == TRAIN] = np.nan
@@ -564,7 +556,7 @@ class _Chain:
             if since >= REFRESH_STEPS or (since >= REFRESH_GAP and self.accepted - self.last_refresh[1] >= self.refresh_accepted):
                 self.guided = _guided_candidates(self.compound_side, self.assignment, self.kinds, self.lower)
                 self.last_refresh = (self.steps, self.accepted)
-            size = min(end - self.steps, int(np.clip(2.0 / max(self.rate, 1e-6), BATCH_MIN, BATCH_MAX)))
+            size = min(end - self.steps, int(min(max(2.0 / max(self.rate, 1e-6), BATCH_MIN), BATCH_MAX)))
             temperature = self.temperature * (end - self.steps) / steps if cooling else self.temperature
             before = self.steps
             accepted = self._batch(size, temperature, progress)
