@@ -180,3 +180,50 @@ def test_marginal_costs_equal_the_sums_over_every_item(seed: int, vocabulary: in
     assert np.array_equal(to_train, full_train)
     outside = assignment != TRAIN
     assert np.array_equal(to_test[outside], full_test[outside]) and np.isnan(to_test[~outside]).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary=st.integers(1, 30), alpha=st.sampled_from([ATOM_ALPHA, COMPOUND_ALPHA]))
+def test_swaps_keep_the_state_a_recount_gives(seed: int, vocabulary: int, alpha: float) -> None:
+    """After applied swaps the counts and terms equal a fresh recount (they are exact), and
+    resum gives the totals and Chernoff sum of that recount without recounting."""
+    rng = np.random.default_rng(seed)
+    counters = [
+        {f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(vocabulary, size=int(rng.integers(1, min(5, vocabulary) + 1)), replace=False)}
+        for _ in range(30)
+    ]
+    rows = _SparseRows(counters)
+    assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=30)
+    side = _Side(rows, alpha, assignment)
+    for _ in range(40):
+        x, y = (int(i) for i in rng.choice(30, size=2, replace=False))
+        first, second = int(assignment[x]), int(assignment[y])
+        to_train = (second == TRAIN) - (first == TRAIN)
+        to_test = (second == TEST) - (first == TEST)
+        side.apply(*side.evaluate_swap(x, y, to_train, to_test)[1:])
+        assignment[x], assignment[y] = second, first
+    fresh = _Side(rows, alpha, assignment)
+    assert (side.train_array.tolist(), side.test_array.tolist()) == (fresh.train_array.tolist(), fresh.test_array.tolist())
+    assert list(side.terms) == list(fresh.terms)
+    side.resum(assignment)
+    assert (side.chernoff_sum, side.train_total, side.test_total) == (fresh.chernoff_sum, fresh.train_total, fresh.test_total)
+
+
+# Searches pinned to the output of the search before its per-step speedups (same pool, seed
+# and options => the same assignment, bit for bit): sha256 of the assignment bytes.
+PINNED_SEARCHES = [
+    ("pcfg_set", False, 0, 30000, None, 0.4, 0.05, "683d4f48fb848f12"),
+    ("cogs_like", True, 1, 20000, 0.4, 0.5, 0.1, "989b8f341932b51b"),
+]
+
+
+def test_searches_equal_their_pinned_assignments() -> None:
+    import hashlib
+
+    for task, abstract, seed, steps, target, train, test, digest in PINNED_SEARCHES:
+        pool = generate_records(task, get_task(task).default_params(), 3000, 1 if task == "pcfg_set" else 2)
+        atoms = [record_atoms(r) for r in pool]
+        compounds = [record_compounds(r, abstract) for r in pool]
+        n = len(pool)
+        result = search(atoms, compounds, int(train * n), int(test * n), 0.02, np.random.default_rng(seed), steps=steps, target=target)
+        assert hashlib.sha256(result.assignment.tobytes()).hexdigest()[:16] == digest, (task, seed)
