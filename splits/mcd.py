@@ -38,15 +38,20 @@ a search with a target runs one greedy chain. On SCAN seeds 5-12 this ends at D_
 Each move is evaluated exactly in time proportional to the number of atoms and compounds of
 the examples it moves: with unnormalized counts c (train) and d (test) and totals P, Q,
 C_a = sum_k c_k^a d_k^(1-a) / (P^a Q^(1-a)), so only the touched terms of the sum and the
-totals change. The running sums are recomputed exactly every few thousand accepted
-moves to keep rounding from drifting. The search is a deterministic function of its inputs
-and the random generator.
+totals change; a term is read from a table of Python's float powers by the item's integer
+counts, and an item whose counts a move leaves alone is skipped (its term stays). Counts and
+terms are exact, so every few thousand accepted moves only the running sums are added up
+afresh from them, to keep rounding from drifting. The guided-candidate costs sum, per
+example, only the items that can contribute (those shared by two or more examples, and every
+item of a test example), which is where a refresh spends its time. The search is a
+deterministic function of its inputs and the random generator.
 
 Memory: per pool example, the search holds its atom and compound rows in CSR arrays of
-interned ids (about 20 bytes per (example, item) pair; the item texts are not kept, see
-``_SparseRows``) and 17 bytes of assignment and membership per chain; per distinct item, a
-running chain holds 16 bytes (integer counts, float terms) and a waiting one 8. The counts
-and terms are the same numbers the per-item Python lists of earlier versions held, so the
+interned ids and int32 counts (about 12 bytes per (example, item) pair, and 12 more for each
+pair whose item another example shares; the item texts are not kept, see ``_SparseRows``)
+and 17 bytes of assignment and membership per chain; per distinct item, a running chain
+holds 16 bytes (integer counts, float terms) and a waiting one 8. The counts, terms and
+sums are the same floats the per-item Python lists of earlier versions computed, so the
 search takes the same path for the same seed.
 """
 
