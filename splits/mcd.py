@@ -38,15 +38,20 @@ a search with a target runs one greedy chain. On SCAN seeds 5-12 this ends at D_
 Each move is evaluated exactly in time proportional to the number of atoms and compounds of
 the examples it moves: with unnormalized counts c (train) and d (test) and totals P, Q,
 C_a = sum_k c_k^a d_k^(1-a) / (P^a Q^(1-a)), so only the touched terms of the sum and the
-totals change. The running sums are recomputed exactly every few thousand accepted
-moves to keep rounding from drifting. The search is a deterministic function of its inputs
-and the random generator.
+totals change; a term is read from a table of Python's float powers by the item's integer
+counts, and an item whose counts a move leaves alone is skipped (its term stays). Counts and
+terms are exact, so every few thousand accepted moves only the running sums are added up
+afresh from them, to keep rounding from drifting. The guided-candidate costs sum, per
+example, only the items that can contribute (those shared by two or more examples, and every
+item of a test example), which is where a refresh spends its time. The search is a
+deterministic function of its inputs and the random generator.
 
 Memory: per pool example, the search holds its atom and compound rows in CSR arrays of
-interned ids (about 20 bytes per (example, item) pair; the item texts are not kept, see
-``_SparseRows``) and 17 bytes of assignment and membership per chain; per distinct item, a
-running chain holds 16 bytes (integer counts, float terms) and a waiting one 8. The counts
-and terms are the same numbers the per-item Python lists of earlier versions held, so the
+interned ids and int32 counts (about 12 bytes per (example, item) pair, and 12 more for each
+pair whose item another example shares; the item texts are not kept, see ``_SparseRows``)
+and 17 bytes of assignment and membership per chain; per distinct item, a running chain
+holds 16 bytes (integer counts, float terms) and a waiting one 8. The counts, terms and
+sums are the same floats the per-item Python lists of earlier versions computed, so the
 search takes the same path for the same seed.
 """
 
@@ -68,7 +73,7 @@ from gengap.generators.seeding import chain_rngs
 from gengap.splits.atoms import record_atoms, record_compounds
 from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
 from gengap.splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
-from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen
+from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen, row_positions
 
 UNUSED, TRAIN, TEST = 0, 1, 2
 Numeric = float | np.ndarray
@@ -125,7 +130,9 @@ class _SparseRows:
     from the first 64 bits (one vectorized ``np.unique``) and any two items that share those
     but not the other 64 bits are told apart (``_first_seen_ids``). ``flat_indices`` /
     ``flat_values`` are numpy views of the compact ``array`` buffers that the exact
-    evaluation reads one row at a time.
+    evaluation reads one row at a time. Counts are stored as int32 when all of them are
+    non-negative integers (atoms and compounds: the only counts the search accepts), else
+    as float64.
     """
 
     def __init__(self, counters: Iterable[Mapping[str, float]]) -> None:
@@ -144,15 +151,23 @@ class _SparseRows:
         keys = np.frombuffer(digests, dtype="<u8").reshape(-1, 2) if digests else np.zeros((0, 2), np.uint64)
         ids, self.size = _first_seen_ids(keys)
         del keys, digests
+        floats = np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
+        if ((floats >= 0) & (floats < 2**31) & (floats == np.floor(floats))).all():  # counts: stored as int32
+            values = array("i", floats.astype(np.int32).tobytes())
+        del floats
         self.indices_buffer, self.values_buffer = array("i", ids.astype(np.int32).tobytes()), values
         self.totals = totals  # Python floats per example, for the exact evaluation
         self.indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(np.frombuffer(lengths, dtype=np.int64) if len(lengths) else np.zeros(0, np.int64), out=self.indptr[1:])
         self.starts = array("q", self.indptr.tobytes())  # indptr, read as Python ints
         self.flat_indices = np.frombuffer(self.indices_buffer, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
-        self.flat_values = np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
+        value_type = np.int32 if values.typecode == "i" else np.float64
+        self.flat_values = np.frombuffer(values, dtype=value_type) if len(values) else np.zeros(0, value_type)
         self.flat_rows = np.repeat(np.arange(len(lengths), dtype=np.int32), np.diff(self.indptr))
         self.row_totals = np.frombuffer(totals, dtype=np.float64) if len(totals) else np.zeros(0)
+        self.largest_total = int(np.bincount(self.flat_indices, self.flat_values).max()) if len(values) else 0
+        self._powers: dict[tuple[str, float], tuple] = {}
+        self._shared: _SharedPairs | None = None
 
     def __len__(self) -> int:
         return len(self.totals)
@@ -161,6 +176,52 @@ class _SparseRows:
         """(item id, count) of one example, in row order."""
         start, end = self.starts[example], self.starts[example + 1]
         return zip(self.indices_buffer[start:end], self.values_buffer[start:end])
+
+    def shared(self) -> _SharedPairs:
+        """The (example, item) pairs whose item occurs in two or more examples (computed once)."""
+        if self._shared is None:
+            examples_holding = np.bincount(self.flat_indices, minlength=self.size)
+            at = np.flatnonzero(examples_holding[self.flat_indices] >= 2)
+            ids, items = np.unique(self.flat_indices[at], return_inverse=True)
+            rows = self.flat_rows[at]
+            indptr = np.zeros(len(self) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=len(self)), out=indptr[1:])
+            self._shared = _SharedPairs(rows, items.astype(np.int32), self.flat_values[at], ids.astype(np.int32), indptr)
+        return self._shared
+
+    def exact_powers(self, alpha: float) -> tuple[array, array]:
+        """(k**alpha, k**(1 - alpha)) in Python floats for k = 0 .. largest column total + 1:
+        the values of Python's float power, which the exact evaluation and the Chernoff terms
+        use (numpy's vectorized power may differ in the last bit); computed once per alpha."""
+        key = ("exact", alpha)
+        if key not in self._powers:
+            train = array("d", [float(k) ** alpha for k in range(self.largest_total + 2)])
+            test = train if alpha == 0.5 else array("d", [float(k) ** (1.0 - alpha) for k in range(self.largest_total + 2)])
+            self._powers[key] = (train, test)
+        return self._powers[key]
+
+    def numpy_powers(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+        """(k**alpha, k**(1 - alpha)) for k = 0 .. largest column total + 1, by numpy's power:
+        the values the swap screen and the guided-candidate costs use (numpy's power of an
+        integer count array equals the table entry); computed once per alpha."""
+        key = ("numpy", alpha)
+        if key not in self._powers:
+            counts = np.arange(self.largest_total + 2, dtype=np.float64)
+            self._powers[key] = (counts**alpha, counts ** (1.0 - alpha))
+        return self._powers[key]
+
+
+@dataclass(frozen=True)
+class _SharedPairs:
+    """Pairs of items that occur in two or more examples, in CSR order: the example of each
+    pair (``rows``, nondecreasing; ``indptr`` delimits each example's pairs), the item as an
+    index into ``ids`` (the item ids, ascending) and its count."""
+
+    rows: np.ndarray
+    items: np.ndarray
+    counts: np.ndarray
+    ids: np.ndarray
+    indptr: np.ndarray
 
 
 def _row_blocks(indptr: np.ndarray, pairs: int) -> list[tuple[int, int]]:
@@ -191,11 +252,14 @@ class _Side:
     ``train`` and ``test`` are integer counts in ``array('i')`` buffers and ``terms`` the
     per-item Chernoff terms c**a * d**b in an ``array('d')`` (16 bytes an item in all; scalar
     reads give Python numbers); ``train_array`` / ``test_array`` are numpy views of the same
-    memory, so they are always up to date."""
+    memory, so they are always up to date. Every term is read from tables of Python's float
+    powers (``_SparseRows.exact_powers``), so a term is a function of its item's two integer
+    counts alone: the same float however the counts were reached."""
 
     def __init__(self, rows: _SparseRows, alpha: float, assignment: np.ndarray) -> None:
         self.rows = rows
         self.alpha = alpha
+        self.train_power, self.test_power = rows.exact_powers(alpha)
         self.recompute(assignment)
 
     def recompute(self, assignment: np.ndarray) -> None:
@@ -212,23 +276,32 @@ class _Side:
         self.test = array("i", counts[TEST].astype(np.int32).tobytes())
         self.train_array = np.frombuffer(self.train, dtype=np.int32) if size else np.zeros(0, np.int32)
         self.test_array = np.frombuffer(self.test, dtype=np.int32) if size else np.zeros(0, np.int32)
-        self.train_total = float(rows.row_totals[assignment == TRAIN].sum())
-        self.test_total = float(rows.row_totals[assignment == TEST].sum())
+        self._sum_totals(assignment)
         self.chernoff_sum = sum(self._build_terms(), 0.0)
+
+    def _sum_totals(self, assignment: np.ndarray) -> None:
+        self.train_total = float(self.rows.row_totals[assignment == TRAIN].sum())
+        self.test_total = float(self.rows.row_totals[assignment == TEST].sum())
+
+    def resum(self, assignment: np.ndarray) -> None:
+        """What :meth:`recompute` gives, without recounting: the counts and terms the moves
+        kept are exact (integers, and terms that follow from them), so only the totals and
+        the Chernoff sum, which the moves update by float additions, are summed afresh."""
+        self._sum_totals(assignment)
+        terms = np.frombuffer(self.terms, dtype=np.float64) if self.rows.size else np.zeros(0)
+        self.chernoff_sum = sum(terms[terms != 0].tolist(), 0.0)  # the terms with both counts positive, in item order
 
     def _build_terms(self) -> list[float]:
         """Set ``terms`` from the counts (c**a * d**b where both are positive, in Python
         floats: the values the exact evaluation computes); the nonzero terms in item order."""
-        a, b = self.alpha, 1.0 - self.alpha
         both = np.flatnonzero((self.train_array > 0) & (self.test_array > 0))
-        values = [
-            c**a * d**b
-            for c, d in zip(self.train_array[both].astype(np.float64).tolist(), self.test_array[both].astype(np.float64).tolist())
-        ]
+        train_power = np.frombuffer(self.train_power, dtype=np.float64)
+        test_power = np.frombuffer(self.test_power, dtype=np.float64)
+        values = train_power[self.train_array[both]] * test_power[self.test_array[both]]
         terms = np.zeros(self.rows.size)
         terms[both] = values
         self.terms = array("d", terms.tobytes())
-        return values
+        return values.tolist()
 
     def park(self) -> None:
         """Drop the per-item terms while the chain waits (they follow from the counts)."""
@@ -253,63 +326,86 @@ class _Side:
         """Items with a test count and no train count."""
         return int(np.count_nonzero((self.test_array > 0) & (self.train_array <= 0)))
 
-    def marginal_costs(self) -> tuple[np.ndarray, np.ndarray]:
+    def marginal_costs(self, assignment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Approximate change of the Chernoff coefficient if each example joined test / train.
 
         Positive = the coefficient grows (divergence falls). First-order in one example,
-        using unit increments per item and the change of the normalizing totals.
+        using unit increments per item and the change of the normalizing totals. The cost of
+        joining test is NaN for examples in train (no move of the search uses it).
+
+        Per item the first-order terms are c**a * ((d + 1)**(1 - a) - d**(1 - a)) (joining
+        test) and d**(1 - a) * ((c + 1)**a - c**a) (joining train), in numpy's powers; an
+        example's cost sums its items' terms times its counts in row order. An item that
+        occurs in one example only has c = 0 unless that example is in train and d = 0
+        unless it is in test, so its terms vanish except in those cases: the sums run over
+        the items shared by two or more examples, and over every item of the test examples
+        for joining train (adding a zero term changes no sum, so each sum is the float the
+        full row would give).
         """
         a = self.alpha
-        c, d = self.train_array, self.test_array
+        rows = self.rows
         norm = self.train_total**a * self.test_total ** (1.0 - a)
         coefficient = self.chernoff_sum / norm
-        per_item_test = c**a * ((d + 1.0) ** (1.0 - a) - d ** (1.0 - a))
-        per_item_train = d ** (1.0 - a) * ((c + 1.0) ** a - c**a)
-        rows = self.rows
+        train_power, test_power = rows.numpy_powers(a)
+        shared = rows.shared()
+        c, d = self.train_array[shared.ids], self.test_array[shared.ids]
+        per_item_test = train_power[c] * (test_power[d + 1] - test_power[d])
+        per_item_train = test_power[d] * (train_power[c + 1] - train_power[c])
         n = len(rows)
         to_test, to_train = np.zeros(n), np.zeros(n)
         # blocks of whole rows, so temporaries stay small and each row sums in the same order
-        for first, last in _row_blocks(rows.indptr, MARGINAL_BLOCK):
-            a_, b_ = rows.indptr[first], rows.indptr[last]
-            owner, items, counts = rows.flat_rows[a_:b_] - first, rows.flat_indices[a_:b_], rows.flat_values[a_:b_]
+        for first, last in _row_blocks(shared.indptr, MARGINAL_BLOCK):
+            a_, b_ = shared.indptr[first], shared.indptr[last]
+            owner, items, counts = shared.rows[a_:b_] - first, shared.items[a_:b_], shared.counts[a_:b_]
             to_test[first:last] = np.bincount(owner, counts * per_item_test[items], minlength=last - first)
             to_train[first:last] = np.bincount(owner, counts * per_item_train[items], minlength=last - first)
+        test_rows = np.flatnonzero(assignment == TEST)
+        owner, at = row_positions(rows.indptr, test_rows)
+        c, d = self.train_array[rows.flat_indices[at]], self.test_array[rows.flat_indices[at]]
+        to_train[test_rows] = np.bincount(owner, rows.flat_values[at] * (test_power[d] * (train_power[c + 1] - train_power[c])), minlength=len(test_rows))
+        to_test[assignment == TRAIN] = np.nan
         to_test = to_test / norm - coefficient * (1.0 - a) * rows.row_totals / self.test_total
         to_train = to_train / norm - coefficient * a * rows.row_totals / self.train_total
         return to_test, to_train
 
-    def evaluate(self, moves: list[tuple[int, int, int]]) -> tuple[float, float, float, float, dict]:
-        """(divergence, chernoff sum, train total, test total, touched) after the moves
-        (example, from, to); touched maps each item to its new (train, test, term)."""
+    def evaluate_swap(self, x: int, y: int, to_train: int, to_test: int) -> tuple[float, float, float, float, list]:
+        """(divergence, chernoff sum, train total, test total, touched) after example x changes
+        its train count by ``to_train`` and its test count by ``to_test`` times its counts and
+        example y the opposite; touched lists (item, new train, new test, new term) for each
+        item whose counts change, x's items first, in row order."""
+        rows = self.rows
+        indices, values, starts = rows.indices_buffer, rows.values_buffer, rows.starts
+        x_start, x_end, y_start, y_end = starts[x], starts[x + 1], starts[y], starts[y + 1]
+        net = dict(zip(indices[x_start:x_end], values[x_start:x_end]))  # item -> x's count minus y's
+        get = net.get
+        for k, v in zip(indices[y_start:y_end], values[y_start:y_end]):
+            net[k] = get(k, 0) - v
         train, test, terms = self.train, self.test, self.terms
-        touched: dict[int, tuple[float, float, float]] = {}
-        get = touched.get
-        train_total, test_total = self.train_total, self.test_total
-        for example, source, dest in moves:
-            to_train = (dest == TRAIN) - (source == TRAIN)
-            to_test = (dest == TEST) - (source == TEST)
-            weight = self.rows.totals[example]
-            train_total += to_train * weight
-            test_total += to_test * weight
-            for k, v in self.rows.pairs(example):
-                old = get(k)
-                if old is None:
-                    touched[k] = (train[k] + to_train * v, test[k] + to_test * v, 0.0)
-                else:
-                    touched[k] = (old[0] + to_train * v, old[1] + to_test * v, 0.0)
-        a, b = self.alpha, 1.0 - self.alpha
+        train_power, test_power = self.train_power, self.test_power
         total = self.chernoff_sum
-        for k, (c, d, _) in touched.items():
-            term = c**a * d**b if c > 1e-12 and d > 1e-12 else 0.0
-            total += term - terms[k]
-            touched[k] = (c, d, term)
+        touched = []
+        for k, v in net.items():
+            if v:  # an item with the same count in x and y keeps its counts and term
+                c = train[k] + to_train * v
+                d = test[k] + to_test * v
+                term = train_power[c] * test_power[d]  # 0.0 when either count is 0
+                total += term - terms[k]
+                touched.append((k, c, d, term))
+        x_weight, y_weight = rows.totals[x], rows.totals[y]
+        train_total = self.train_total + to_train * x_weight - to_train * y_weight
+        test_total = self.test_total + to_test * x_weight - to_test * y_weight
         return self.divergence(total, train_total, test_total), total, train_total, test_total, touched
 
-    def apply(self, chernoff_sum: float, train_total: float, test_total: float, touched: dict) -> None:
+    def unseen_change(self, touched: list) -> int:
+        """Change in the number of items with a test count and no train count, if touched applied."""
+        train, test = self.train, self.test
+        return sum((d > 0 and c <= 0) - (test[k] > 0 and train[k] <= 0) for k, c, d, _ in touched)
+
+    def apply(self, chernoff_sum: float, train_total: float, test_total: float, touched: list) -> None:
         train, test, terms = self.train, self.test, self.terms
-        for k, (c, d, term) in touched.items():
-            train[k] = int(c) if c > 1e-12 else 0
-            test[k] = int(d) if d > 1e-12 else 0
+        for k, c, d, term in touched:
+            train[k] = c
+            test[k] = d
             terms[k] = term
         self.chernoff_sum, self.train_total, self.test_total = chernoff_sum, train_total, test_total
 
@@ -465,7 +561,7 @@ class _Chain:
             if since >= REFRESH_STEPS or (since >= REFRESH_GAP and self.accepted - self.last_refresh[1] >= self.refresh_accepted):
                 self.guided = _guided_candidates(self.compound_side, self.assignment, self.kinds, self.lower)
                 self.last_refresh = (self.steps, self.accepted)
-            size = min(end - self.steps, int(np.clip(2.0 / max(self.rate, 1e-6), BATCH_MIN, BATCH_MAX)))
+            size = min(end - self.steps, int(min(max(2.0 / max(self.rate, 1e-6), BATCH_MIN), BATCH_MAX)))
             temperature = self.temperature * (end - self.steps) / steps if cooling else self.temperature
             before = self.steps
             accepted = self._batch(size, temperature, progress)
@@ -519,17 +615,15 @@ class _Chain:
         """Evaluate swapping x (in first) with y (in second) exactly; apply it when allowed and
         its gain is at least threshold."""
         atom_side, compound_side = self.atom_side, self.compound_side
-        moves = [(x, first, second), (y, second, first)]
-        da, a_sum, a_train, a_test, a_touched = atom_side.evaluate(moves)
-        change = sum(
-            (d > 1e-12 and c <= 1e-12) - (atom_side.test[k] > 0 and atom_side.train[k] <= 0)
-            for k, (c, d, _) in a_touched.items()
-        )
+        to_train = (second == TRAIN) - (first == TRAIN)
+        to_test = (second == TEST) - (first == TEST)
+        da, a_sum, a_train, a_test, a_touched = atom_side.evaluate_swap(x, y, to_train, to_test)
+        change = atom_side.unseen_change(a_touched)
         if change > 0:
             return False  # a test atom would become unseen in train
         if da > self.atom_bound and da > atom_side.current():
             return False  # D_A would rise above its bound (or further above it)
-        dc, c_sum, c_train, c_test, c_touched = compound_side.evaluate(moves)
+        dc, c_sum, c_train, c_test, c_touched = compound_side.evaluate_swap(x, y, to_train, to_test)
         new_score = float(self.objective(dc, da, self.unseen + change))
         if new_score - self.score < threshold:
             return False
@@ -544,8 +638,8 @@ class _Chain:
         self.score = new_score
         self.accepted += 1
         if self.accepted % 5000 == 0:
-            atom_side.recompute(self.assignment)
-            compound_side.recompute(self.assignment)
+            atom_side.resum(self.assignment)
+            compound_side.resum(self.assignment)
             self.score = float(self.objective(compound_side.current(), atom_side.current(), self.unseen))
         if progress is not None and self.accepted % 1000 == 0:
             progress(step, compound_side.current(), atom_side.current())
@@ -573,7 +667,7 @@ def _guided_candidates(
     and members of second that would help most in first's place (CANDIDATES each), both
     ranked by the first-order cost of joining first; with ``lower`` the ranking is
     reversed (the aim is a lower D_C)."""
-    to_test, to_train = side.marginal_costs()
+    to_test, to_train = side.marginal_costs(assignment)
     sign = -1.0 if lower else 1.0
     cost_in = {TEST: sign * to_test, TRAIN: sign * to_train}
     found = {}

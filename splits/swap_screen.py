@@ -23,16 +23,24 @@ import numpy as np
 SCREEN_MARGIN = 1e-9  # a swap passes the screen when its estimated gain is above -margin
 
 
+def row_positions(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index into rows, flat position) of every item of the given CSR rows, in row order."""
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    owner = np.repeat(np.arange(len(rows)), lengths)
+    return owner, np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+
+
 class SwapScreen:
     """Rows of one kind of item (atoms or compounds) in CSR form, with power tables."""
 
     def __init__(self, rows: Any, alpha: float) -> None:
         """rows: per-example sparse vectors with ``indptr``, ``flat_indices``, ``flat_values``,
-        ``row_totals`` and ``size`` (``gengap.splits.mcd._SparseRows``)."""
+        ``row_totals``, ``size`` and ``numpy_powers`` (``gengap.splits.mcd._SparseRows``)."""
         self.indptr = rows.indptr
         self.items = rows.flat_indices
         flat = rows.flat_values
-        self.weights = flat.astype(np.int32)
+        self.weights = flat.astype(np.int32, copy=False)
         if not np.array_equal(self.weights, flat) or (self.weights < 0).any():
             raise ValueError("atom and compound counts must be non-negative integers")
         self.row_totals = rows.row_totals
@@ -41,18 +49,7 @@ class SwapScreen:
         largest = int(self.weights.max()) if len(self.weights) else 0
         self.weight_bits = max(1, (2 * largest).bit_length())  # codes hold weights in [-largest, largest]
         self.offset = 1 << (self.weight_bits - 1)
-        column_totals = np.bincount(self.items, flat, minlength=size) if size else np.zeros(1)
-        counts = np.arange(int(column_totals.max()) + 2, dtype=np.float64)
-        self.train_power = counts**alpha
-        self.test_power = counts ** (1.0 - alpha)
-
-    def _gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(pair index, flat position) of every item of the given rows, in row order."""
-        starts = self.indptr[rows]
-        lengths = self.indptr[rows + 1] - starts
-        owner = np.repeat(np.arange(len(rows)), lengths)
-        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-        return owner, np.arange(int(lengths.sum())) + shift
+        self.train_power, self.test_power = rows.numpy_powers(alpha)  # indexed by count, up to the largest item total + 1
 
     def evaluate(
         self,
@@ -71,25 +68,26 @@ class SwapScreen:
         ``to_test`` times its weights; y_i the opposite), and with ``count_unseen`` the change
         in the number of items with test count > 0 and train count 0."""
         pairs = len(xs)
-        x_owner, x_at = self._gather(xs)
-        y_owner, y_at = self._gather(ys)
+        owner, at = row_positions(self.indptr, np.concatenate((xs, ys)))
+        weights = self.weights[at]
+        y_from = int(np.searchsorted(owner, pairs))  # the items of the ys follow those of the xs
+        owner[y_from:] -= pairs
+        np.negative(weights[y_from:], out=weights[y_from:])
         span = self.size
-        codes = np.concatenate(
-            [
-                ((x_owner * span + self.items[x_at]) << self.weight_bits) + (self.offset + self.weights[x_at]),
-                ((y_owner * span + self.items[y_at]) << self.weight_bits) + (self.offset - self.weights[y_at]),
-            ]
-        )
+        codes = ((owner * span + self.items[at]) << self.weight_bits) + (self.offset + weights)
         codes.sort()
         keys = codes >> self.weight_bits
         net = (codes & ((1 << self.weight_bits) - 1)) - self.offset
-        first = np.flatnonzero(np.diff(keys, prepend=-1))  # keys are >= 0
+        starts = np.empty(len(keys), dtype=bool)
+        starts[:1] = True
+        np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+        first = np.flatnonzero(starts)
         net = np.add.reduceat(net, first) if len(first) else net
         keys = keys[first]
         owner = keys // span
         item = keys - owner * span
-        old_train = train[item].astype(np.int64)
-        old_test = test[item].astype(np.int64)
+        old_train = train[item]
+        old_test = test[item]
         new_train = old_train + to_train * net
         new_test = old_test + to_test * net
         change = self.train_power[new_train] * self.test_power[new_test] - self.train_power[old_train] * self.test_power[old_test]
@@ -98,9 +96,13 @@ class SwapScreen:
         p = train_total + to_train * moved
         q = test_total + to_test * moved
         alpha = self.alpha
-        with np.errstate(divide="ignore", invalid="ignore"):
-            coefficient = np.where((p > 0) & (q > 0), sums / (p**alpha * q ** (1.0 - alpha)), 0.0)
-        divergence = np.clip(1.0 - np.minimum(coefficient, 1.0), 0.0, 1.0)
+        valid = (p > 0) & (q > 0)
+        if valid.all():
+            coefficient = sums / (p**alpha * q ** (1.0 - alpha))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                coefficient = np.where(valid, sums / (p**alpha * q ** (1.0 - alpha)), 0.0)
+        divergence = np.minimum(np.maximum(1.0 - np.minimum(coefficient, 1.0), 0.0), 1.0)
         if not count_unseen:
             return divergence, None
         unseen = ((new_test > 0) & (new_train <= 0)).astype(np.int64) - ((old_test > 0) & (old_train <= 0))

@@ -145,9 +145,85 @@ def test_marginal_costs_in_blocks_equal_one_pass(monkeypatch) -> None:
     counters = [{f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(12, size=int(rng.integers(1, 5)), replace=False)} for _ in range(50)]
     rows = _SparseRows(counters)
     assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=50)
-    whole = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
+    whole = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs(assignment)
     monkeypatch.setattr(mcd, "MARGINAL_BLOCK", 7)
-    assert len(mcd._row_blocks(rows.indptr, 7)) > 5
-    blocked = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs()
-    assert all(np.array_equal(a, b) for a, b in zip(whole, blocked))
+    assert len(mcd._row_blocks(rows.shared().indptr, 7)) > 5
+    blocked = _Side(rows, COMPOUND_ALPHA, assignment).marginal_costs(assignment)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(whole, blocked))
     assert mcd._row_blocks(np.array([0]), 7) == [(0, 0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary=st.integers(1, 60), largest=st.sampled_from([1, 3]))
+def test_marginal_costs_equal_the_sums_over_every_item(seed: int, vocabulary: int, largest: int) -> None:
+    """The costs sum only the items shared by two examples (and every item of a test example
+    for joining train); they equal, bit for bit, the sums over every item of every row with
+    numpy's powers of the counts (joining test: for the examples not in train)."""
+    rng = np.random.default_rng(seed)
+    counters = [
+        {f"k{int(k)}": int(rng.integers(1, largest + 1)) for k in rng.choice(vocabulary, size=int(rng.integers(1, min(6, vocabulary) + 1)), replace=False)}
+        for _ in range(60)
+    ]
+    rows = _SparseRows(counters)
+    assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=60)
+    side = _Side(rows, COMPOUND_ALPHA, assignment)
+    to_test, to_train = side.marginal_costs(assignment)
+    a = COMPOUND_ALPHA
+    c, d = side.train_array, side.test_array
+    item_test = c**a * ((d + 1.0) ** (1.0 - a) - d ** (1.0 - a))
+    item_train = d ** (1.0 - a) * ((c + 1.0) ** a - c**a)
+    norm = side.train_total**a * side.test_total ** (1.0 - a)
+    coefficient = side.chernoff_sum / norm
+    items, counts = rows.flat_indices, rows.flat_values
+    full_test = np.bincount(rows.flat_rows, counts * item_test[items], minlength=60) / norm - coefficient * (1.0 - a) * rows.row_totals / side.test_total
+    full_train = np.bincount(rows.flat_rows, counts * item_train[items], minlength=60) / norm - coefficient * a * rows.row_totals / side.train_total
+    assert np.array_equal(to_train, full_train)
+    outside = assignment != TRAIN
+    assert np.array_equal(to_test[outside], full_test[outside]) and np.isnan(to_test[~outside]).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary=st.integers(1, 30), alpha=st.sampled_from([ATOM_ALPHA, COMPOUND_ALPHA]))
+def test_swaps_keep_the_state_a_recount_gives(seed: int, vocabulary: int, alpha: float) -> None:
+    """After applied swaps the counts and terms equal a fresh recount (they are exact), and
+    resum gives the totals and Chernoff sum of that recount without recounting."""
+    rng = np.random.default_rng(seed)
+    counters = [
+        {f"k{int(k)}": int(rng.integers(1, 4)) for k in rng.choice(vocabulary, size=int(rng.integers(1, min(5, vocabulary) + 1)), replace=False)}
+        for _ in range(30)
+    ]
+    rows = _SparseRows(counters)
+    assignment = rng.choice(np.array([UNUSED, TRAIN, TEST], dtype=np.int8), size=30)
+    side = _Side(rows, alpha, assignment)
+    for _ in range(40):
+        x, y = (int(i) for i in rng.choice(30, size=2, replace=False))
+        first, second = int(assignment[x]), int(assignment[y])
+        to_train = (second == TRAIN) - (first == TRAIN)
+        to_test = (second == TEST) - (first == TEST)
+        side.apply(*side.evaluate_swap(x, y, to_train, to_test)[1:])
+        assignment[x], assignment[y] = second, first
+    fresh = _Side(rows, alpha, assignment)
+    assert (side.train_array.tolist(), side.test_array.tolist()) == (fresh.train_array.tolist(), fresh.test_array.tolist())
+    assert list(side.terms) == list(fresh.terms)
+    side.resum(assignment)
+    assert (side.chernoff_sum, side.train_total, side.test_total) == (fresh.chernoff_sum, fresh.train_total, fresh.test_total)
+
+
+# Searches pinned to the output of the search before its per-step speedups (same pool, seed
+# and options => the same assignment, bit for bit): sha256 of the assignment bytes.
+PINNED_SEARCHES = [
+    ("pcfg_set", False, 0, 30000, None, 0.4, 0.05, "683d4f48fb848f12"),
+    ("cogs_like", True, 1, 20000, 0.4, 0.5, 0.1, "989b8f341932b51b"),
+]
+
+
+def test_searches_equal_their_pinned_assignments() -> None:
+    import hashlib
+
+    for task, abstract, seed, steps, target, train, test, digest in PINNED_SEARCHES:
+        pool = generate_records(task, get_task(task).default_params(), 3000, 1 if task == "pcfg_set" else 2)
+        atoms = [record_atoms(r) for r in pool]
+        compounds = [record_compounds(r, abstract) for r in pool]
+        n = len(pool)
+        result = search(atoms, compounds, int(train * n), int(test * n), 0.02, np.random.default_rng(seed), steps=steps, target=target)
+        assert hashlib.sha256(result.assignment.tobytes()).hexdigest()[:16] == digest, (task, seed)

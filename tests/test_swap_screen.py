@@ -47,12 +47,9 @@ def test_screen_equals_the_exact_evaluation_of_each_swap(seed: int, vocabulary: 
             xs, ys, to_train, to_test, count_unseen=True,
         )
         for i, (x, y) in enumerate(zip(xs.tolist(), ys.tolist())):
-            exact, _, _, _, touched = side.evaluate([(x, first, second), (y, second, first)])
+            exact, _, _, _, touched = side.evaluate_swap(x, y, to_train, to_test)
             assert abs(divergence[i] - exact) < SCREEN_MARGIN / 100
-            change = sum(
-                (d > 1e-12 and c <= 1e-12) - (side.test[k] > 0 and side.train[k] <= 0) for k, (c, d, _) in touched.items()
-            )
-            assert unseen[i] == change
+            assert unseen[i] == side.unseen_change(touched)
 
 
 def test_screen_of_an_empty_batch_and_a_swap_of_identical_rows() -> None:
