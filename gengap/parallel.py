@@ -1,10 +1,14 @@
 """Render a BlockPlan to JSONL with a pool of worker processes, in block order.
 
 Blocks are independent (see gengap.generators.blocks), so the bytes do not depend on the number
-of workers. With several workers each block's bytes go from its worker to a file in a private
-temporary directory (not through the pool's pipe: pickling and piping every byte cost more CPU
-than generating them), and the parent copies the files into the output in block order with
-the kernel's copy (os.sendfile) and deletes each as it goes. At most 2 x workers blocks are in
+of workers. With several workers the bytes never travel through the pool's pipe (pickling and
+piping every byte cost more CPU than generating them). Into a regular file (forked workers),
+each worker writes its block itself at the block's offset (os.pwrite): a block's offset is
+published, in shared memory, by the worker of the block before it as soon as that block is
+rendered, so blocks are written in parallel and the parent copies nothing. Otherwise (a pipe,
+a terminal, no fork) each block goes from its worker to a file in a private temporary
+directory, and the parent copies the files into the output in block order with the kernel's
+copy (os.sendfile) and deletes each as it goes. At most 2 x workers blocks are in
 flight, which bounds memory and spool space; the workers end with the map, on error, on
 interrupt, and when the parent dies (gengap.workers); the directory is removed in every case
 but a kill of the parent, and the next spooling run removes those its dead owners left (the
@@ -15,10 +19,12 @@ from __future__ import annotations
 
 import errno
 import functools
+import multiprocessing
 import os
 import shutil
+import stat
 import tempfile
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
@@ -69,6 +75,10 @@ def write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO) -> Iterator[tu
             handle.write(data)
             yield block, keys
         return
+    fd = _regular_file(handle)
+    if fd is not None and "fork" in multiprocessing.get_all_start_methods():
+        yield from _write_in_place(plan, workers, handle, fd)
+        return
     remove_stale_spools()
     spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-")
     try:
@@ -84,6 +94,57 @@ def write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO) -> Iterator[tu
             keys_of.close()  # ends the workers before the directory goes
     finally:
         shutil.rmtree(spool, ignore_errors=True)
+
+
+_CHAIN: tuple[Any, Any] | None = None  # (offsets, condition) of the running _write_in_place, inherited by its forked workers
+
+
+def _regular_file(handle: BinaryIO) -> int | None:
+    """The file descriptor of handle when it is a regular file, else None."""
+    try:
+        fd = handle.fileno()
+        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _write_in_place(plan: BlockPlan, workers: int, handle: BinaryIO, fd: int) -> Iterator[tuple[int, np.ndarray]]:
+    """write_blocks into a regular file: forked workers pwrite each block at its offset (see the module doc)."""
+    global _CHAIN
+    handle.flush()
+    start = handle.tell()
+    context = multiprocessing.get_context("fork")
+    offsets = context.RawArray("q", plan.num_blocks + 1)  # offsets[b]: where block b starts, -1 until known
+    offsets[:] = [-1] * (plan.num_blocks + 1)
+    offsets[0] = start
+    _CHAIN = (offsets, context.Condition())
+    try:
+        keys_of = ordered_map(functools.partial(_pwrite_block, plan, fd), range(plan.num_blocks), workers)
+        try:
+            for block, keys in enumerate(keys_of):
+                yield block, keys
+        finally:
+            keys_of.close()
+    finally:
+        _CHAIN = None
+    handle.seek(offsets[plan.num_blocks])
+
+
+def _pwrite_block(plan: BlockPlan, fd: int, block: int) -> np.ndarray:
+    """In a forked worker: render the block, wait for its offset, publish the next block's, write it there."""
+    data, keys = render_block(plan, block)
+    assert _CHAIN is not None, "_pwrite_block runs in a worker forked by _write_in_place"
+    offsets, ready = _CHAIN
+    with ready:
+        ready.wait_for(lambda: offsets[block] >= 0)
+        offset = offsets[block]
+        offsets[block + 1] = offset + len(data)
+        ready.notify_all()
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view, offset = view[written:], offset + written
+    return keys
 
 
 def remove_stale_spools(root: str | None = None) -> None:

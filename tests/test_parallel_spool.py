@@ -1,6 +1,6 @@
-"""Several workers spool each block to a private temporary directory (gengap.parallel): the bytes
-are those of one worker, on a file and on a pipe, and the directory is gone afterwards, also
-when a worker fails."""
+"""Several workers (gengap.parallel) write a regular file in place (each block at its offset) and
+spool each block to a private temporary directory for any other output: the bytes are those
+of one worker either way, and the spool directory is gone afterwards, also when a worker fails."""
 
 from __future__ import annotations
 
@@ -46,10 +46,25 @@ def test_a_failing_worker_leaves_no_spool_and_no_output(tmp_path: Path, spool_ro
 
     monkeypatch.setattr(parallel, "render_block", fails_on_block_two)  # the forked workers inherit it
     out = tmp_path / "x.jsonl"
-    with pytest.raises(RuntimeError, match="boom in a worker"):
+    with pytest.raises(RuntimeError, match="boom in a worker"):  # written in place
         main(["generate", "parity_check", "--n", str(4 * BLOCK_SIZE), "--workers", "2", "--out", str(out)])
     assert not out.exists()
+    plan = BlockPlan("parity_check", get_task("parity_check").with_size(5, 9), 4 * BLOCK_SIZE, 0)
+    with pytest.raises(RuntimeError, match="boom in a worker"):  # spooled
+        list(parallel.write_blocks(plan, 2, io.BytesIO()))
     assert list(spool_root.iterdir()) == []
+
+
+def test_blocks_are_written_in_place_into_a_regular_file(tmp_path: Path, spool_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "_spool_block", None)  # the spooling path would fail
+    plan = BlockPlan("reverse_string", get_task("reverse_string").with_size(1, 30), 3 * BLOCK_SIZE + 11, 8)
+    expected = b"".join(parallel.render_block(plan, block)[0] for block in range(plan.num_blocks))
+    with open(tmp_path / "x.jsonl", "wb") as handle:
+        handle.write(b"head\n")
+        assert [block for block, _ in parallel.write_blocks(plan, 2, handle)] == [0, 1, 2, 3]
+        assert handle.tell() == 5 + len(expected)
+        handle.write(b"tail\n")
+    assert (tmp_path / "x.jsonl").read_bytes() == b"head\n" + expected + b"tail\n"
 
 
 def test_write_blocks_to_a_handle_without_a_file_descriptor() -> None:
@@ -76,5 +91,6 @@ def test_a_spooling_run_removes_the_spools_of_dead_owners_only(tmp_path: Path, s
     for folder in (dead, live, other):
         folder.mkdir()
         (folder / "0.jsonl").write_bytes(b"{}\n")
-    assert main(["generate", "parity_check", "--n", str(2 * BLOCK_SIZE), "--workers", "2", "--out", str(tmp_path / "x.jsonl")]) == 0
+    plan = BlockPlan("parity_check", get_task("parity_check").with_size(5, 9), 2 * BLOCK_SIZE, 0)
+    list(parallel.write_blocks(plan, 2, io.BytesIO()))  # spooled: no file descriptor
     assert sorted(p.name for p in spool_root.iterdir()) == sorted([live.name, other.name])
