@@ -46,12 +46,6 @@ def render_block(plan: BlockPlan, block: int) -> Rendered:
     return batch_to_jsonl(batch, plan.task), input_keys(batch.inputs)
 
 
-def render_blocks(plan: BlockPlan, workers: int = 1) -> Iterator[Rendered]:
-    """render_block of every block of the plan, in order (the bytes travel through the pool)."""
-    workers = workers if plan.num_blocks > 1 else 1
-    return ordered_map(functools.partial(render_block, plan), range(plan.num_blocks), workers)
-
-
 def _spool_block(plan: BlockPlan, spool: str, block: int) -> np.ndarray:
     """render_block, its bytes written to spool/<block>; returns the input keys."""
     data, keys = render_block(plan, block)
