@@ -30,6 +30,22 @@ Tree = Any  # list [rule, *children] or a str leaf
 COMPOUND_MAX_NODES = 5
 
 
+def is_tree(value: Any) -> bool:
+    """Whether value is a derivation: a non-empty str leaf, or a list ``[rule, child, ...]``
+    with a non-empty str rule and trees as children (checked without recursion)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if not node:
+                return False
+            continue
+        if not isinstance(node, list) or not node or not isinstance(node[0], str) or not node[0]:
+            return False
+        stack.extend(node[1:])
+    return True
+
+
 def internal_nodes(tree: Tree) -> Iterator[list[Any]]:
     """Internal nodes in pre-order."""
     stack = [tree]

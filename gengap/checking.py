@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from gengap.generators import Task, UnknownTaskError, get_task, record_id
 from gengap.generators.cues import cue_problem, without_cue
+from gengap.generators.derivation import is_tree
 from gengap.generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
@@ -110,8 +111,8 @@ def structure_problem(task: Task, record: dict[str, Any]) -> str | None:
         derived = task.derive(record)
     except (ValueError, KeyError, IndexError, TypeError):
         return "its input has no derivation"
-    if derived is None:
-        return None  # a task without derivations: structure is free-form
+    if derived is None:  # a task without derivations: any tree (splits read atoms and compounds from it)
+        return None if is_tree(record["structure"]) else "structure is not a tree ([rule, child, ...] with string leaves)"
     if record["structure"] != derived:
         return "structure is not the derivation of its input"
     return None

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from gengap.generators.batch import Record, record_id
+from gengap.generators.derivation import is_tree
 from gengap.generators.reading import ReadError, jsonl_values
 
 KEYS = ("input", "target", "structure", "atoms", "compounds", "meta", "difficulty")
@@ -71,21 +72,6 @@ def is_plain(first: Any) -> bool:
     return isinstance(first, dict) and "id" not in first
 
 
-def _is_tree(value: Any) -> bool:
-    """A str leaf, or a list [str label, child, ...] of trees (checked without recursion)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if not node:
-                return False
-            continue
-        if not isinstance(node, list) or not node or not isinstance(node[0], str) or not node[0]:
-            return False
-        stack.extend(node[1:])
-    return True
-
-
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
 
@@ -108,7 +94,7 @@ def _problems(value: Any, fmt: ExternalFormat) -> list[str]:
     unknown = sorted(set(value) - set(KEYS))
     if unknown:
         found.append("has unknown key" + ("s " if len(unknown) > 1 else " ") + ", ".join(repr(k[:40]) for k in unknown))
-    if "structure" in value and not _is_tree(value["structure"]):
+    if "structure" in value and not is_tree(value["structure"]):
         found.append("has a structure that is not a tree ([label, child, ...] with string leaves)")
     for key in ("atoms", "compounds"):
         if key in value and not _strings(value[key]):
@@ -192,4 +178,4 @@ def declared(record: Record, key: str) -> Counter[str] | None:
 def tree_of(record: Record) -> Any:
     """The record's ``structure`` when it is a tree (see _is_tree); else None."""
     structure = record.get("structure")
-    return structure if structure is not None and _is_tree(structure) else None
+    return structure if structure is not None and is_tree(structure) else None
