@@ -111,13 +111,13 @@ def _closing_tags(text: str) -> str | None:
     it is a marker or a closing tag, so that this tag is the last marker and its content what
     it marks; None otherwise (then the full scan decides). The common case, without a scan of
     the whole text."""
-    end = len(text.rstrip())
-    if not text.endswith("</answer>", 0, end):
+    text = text.rstrip()
+    if not text.endswith("</answer>"):
         return None
-    start = text.rfind("<answer>", 0, end - len("</answer>"))
+    start = text.rfind("<answer>")  # never inside the closing tag
     if start < 0:
         return None
-    content = text[start + len("<answer>") : end - len("</answer>")]
+    content = text[start + len("<answer>") : -len("</answer>")]
     if "\\" not in content and "w" not in content and "W" not in content:
         return content  # every marker and closing tag holds a backslash or "answer" (any case: a w or W)
     if _MARKER.search(content) or _TAG_CLOSE.search(content):
@@ -146,23 +146,25 @@ def _scanned(text: str) -> str | None:
     return None
 
 
-def _single_spaced(span: str) -> bool:
+def single_spaced(span: str) -> bool:
     """Whether span is its words joined by single spaces (cheap checks; False when unsure)."""
     return span.isascii() and span.isprintable() and "  " not in span and span[:1] != " " and span[-1:] != " "
 
 
 def extract_answer(output: str | None) -> str | None:
     """The answer span of a model's output (see the module doc); None when the output is empty."""
-    if not isinstance(output, str):
+    if type(output) is not str and not isinstance(output, str):
         return None
-    text = drop_reasoning(output)
-    span = _last_marked(text)
+    text = output if "</t" not in output and "</T" not in output else drop_reasoning(output)  # its shortcut, inline
+    span = _closing_tags(text)  # _last_marked, its common case first
+    if span is None:
+        span = _scanned(text)
     if span is None:
         lines = [line for line in text.split("\n") if line.strip()]
         if not lines:
             return None
         span = lines[-1]
-    if not _single_spaced(span):
+    if not single_spaced(span):
         span = " ".join(span.split())
     return span or None
 

@@ -43,13 +43,15 @@ from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_sour
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence  # isinstance with these is much faster than with typing's
 from typing import Any
 
 from gengap.generators import UnknownTaskError, get_task
 from gengap.harnesses.errors import HarnessError
-from gengap.harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok
-from gengap.harnesses.scoring import Score, alphabet_for, is_target, one_answer, score_span, target_score, untraced
+from gengap.harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok, single_spaced
+from gengap.harnesses.scoring import Score, alphabet_for, one_answer, score_span, target_score, task_alphabet, untraced
 
 DATA_SOURCE_PREFIX = "gengap/"
 
@@ -136,6 +138,63 @@ def format_reward(record: Mapping[str, Any], completion: str | None, answer_form
     return 1.0 if format_ok(completion, answer_format_of(record, answer_format)) else 0.0
 
 
+_KNOWN_TASKS: set[str] = set()  # names compute_score has found in the registry
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What reading an answer of a task needs, looked up once per task (see _target_verdict).
+    ``tokens``: fullmatch of any text of the task's alphabet tokens and spaces, where each
+    token is one character (``single``), else of tokens joined by single spaces."""
+
+    one_answer: bool
+    single: bool
+    tokens: Callable[[str], Any]
+
+
+_READINGS: dict[str, _Reading] = {}
+
+
+def _reading(task: str) -> _Reading:
+    found = _READINGS.get(task)
+    if found is None:
+        alphabet = task_alphabet(task)
+        if not alphabet.tokens:
+            pattern = "(?!)"  # matches nothing
+        elif alphabet.single_characters:
+            pattern = "[" + "".join(re.escape(t) for t in sorted(alphabet.tokens)) + " ]*"
+        else:
+            token = "(?:" + "|".join(re.escape(t) for t in sorted(alphabet.tokens, key=lambda t: (-len(t), t))) + ")"
+            pattern = f"{token}(?: {token})*"
+        found = _READINGS[task] = _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch)
+    return found
+
+
+def _target_verdict(task: str, span: str, ground_truth: str, meta: Any) -> float | None:
+    """The plain reward of an extracted span (words joined by single spaces) when the target
+    decides it without a record: 1.0 for the target itself; for an answer-only row of a
+    one-answer task, whether the tokens read from the span (:func:`answer_tokens`) are the
+    target's. None: the checker decides."""
+    latex = "\\" in span  # LaTeX to undo before the span can be the target
+    if not latex and span == ground_truth:
+        return 1.0
+    reading = _READINGS.get(task) or _reading(task)
+    decides = reading.one_answer and (meta is None or (meta.get("trace", "none") == "none" if type(meta) is dict else _untraced_row(meta)))
+    if decides and not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span)):
+        # the span is alphabet tokens joined by single spaces: no mark to drop, nothing to fold
+        # or split (under any alphabet the target's tokens add), so it reads as span.split()
+        if len(ground_truth) < len(span) or single_spaced(ground_truth):
+            return 0.0  # a target written as its tokens joined by single spaces that is not the span
+        return 1.0 if span == " ".join(ground_truth.split()) else 0.0
+    target = ground_truth.split()
+    if not latex and span == " ".join(target):
+        return 1.0
+    if not decides:
+        return None
+    tokens = answer_tokens(span, alphabet_for(task, target))
+    return 1.0 if tokens and tokens == target else 0.0
+
+
 def compute_score(
     data_source: Any,
     solution_str: str,
@@ -151,24 +210,28 @@ def compute_score(
     info = extra_info if type(extra_info) is dict or isinstance(extra_info, Mapping) else {}
     if type(ground_truth) is not str and isinstance(ground_truth, Mapping):  # a whole reward_model struct
         ground_truth = ground_truth.get("ground_truth")
-    task = info.get("task") if isinstance(info.get("task"), str) else task_of_source(data_source)
+    task = info.get("task")
+    if type(task) is not str and not isinstance(task, str):
+        task = task_of_source(data_source)
     if task is None:
         try:
             from verl.utils.reward_score import default_compute_score  # type: ignore[import-not-found]
         except ImportError:
             raise HarnessError(f"not a gengap row: data_source {data_source!r} and no extra_info task") from None
         return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
-    if not isinstance(ground_truth, str):
+    if type(ground_truth) is not str and not isinstance(ground_truth, str):
         raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
-    known_task(task)
+    if task not in _KNOWN_TASKS:
+        known_task(task)
+        _KNOWN_TASKS.add(task)
     span = extract_answer(solution_str)
-    plain = not partial_credit and not format_weight
-    target = ground_truth.split()
-    if plain and span is not None and is_target(ground_truth, span, target):  # the fast path: no record built
-        return 1.0
-    if plain and one_answer(task) and _untraced_row(info.get("meta")):  # the target decides: no record built either
-        tokens = answer_tokens(span, alphabet_for(task, target))
-        return 1.0 if tokens and tokens == target else 0.0
+    plain = not (partial_credit or format_weight)
+    if plain and span is not None:
+        verdict = _target_verdict(task, span, ground_truth, info.get("meta"))
+        if verdict is not None:
+            return verdict
+    if plain and span is None and one_answer(task) and _untraced_row(info.get("meta")):
+        return 0.0  # no answer read: wrong
     record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))
     scored = _score_span(record, span)
     correct = 1.0 if scored.correct else 0.0

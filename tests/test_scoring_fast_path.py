@@ -112,7 +112,7 @@ def test_extraction_shortcuts_agree_with_the_scan(pieces: list[str]) -> None:
         assert tagged == extraction._scanned(text)
     if extraction._THINK_END.search(text) is not None:  # drop_reasoning's shortcut sees every closing tag
         assert "</t" in text or "</T" in text
-    if extraction._single_spaced(text):
+    if extraction.single_spaced(text):
         assert " ".join(text.split()) == text
 
 
@@ -149,3 +149,60 @@ def test_traced_records_agree_too(task: str, seed: int) -> None:
         for answer in [target] + corrupted(target, random.Random(seed)):
             output = f"<answer>{' '.join(answer)}</answer>"
             assert score_output(record, output) == score_output_checked(record, output), (output, record)
+
+
+def reference_reward(task: str, output: str, ground_truth: str) -> float:
+    """The plain reward of an answer-only row of a one-answer task, by its definition: 1.0 when
+    the span is the target, else whether the tokens answer_tokens reads are the target's."""
+    from gengap.harnesses.scoring import alphabet_for, is_target
+
+    span = extraction.extract_answer(output)
+    if span is None:
+        return 0.0
+    target = ground_truth.split()
+    if is_target(ground_truth, span, target):
+        return 1.0
+    tokens = extraction.answer_tokens(span, alphabet_for(task, target))
+    return 1.0 if tokens and tokens == target else 0.0
+
+
+EXTRA_PIECES = [" ", "  ", "\t", ".", "!", "*", "**", "->", ",", "A", "Ab", "10", "x", "\\text{", "}", "é", "ſ"]
+
+
+@pytest.mark.parametrize("task", ["parity_check", "addition", "reverse_string", "scan", "cogs_like"])
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_target_verdicts_read_spans_like_answer_tokens(task: str, data: st.DataObject) -> None:
+    """compute_score's shortcuts for spans of alphabet tokens give answer_tokens' verdict on any
+    span and any stored target (odd spacing, tokens outside the alphabet, marks, case)."""
+    from gengap.harnesses.scoring import one_answer, task_alphabet
+
+    assert one_answer(task)
+    alphabet = sorted(task_alphabet(task).tokens)
+    pieces = st.sampled_from(alphabet) | st.sampled_from(EXTRA_PIECES)
+    spaced = st.lists(st.sampled_from(alphabet), min_size=1, max_size=6).map(" ".join)
+    text = st.lists(pieces, min_size=1, max_size=8).map("".join)
+    target = data.draw(spaced | text)
+    respaced = st.sampled_from([" ".join(target.split()), "".join(target.split()), "  ".join(target.split())])
+    span = data.draw(st.just(target) | respaced | spaced | text | st.builds(lambda a, b: a + b, st.just(target), text))
+    output = f"Work.\n<answer>{span}</answer>"
+    reward = compute_score(f"gengap/{task}-iid/test", output, target, {"task": task, "input": "", "meta": None})
+    assert reward == reference_reward(task, output, target), (span, target)
+
+
+@pytest.mark.parametrize(
+    ("task", "span", "target"),
+    [
+        ("parity_check", "1 0", "1\t0"),  # a target spaced otherwise, as long as the span
+        ("parity_check", "1 0", "1\u30000"),
+        ("parity_check", "10", "1 0"),  # a run of single-character tokens
+        ("parity_check", "1 0", "10"),  # a target token outside the alphabet
+        ("addition", "1 2", "1 2 "),
+        ("scan", "I_JUMP I_WALK", "I_JUMP\tI_WALK"),
+        ("scan", "I_JUMP I_WALK", "i_jump I_WALK"),
+    ],
+)
+def test_target_verdict_edge_cases(task: str, span: str, target: str) -> None:
+    output = f"<answer>{span}</answer>"
+    reward = compute_score(f"gengap/{task}-iid/test", output, target, {"task": task, "input": "", "meta": None})
+    assert reward == reference_reward(task, output, target)
