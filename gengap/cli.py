@@ -177,6 +177,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
             handle.write(batch_to_jsonl(batch, task.name))
         return 0
     plan = BlockPlan(task.name, params, args.n, args.seed)
+    if plan.num_blocks > 1:  # block after block: keep freed memory for the next (costs a ctypes import)
+        from gengap.heap import keep_freed_memory
+
+        keep_freed_memory()
     written = [0]
     with target as handle, _progress(args.n, "ex", task.name) as bar, \
             Ticker(lambda: f"generate: {written[0]:,} of {args.n:,} {task.name} records written"):
