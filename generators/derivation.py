@@ -76,6 +76,19 @@ def tree_compounds(tree: Tree, abstract_lexical: bool = False, max_nodes: int = 
     return tree_subgraphs(tree, max_nodes, 2, abstract_lexical)
 
 
+def structure_atoms(example: Any) -> Counter[str] | None:
+    """Atoms of a record's own ``structure``; None when it has none (for tasks whose input does
+    not determine the derivation: splits then read the input's tokens)."""
+    tree = example.get("structure")
+    return None if tree is None else tree_atoms(tree)
+
+
+def structure_compounds(example: Any, abstract_lexical: bool = False) -> Counter[str] | None:
+    """Compounds of a record's own ``structure``; None when it has none (see structure_atoms)."""
+    tree = example.get("structure")
+    return None if tree is None else tree_compounds(tree, abstract_lexical)
+
+
 def tree_depth(tree: Tree) -> int:
     """Number of internal nodes on the longest root-to-leaf path."""
     if isinstance(tree, str):

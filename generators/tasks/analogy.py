@@ -70,7 +70,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from gengap.generators.batch import Batch
-from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.derivation import Tree, structure_atoms, structure_compounds
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.seeding import alphabet_rng
@@ -331,11 +331,11 @@ class LetterAnalogy(Task[LetterAnalogyParams]):
             raise ValueError(f"the demonstrations allow {len(answers)} answers")
         return next(iter(answers))
 
-    def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
-        return tree_atoms(self.structure_of(example))
+    def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
+        return structure_atoms(example)  # the input does not determine the structure
 
-    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-        return tree_compounds(self.structure_of(example), abstract_lexical)
+    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str] | None:
+        return structure_compounds(example, abstract_lexical)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         """Features read from the input (``depth`` from ``structure``, when present)."""

@@ -65,7 +65,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gengap.generators.batch import Batch, concat
-from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.derivation import Tree, structure_atoms, structure_compounds
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task, meta_value
@@ -356,11 +356,11 @@ class GridProgram(Task[GridProgramParams]):
             return False
         return " ".join(prediction.split()) in answers
 
-    def atoms(self, example: Mapping[str, Any]) -> Counter[str]:
-        return tree_atoms(self.structure_of(example))
+    def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
+        return structure_atoms(example)  # the input does not determine the structure
 
-    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-        return tree_compounds(self.structure_of(example), abstract_lexical)
+    def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str] | None:
+        return structure_compounds(example, abstract_lexical)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         """Features read from the input and target (``depth`` from ``structure``, when present)."""
