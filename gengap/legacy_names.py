@@ -16,9 +16,10 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import warnings
-from types import ModuleType
+from types import CodeType, ModuleType
 
 LEGACY_NAMES = ("generators", "splits", "baselines", "harnesses", "data_cards")
 _warned: set[str] = set()
@@ -41,6 +42,20 @@ class AliasLoader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         """The target module is already executed by create_module."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        """The target module's code, for ``python -m <old>.<sub>`` (runpy runs it as __main__,
+        as ``python -m gengap.<old>.<sub>`` would); ImportError for a package, which runpy
+        reports in one line."""
+        spec = importlib.util.find_spec(self.target)
+        if spec is None:
+            raise ImportError(f"no module named {self.target}")
+        if spec.submodule_search_locations is not None:
+            raise ImportError(f"{fullname} is a package")
+        code = spec.loader.get_code(self.target) if hasattr(spec.loader, "get_code") else None
+        if code is None:
+            raise ImportError(f"{fullname} has no code to run")
+        return code
 
 
 def _is_alias(top: str) -> bool:

@@ -76,3 +76,14 @@ def test_a_users_own_splits_module_neither_breaks_gengap_nor_is_replaced(tmp_pat
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
     assert "deprecated" not in done.stderr
+
+
+def test_python_dash_m_with_an_old_name_runs_the_new_module_or_says_why_not_in_one_line() -> None:
+    """In a source checkout (the old folders redirect), ``python -m <old>.<sub>`` runs what
+    ``python -m gengap.<old>.<sub>`` runs; a package or a missing module is one line, exit 1."""
+    ran = subprocess.run([sys.executable, "-m", "splits.atoms"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+    for name, says in (("generators", "'generators' is a package"), ("baselines.nosuch", "no module named gengap.baselines.nosuch")):
+        done = subprocess.run([sys.executable, "-m", name], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1 and "Traceback" not in done.stderr and says in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
