@@ -125,14 +125,9 @@ def _closing_tags(text: str) -> str | None:
     return content
 
 
-def _last_marked(text: str) -> str | None:
-    """What the last answer marker of text marks (a boxed group only when its braces balance); None without one."""
-    tagged = _closing_tags(text)
-    return tagged if tagged is not None else _scanned(text)
-
-
 def _scanned(text: str) -> str | None:
-    """:func:`_last_marked` by a scan of all of text."""
+    """What the last answer marker of text marks (a boxed group only when its braces balance),
+    by a scan of all of text; None without one."""
     for match in reversed(list(_MARKER.finditer(text))):
         kind = match.lastgroup
         if kind == "tag":
@@ -153,10 +148,11 @@ def single_spaced(span: str) -> bool:
 
 def extract_answer(output: str | None) -> str | None:
     """The answer span of a model's output (see the module doc); None when the output is empty."""
-    if type(output) is not str and not isinstance(output, str):
+    if not isinstance(output, str):
         return None
-    text = output if "</t" not in output and "</T" not in output else drop_reasoning(output)  # its shortcut, inline
-    span = _closing_tags(text)  # _last_marked, its common case first
+    # drop_reasoning's own first test, here too: most outputs have no </think> and skip the call
+    text = output if "</t" not in output and "</T" not in output else drop_reasoning(output)
+    span = _closing_tags(text)  # the common case of the scan, without it
     if span is None:
         span = _scanned(text)
     if span is None:

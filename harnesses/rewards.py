@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from collections.abc import Callable, Mapping, Sequence  # isinstance with these is much faster than with typing's
 from typing import Any
 
@@ -152,22 +153,17 @@ class _Reading:
     tokens: Callable[[str], Any]
 
 
-_READINGS: dict[str, _Reading] = {}
-
-
+@lru_cache(maxsize=None)
 def _reading(task: str) -> _Reading:
-    found = _READINGS.get(task)
-    if found is None:
-        alphabet = task_alphabet(task)
-        if not alphabet.tokens:
-            pattern = "(?!)"  # matches nothing
-        elif alphabet.single_characters:
-            pattern = "[" + "".join(re.escape(t) for t in sorted(alphabet.tokens)) + " ]*"
-        else:
-            token = "(?:" + "|".join(re.escape(t) for t in sorted(alphabet.tokens, key=lambda t: (-len(t), t))) + ")"
-            pattern = f"{token}(?: {token})*"
-        found = _READINGS[task] = _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch)
-    return found
+    alphabet = task_alphabet(task)
+    if not alphabet.tokens:
+        pattern = "(?!)"  # matches nothing
+    elif alphabet.single_characters:
+        pattern = "[" + "".join(re.escape(t) for t in sorted(alphabet.tokens)) + " ]*"
+    else:
+        token = "(?:" + "|".join(re.escape(t) for t in sorted(alphabet.tokens, key=lambda t: (-len(t), t))) + ")"
+        pattern = f"{token}(?: {token})*"
+    return _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch)
 
 
 def _target_verdict(task: str, span: str, ground_truth: str, meta: Any) -> float | None:
@@ -178,7 +174,7 @@ def _target_verdict(task: str, span: str, ground_truth: str, meta: Any) -> float
     latex = "\\" in span  # LaTeX to undo before the span can be the target
     if not latex and span == ground_truth:
         return 1.0
-    reading = _READINGS.get(task) or _reading(task)
+    reading = _reading(task)
     decides = reading.one_answer and (meta is None or (meta.get("trace", "none") == "none" if type(meta) is dict else _untraced_row(meta)))
     if decides and not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span)):
         # the span is alphabet tokens joined by single spaces: no mark to drop, nothing to fold
@@ -210,28 +206,26 @@ def compute_score(
     info = extra_info if type(extra_info) is dict or isinstance(extra_info, Mapping) else {}
     if type(ground_truth) is not str and isinstance(ground_truth, Mapping):  # a whole reward_model struct
         ground_truth = ground_truth.get("ground_truth")
-    task = info.get("task")
-    if type(task) is not str and not isinstance(task, str):
-        task = task_of_source(data_source)
+    task = info.get("task") if isinstance(info.get("task"), str) else task_of_source(data_source)
     if task is None:
         try:
             from verl.utils.reward_score import default_compute_score  # type: ignore[import-not-found]
         except ImportError:
             raise HarnessError(f"not a gengap row: data_source {data_source!r} and no extra_info task") from None
         return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
-    if type(ground_truth) is not str and not isinstance(ground_truth, str):
+    if not isinstance(ground_truth, str):
         raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
     if task not in _KNOWN_TASKS:
         known_task(task)
         _KNOWN_TASKS.add(task)
     span = extract_answer(solution_str)
     plain = not (partial_credit or format_weight)
-    if plain and span is not None:
+    if plain:
+        if span is None:
+            return 0.0  # no answer read: wrong
         verdict = _target_verdict(task, span, ground_truth, info.get("meta"))
         if verdict is not None:
             return verdict
-    if plain and span is None and one_answer(task) and _untraced_row(info.get("meta")):
-        return 0.0  # no answer read: wrong
     record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))
     scored = _score_span(record, span)
     correct = 1.0 if scored.correct else 0.0
