@@ -45,7 +45,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from collections.abc import Callable, Mapping, Sequence  # isinstance with these is much faster than with typing's
 from typing import Any
 
@@ -139,44 +138,59 @@ def format_reward(record: Mapping[str, Any], completion: str | None, answer_form
     return 1.0 if format_ok(completion, answer_format_of(record, answer_format)) else 0.0
 
 
-_KNOWN_TASKS: set[str] = set()  # names compute_score has found in the registry
-
-
 @dataclass(frozen=True)
 class _Reading:
     """What reading an answer of a task needs, looked up once per task (see _target_verdict).
     ``tokens``: fullmatch of any text of the task's alphabet tokens and spaces, where each
-    token is one character (``single``), else of tokens joined by single spaces."""
+    token is one character (``single``), else of tokens joined by single spaces. ``tagged``:
+    fullmatch (from a position) of ``<answer>``, alphabet tokens joined by single spaces,
+    ``</answer>`` and whitespace; None when a token could hold part of an answer marker (a
+    backslash, w or W), so that the content of such tags could be anything but the answer."""
 
     one_answer: bool
     single: bool
     tokens: Callable[[str], Any]
+    tagged: Callable[[str, int], Any] | None
 
 
-@lru_cache(maxsize=None)
+_READINGS: dict[str, _Reading] = {}  # tasks compute_score has found in the registry
+
+
 def _reading(task: str) -> _Reading:
+    """The task's reading, remembered; HarnessError for a name that is not a gengap task."""
+    found = _READINGS.get(task)
+    if found is None:
+        known_task(task)
+        found = _READINGS[task] = _new_reading(task)
+    return found
+
+
+def _new_reading(task: str) -> _Reading:
     alphabet = task_alphabet(task)
     if not alphabet.tokens:
-        pattern = "(?!)"  # matches nothing
-    elif alphabet.single_characters:
-        pattern = "[" + "".join(re.escape(t) for t in sorted(alphabet.tokens)) + " ]*"
+        return _Reading(one_answer(task), alphabet.single_characters, re.compile("(?!)").fullmatch, None)  # matches nothing
+    if alphabet.single_characters:
+        characters = "[" + "".join(re.escape(t) for t in sorted(alphabet.tokens)) + "]"
+        pattern, spaced = characters[:-1] + " ]*", f"{characters}(?: {characters})*"
     else:
         token = "(?:" + "|".join(re.escape(t) for t in sorted(alphabet.tokens, key=lambda t: (-len(t), t))) + ")"
-        pattern = f"{token}(?: {token})*"
-    return _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch)
+        pattern = spaced = f"{token}(?: {token})*"
+    markers = any(mark in token for token in alphabet.tokens for mark in ("\\", "w", "W"))
+    tagged = None if markers else re.compile(f"<answer>({spaced})</answer>\\s*").fullmatch
+    return _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch, tagged)
 
 
-def _target_verdict(task: str, span: str, ground_truth: str, meta: Any) -> float | None:
+def _target_verdict(task: str, reading: _Reading, span: str, ground_truth: str, meta: Any, spaced: bool = False) -> float | None:
     """The plain reward of an extracted span (words joined by single spaces) when the target
     decides it without a record: 1.0 for the target itself; for an answer-only row of a
     one-answer task, whether the tokens read from the span (:func:`answer_tokens`) are the
-    target's. None: the checker decides."""
-    latex = "\\" in span  # LaTeX to undo before the span can be the target
+    target's. None: the checker decides. ``spaced``: the span is known to be alphabet tokens
+    joined by single spaces (``reading.tagged`` matched it)."""
+    latex = not spaced and "\\" in span  # LaTeX to undo before the span can be the target
     if not latex and span == ground_truth:
         return 1.0
-    reading = _reading(task)
     decides = reading.one_answer and (meta is None or (meta.get("trace", "none") == "none" if type(meta) is dict else _untraced_row(meta)))
-    if decides and not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span)):
+    if decides and (spaced or (not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span)))):
         # the span is alphabet tokens joined by single spaces: no mark to drop, nothing to fold
         # or split (under any alphabet the target's tokens add), so it reads as span.split()
         if len(ground_truth) < len(span) or single_spaced(ground_truth):
@@ -215,15 +229,22 @@ def compute_score(
         return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
     if not isinstance(ground_truth, str):
         raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
-    if task not in _KNOWN_TASKS:
-        known_task(task)
-        _KNOWN_TASKS.add(task)
-    span = extract_answer(solution_str)
+    reading = _READINGS.get(task) or _reading(task)
     plain = not (partial_credit or format_weight)
+    if plain and reading.tagged is not None and type(solution_str) is str and "</t" not in solution_str and "</T" not in solution_str:
+        # the common output, text then <answer>tokens</answer>: what extract_answer gives, read
+        # at once (no reasoning block to drop, the content of the last tag holds no marker)
+        at = solution_str.rfind("<answer>")
+        closed = reading.tagged(solution_str, at) if at >= 0 else None
+        if closed is not None:
+            verdict = _target_verdict(task, reading, closed[1], ground_truth, info.get("meta"), spaced=True)
+            if verdict is not None:
+                return verdict
+    span = extract_answer(solution_str)
     if plain:
         if span is None:
             return 0.0  # no answer read: wrong
-        verdict = _target_verdict(task, span, ground_truth, info.get("meta"))
+        verdict = _target_verdict(task, reading, span, ground_truth, info.get("meta"))
         if verdict is not None:
             return verdict
     record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))

@@ -206,3 +206,48 @@ def test_target_verdict_edge_cases(task: str, span: str, target: str) -> None:
     output = f"<answer>{span}</answer>"
     reward = compute_score(f"gengap/{task}-iid/test", output, target, {"task": task, "input": "", "meta": None})
     assert reward == reference_reward(task, output, target)
+
+
+@pytest.mark.parametrize("task", ["parity_check", "addition", "scan", "fact_lookup", "reverse_string"])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_tagged_answers_read_like_extract_answer(task: str, data: st.DataObject) -> None:
+    """compute_score's read of text ending in <answer>tokens</answer> (no extraction) is the span
+    extract_answer finds, and its reward the reference reward, on texts of markers, reasoning
+    blocks, odd whitespace and alphabet tokens."""
+    from gengap.harnesses.rewards import _reading
+    from gengap.harnesses.scoring import task_alphabet
+
+    alphabet = sorted(task_alphabet(task).tokens)
+    piece = st.sampled_from(PIECES + ["\u2003", "\x1c", "\u00a0"]) | st.sampled_from(alphabet)
+    spaced = st.lists(st.sampled_from(alphabet), min_size=1, max_size=5).map(" ".join)
+    texts = st.lists(piece | spaced, max_size=10).map("".join)
+    output = data.draw(texts) + data.draw(st.sampled_from(["", "<answer>", "<ANSWER>"])) + data.draw(spaced | texts)
+    output += data.draw(st.sampled_from(["", "</answer>", "</ANSWER>"])) + data.draw(st.sampled_from(["", " ", "\n\t", "\u2003", "x"]))
+    reading = _reading(task)
+    if reading.tagged is not None and "</t" not in output and "</T" not in output:
+        at = output.rfind("<answer>")
+        closed = reading.tagged(output, at) if at >= 0 else None
+        if closed is not None:
+            assert closed[1] == extraction.extract_answer(output), output
+    target = data.draw(spaced)
+    reward = compute_score(f"gengap/{task}-iid/test", output, target, {"task": task, "input": "", "meta": None})
+    assert reward == reference_reward(task, output, target), (output, target)
+
+
+def test_tagged_answers_skip_extraction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common output of a task whose tokens hold no marker letter is read without
+    extract_answer; one whose tokens could (a W, a w or a backslash) goes through it."""
+    from gengap.harnesses import rewards
+
+    calls: list[str] = []
+    monkeypatch.setattr(rewards, "extract_answer", lambda output: calls.append(output) or extraction.extract_answer(output))
+    row = {"task": "addition", "input": "", "meta": None}
+    assert compute_score("gengap/addition", "Sum.\n<answer>1 2 3</answer>\n", "1 2 3", row) == 1.0
+    assert compute_score("gengap/addition", "Sum.\n<answer>1 2 3 4</answer>", "1 2 3", row) == 0.0
+    assert calls == []
+    assert compute_score("gengap/addition", "</think><answer>1 2 3</answer>", "1 2 3", row) == 1.0  # a reasoning block to drop
+    assert len(calls) == 1
+    assert rewards._reading("scan").tagged is None  # I_WALK
+    assert compute_score("gengap/scan", "<answer>I_WALK</answer>", "I_WALK", {"task": "scan", "input": ""}) == 1.0
+    assert len(calls) == 2
