@@ -12,7 +12,8 @@
 as --length does) when its size knob reaches a mean input length within 10 % of 500, else at
 its largest level (--floor-at size: with_size(500, 500) instead, the largest level when that
 is not valid), by CPU time of this process (one core, so a busy machine slows the figures
-less than wall time would), and says per task whether in-memory generation and record dicts
+less than wall time would) on at least one whole block of records (BLOCK_SIZE: records with
+long texts cost more per record in full blocks), and says per task whether in-memory generation and record dicts
 each reach R records/s.
 
 "in memory" = BlockPlan blocks of columnar Batches (what `generate` returns);
@@ -43,15 +44,17 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from gengap.generators import BlockPlan, batch_to_jsonl, get_task, task_names  # noqa: E402
+from gengap.generators.blocks import BLOCK_SIZE  # noqa: E402
 from gengap.generators.params import ParamError  # noqa: E402
 
 
 CLOCK = {"now": time.perf_counter}  # --cpu-time: time.process_time (this process's CPU seconds)
 
 
-def _timed(fn, min_seconds: float, clock=None) -> tuple[int, float]:
-    """Run fn(n) with growing n until it takes min_seconds by clock (default CLOCK["now"]); returns (n, seconds)."""
-    n = 2_000
+def _timed(fn, min_seconds: float, clock=None, first: int = 2_000) -> tuple[int, float]:
+    """Run fn(n) with growing n (from first) until it takes min_seconds by clock (default
+    CLOCK["now"]); returns (n, seconds)."""
+    n = first
     now = clock or CLOCK["now"]
     while True:
         start = now()
@@ -351,7 +354,8 @@ def floor_report(names: list[str], rate: float, min_seconds: float, at: str = "l
         params, setting = floor_setting(name, at)
         runners = _runners(name, params)
         memory_rate, record_rate = (
-            n / seconds for n, seconds in (_timed(runners[kind], min_seconds, time.process_time) for kind in ("in_memory", "records"))
+            n / seconds
+            for n, seconds in (_timed(runners[kind], min_seconds, time.process_time, BLOCK_SIZE) for kind in ("in_memory", "records"))
         )
         meets = ("yes" if memory_rate >= rate else "NO", "yes" if record_rate >= rate else "NO")
         if "NO" in meets:
