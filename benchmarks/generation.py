@@ -13,8 +13,8 @@ as --length does) when its size knob reaches a mean input length within 10 % of 
 its largest level (--floor-at size: with_size(500, 500) instead, the largest level when that
 is not valid), by CPU time of this process (one core, so a busy machine slows the figures
 less than wall time would) on at least one whole block of records (BLOCK_SIZE: records with
-long texts cost more per record in full blocks), and says per task whether in-memory generation and record dicts
-each reach R records/s.
+long texts cost more per record in full blocks), and says per task whether in-memory
+generation and record dicts each reach R records/s.
 
 "in memory" = BlockPlan blocks of columnar Batches (what `generate` returns);
 "records" = the same turned into record dicts with ids (what splits work on);

@@ -205,6 +205,18 @@ def _target_verdict(task: str, reading: _Reading, span: str, ground_truth: str, 
     return 1.0 if tokens and tokens == target else 0.0
 
 
+def _tagged_span(reading: _Reading, output: Any) -> str | None:
+    """The span extract_answer finds in the common output, text then ``<answer>tokens</answer>``
+    (alphabet tokens joined by single spaces), read by one match: no reasoning block to drop,
+    and the last tag's content holds no marker (see extraction._closing_tags). None when the
+    output is not of that form (extract_answer then decides)."""
+    if reading.tagged is None or type(output) is not str or "</t" in output or "</T" in output:
+        return None
+    at = output.rfind("<answer>")
+    closed = reading.tagged(output, at) if at >= 0 else None
+    return None if closed is None else closed[1]
+
+
 def compute_score(
     data_source: Any,
     solution_str: str,
@@ -229,22 +241,16 @@ def compute_score(
         return default_compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
     if not isinstance(ground_truth, str):
         raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
-    reading = _READINGS.get(task) or _reading(task)
+    reading = _reading(task)
+    span = _tagged_span(reading, solution_str)
+    spaced = span is not None
+    if not spaced:
+        span = extract_answer(solution_str)
     plain = not (partial_credit or format_weight)
-    if plain and reading.tagged is not None and type(solution_str) is str and "</t" not in solution_str and "</T" not in solution_str:
-        # the common output, text then <answer>tokens</answer>: what extract_answer gives, read
-        # at once (no reasoning block to drop, the content of the last tag holds no marker)
-        at = solution_str.rfind("<answer>")
-        closed = reading.tagged(solution_str, at) if at >= 0 else None
-        if closed is not None:
-            verdict = _target_verdict(task, reading, closed[1], ground_truth, info.get("meta"), spaced=True)
-            if verdict is not None:
-                return verdict
-    span = extract_answer(solution_str)
     if plain:
         if span is None:
             return 0.0  # no answer read: wrong
-        verdict = _target_verdict(task, reading, span, ground_truth, info.get("meta"))
+        verdict = _target_verdict(task, reading, span, ground_truth, info.get("meta"), spaced)
         if verdict is not None:
             return verdict
     record = make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format"))
