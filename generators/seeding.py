@@ -17,6 +17,8 @@ stream         seeds                                         derivation
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
+``validation`` round r of the validation candidates of train  seed63(seed, "validation", i, r)
+               setting i of a sampled split (gengap.splits.validation)
 ``component``  task i of a multi-task pool (its records)     seed63(seed, "component", task, i)
 ``subsample``  a release's caps on part sizes                SeedSequence(config seed, spawn_key=key("subsample"))
 ``init``       a baseline model's initial weights            seed63("gengap-baselines", "init", run seed)
@@ -143,6 +145,12 @@ def config_seed(suite_seed: int, config: str) -> int:
 def side_seed(seed: int, side: str, index: int) -> int:
     """Stream ``side``: the seed of setting `index` of a sampled split's side ("train" or "test")."""
     return labels_seed(seed, side, index)
+
+
+def validation_seed(seed: int, index: int, round_: int) -> int:
+    """Stream ``validation``: the seed of round `round_` of the validation candidates drawn from
+    train setting `index` of a sampled split (gengap.splits.validation.draw_validation)."""
+    return labels_seed(seed, "validation", index, round_)
 
 
 def component_seed(seed: int, task: str, index: int) -> int:

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from gengap.generators import BlockPlan, get_task
 from gengap.generators.batch import Record
 from gengap.generators.params import ParamError, Params
-from gengap.generators.seeding import side_seed
+from gengap.generators.seeding import side_seed, validation_seed
 from gengap.splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
 from gengap.splits.exposure import expose
 from gengap.splits.gotu import Gotu
@@ -16,6 +16,7 @@ from gengap.splits.ranges import as_lists, check_disjoint, is_union, parse_range
 from gengap.splits.rules import RuleHoldout
 from gengap.splits.strategies import STRATEGIES as POOL_STRATEGIES
 from gengap.splits.tasks import check_single_task
+from gengap.splits.validation import draw_validation
 
 STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
 
@@ -65,14 +66,15 @@ def generate_records(task: str, params: Params, n: int, seed: int) -> list[Recor
     return records
 
 
-def _mixture(task: str, settings: Sequence[Params], n: int, seed: int, side: str) -> list[Record]:
-    """n records spread evenly over parameter settings (remainders to the first ones)."""
-    records: list[Record] = []
-    for index, params in enumerate(settings):
-        count = n // len(settings) + (1 if index < n % len(settings) else 0)
-        if count:
-            records.extend(generate_records(task, params, count, side_seed(seed, side, index)))
-    return records
+def _counts(n: int, settings: Sequence[Params]) -> list[int]:
+    """n spread evenly over settings (remainders to the first ones)."""
+    return [n // len(settings) + (1 if index < n % len(settings) else 0) for index in range(len(settings))]
+
+
+def _side(task: str, settings: Sequence[Params], n: int, seed: int, side: str) -> list[list[Record]]:
+    """n records spread evenly over parameter settings, each setting's from its own seed; one list per setting."""
+    return [generate_records(task, params, count, side_seed(seed, side, index)) if count else []
+            for index, (params, count) in enumerate(zip(settings, _counts(n, settings)))]
 
 
 def space_warnings(task: str, settings: Sequence[Params], n: int, side: str) -> list[str]:
@@ -101,31 +103,40 @@ def sample_split(
 ) -> SplitResult:
     """A split whose sides are generated from their own parameter settings (notes: added to the report).
 
-    The train side (train + validation, sizes["train"] + sizes["validation"] records) is
-    drawn evenly from train_settings, the test side (sizes["test"]) from test_settings,
-    each setting from its own seed (stream ``side`` of gengap.generators.seeding). Test inputs that also occur on the train side
-    are removed as for any split, so the test part can come out smaller than asked.
+    Train (sizes["train"] records) is drawn evenly from train_settings, test (sizes["test"])
+    from test_settings, each setting from its own seed (stream ``side`` of
+    gengap.generators.seeding). Validation (sizes["validation"]) is drawn from the train
+    settings on stream ``validation``: distinct inputs that train does not hold, over input
+    lengths in train's proportions (gengap.splits.validation). Test inputs that also occur in
+    train or validation are removed as for any split, so the test part can come out smaller
+    than asked.
     """
     for part in ("train", "validation", "test"):
         if sizes.get(part, 0) < 0:
             raise SplitError(f"size of {part} must be non-negative, got {sizes[part]}")
-    train_side_n = sizes.get("train", 0) + sizes.get("validation", 0)
-    if train_side_n < 1 or sizes.get("test", 0) < 1:
+    n_train, n_validation = sizes.get("train", 0), sizes.get("validation", 0)
+    if n_train < 1 or sizes.get("test", 0) < 1:
         raise SplitError("a sampled split needs at least one train and one test example")
-    train_side = _mixture(task, train_settings, train_side_n, seed, "train")
-    test_side = _mixture(task, test_settings, sizes["test"], seed, "test")
-    fraction = sizes.get("validation", 0) / train_side_n
+    train = _side(task, train_settings, n_train, seed, "train")
+    test_side = [r for part in _side(task, test_settings, sizes["test"], seed, "test") for r in part]
+
+    def candidates(index: int, round_: int, count: int) -> list[Record]:
+        return generate_records(task, train_settings[index], count, validation_seed(seed, index, round_))
+
+    validation = draw_validation(train, n_validation, candidates)
     notes = {
         "sampled": True,
         "train_params": [p.to_dict() for p in train_settings],
         "test_params": [p.to_dict() for p in test_settings],
-        "warnings": space_warnings(task, train_settings, train_side_n, "train side")
+        "warnings": space_warnings(task, train_settings, n_train + n_validation, "train side")
         + space_warnings(task, test_settings, sizes["test"], "test side"),
         **dict(notes or {}),
     }
     rng = split_rng(seed, strategy)
+    fraction = n_validation / (n_train + n_validation)
     options = {**options, "validation_fraction": fraction}
-    return finish(strategy, options, seed, Partition(train_side, test_side, notes=notes), fraction, rng)
+    partition = Partition([r for part in train for r in part], test_side, notes=notes, validation=validation)
+    return finish(strategy, options, seed, partition, fraction, rng)
 
 
 def sample_length_split(

@@ -1,4 +1,4 @@
-"""The common frame of every split: options, partition, validation carving, report.
+"""The common frame of every split: options, partition, validation, report.
 
 A strategy partitions a pool of records into a train side and a test side. Then, for
 every strategy alike:
@@ -6,18 +6,24 @@ every strategy alike:
 1. test records whose input also occurs on the train side (in a record of the same task:
    gengap.splits.tasks) are removed (counted in the
    report as ``removed_overlap``), so ``overlap`` is always 0;
-2. validation is carved out of the train side (in-distribution): whole groups of records
-   sharing an input, chosen at random among those that still fit, until
-   ``validation_fraction`` of the train side (exactly, unless large groups prevent it)
-   (records a strategy pins to train, such as SCAN's repeated primitive, stay in train);
+2. validation (in-distribution) is the train distribution: distinct inputs never seen in
+   train, spread over input lengths in the train part's proportions (gengap.splits.validation).
+   A pool split carves ``validation_fraction`` of the train side from the records whose input
+   occurs there once; a sampled split draws it from the train side's own settings (the
+   strategy hands it over in ``Partition.validation``). Records a strategy pins to train
+   (SCAN's repeated primitive) stay in train. A strategy that bounds train-vs-test atom
+   divergence (MCD: ``Partition.atom_bound``) keeps that bound for the train part left after
+   carving: the carve is redrawn (same stream) until it does, at most ATOM_BOUND_TRIES times;
 3. validation and test records get their ``novelty`` relative to the train part
    (gengap.splits.novelty: unseen compounds and atoms), train records none;
-4. the report states sizes, length and difficulty ranges per part, atom and compound
-   divergence of train vs test, atoms unseen in train, overlap, duplicate inputs within
-   each part (reported, not removed), the novelty summary of validation and test, and
-   warnings (test examples removed for overlap; a sampled side asking for more examples
-   than its parameters have distinct inputs, from the tasks' input_space_size). Its
-   floats are rounded to gengap.splits.precision.FLOAT_DECIMALS places.
+4. the report states sizes, length and difficulty ranges and the input-length histogram per
+   part, atom and compound divergence of train vs test, atoms unseen in train, overlap,
+   duplicate inputs within each part (reported, not removed), how validation was made and
+   which lengths could not give their share (``validation``), the novelty summary of
+   validation and test, and warnings (test examples removed for overlap; a validation part
+   short of its share or small; a sampled side asking for more examples than its parameters
+   have distinct inputs, from the tasks' input_space_size). Its floats are rounded to
+   gengap.splits.precision.FLOAT_DECIMALS places.
 
 Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
 """
@@ -38,9 +44,12 @@ from gengap.splits.atoms import atoms_source, record_atoms, record_compounds, su
 from gengap.splits.divergence import atom_divergence, compound_divergence
 from gengap.splits.novelty import annotate, novelty_summary
 from gengap.splits.precision import rounded
+from gengap.splits.validation import ValidationDraw, carve_validation, input_length, task_input
 
 PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
+ATOM_BOUND_TRIES = 32
+SMALL_VALIDATION = 100  # a validation part below this many records is warned about (its figures are coarse)
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,8 @@ class Partition:
     pinned: list[Record] = field(default_factory=list)  # train records never moved to validation
     unused: int = 0  # pool records in neither side (e.g. between length thresholds)
     notes: dict[str, Any] = field(default_factory=dict)
+    validation: ValidationDraw | None = None  # drawn by the strategy (sampled splits); None: carved from train
+    atom_bound: float | None = None  # train-vs-test atom divergence the train part must keep after carving
 
 
 @dataclass(frozen=True)
@@ -98,40 +109,12 @@ class Strategy(ABC):
         """Assign pool records to the train and test sides."""
 
 
-def task_input(record: Record) -> tuple[str, str]:
-    """What makes a test record overlap train: the same input of the same task (a pool of one
-    task: the same input; in a multi-task pool one input may ask different tasks)."""
-    return record["task"], record["input"]
-
-
 def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:
     """Indices of the records sharing each input, inputs in first-seen order."""
     groups: dict[str, list[int]] = {}
     for index, record in enumerate(records):
         groups.setdefault(record["input"], []).append(index)
     return groups
-
-
-def carve_validation(
-    train_side: Sequence[Record], fraction: float, rng: np.random.Generator
-) -> tuple[list[Record], list[Record]]:
-    """Move whole input groups, at random, from train to validation until fraction is reached."""
-    if fraction <= 0 or not train_side:
-        return list(train_side), []
-    groups = input_groups(train_side)
-    keys = list(groups)
-    order = rng.permutation(len(keys))
-    wanted = int(round(fraction * len(train_side)))
-    chosen: set[int] = set()
-    for position in order:  # whole groups that still fit, so the count comes out exact when it can
-        group = groups[keys[position]]
-        if len(chosen) + len(group) <= wanted:
-            chosen.update(group)
-            if len(chosen) == wanted:
-                break
-    train = [r for i, r in enumerate(train_side) if i not in chosen]
-    validation = [r for i, r in enumerate(train_side) if i in chosen]
-    return train, validation
 
 
 def finish(
@@ -143,33 +126,69 @@ def finish(
     rng: np.random.Generator,
 ) -> SplitResult:
     """Steps 1-4 of the module doc: overlap removal, validation, novelty, report."""
-    train_inputs = {task_input(r) for r in partition.train} | {task_input(r) for r in partition.pinned}
+    seen = [*partition.train, *partition.pinned, *(partition.validation.records if partition.validation else ())]
+    train_inputs = {task_input(r) for r in seen}
     test = [r for r in partition.test if task_input(r) not in train_inputs]
     removed = len(partition.test) - len(test)
-    train, validation = carve_validation(partition.train, validation_fraction, rng)
+    if partition.validation is not None:
+        train, drawn = list(partition.train), partition.validation
+    else:
+        train, drawn = _carve(partition, test, validation_fraction, rng)
     train = train + partition.pinned
-    result_parts = annotate({"train": train, "validation": validation, "test": test}, bool(options.get("abstract_lexical")))
+    result_parts = annotate({"train": train, "validation": drawn.records, "test": test}, bool(options.get("abstract_lexical")))
     report = build_report(strategy, options, seed, result_parts)
     report["removed_overlap"] = removed
     report["unused"] = partition.unused
+    report["validation"] = drawn.info
     report.update(partition.notes)
-    warnings = list(report.get("warnings", []))
+    warnings = list(report.get("warnings", [])) + drawn.warnings
     if removed:
         warnings.append(f"{removed} test examples were removed because their input also occurs on the train side")
     if not test:
         warnings.append("the test part is empty")
+    if 0 < len(drawn.records) < SMALL_VALIDATION:
+        warnings.append(f"validation holds only {len(drawn.records)} records: its exact match moves in steps of "
+                        f"{1 / len(drawn.records):.3f} (ask for at least {SMALL_VALIDATION})")
     report["warnings"] = warnings
     return SplitResult(result_parts["train"], result_parts["validation"], result_parts["test"], rounded(report))
 
 
+def _carve(partition: Partition, test: Sequence[Record], fraction: float, rng: np.random.Generator) -> tuple[list[Record], ValidationDraw]:
+    """Validation carved from the train side, redrawn while the train part left breaks the
+    strategy's atom bound (the lowest divergence found is kept, with a warning, when no draw keeps it)."""
+    train, drawn = carve_validation(partition.train, fraction, rng)
+    if partition.atom_bound is None or not drawn.records or not test:
+        return train, drawn
+    test_atoms = sum_counters(record_atoms(r) for r in test)
+    side_atoms = sum_counters(record_atoms(r) for r in [*partition.train, *partition.pinned])
+    best: tuple[float, list[Record], ValidationDraw] | None = None
+    for attempt in range(ATOM_BOUND_TRIES):
+        if attempt:
+            train, drawn = carve_validation(partition.train, fraction, rng)
+        left = side_atoms - sum_counters(record_atoms(r) for r in drawn.records)
+        value = atom_divergence(left, test_atoms) if left and test_atoms else 0.0
+        if best is None or value < best[0]:
+            best = (value, train, drawn)
+        if value <= partition.atom_bound:
+            break
+    value, train, drawn = best
+    drawn.info["atom_bound_tries"] = attempt + 1
+    if value > partition.atom_bound:
+        drawn.warnings.append(f"atom divergence of the train part after carving validation is {value:.4f}, above the bound "
+                              f"{partition.atom_bound} that the train side keeps ({ATOM_BOUND_TRIES} carves tried)")
+    return train, drawn
+
+
 def part_summary(records: Sequence[Record]) -> dict[str, Any]:
-    """Size, length and difficulty ranges, tasks, and duplicate inputs of one part."""
+    """Size, length and difficulty ranges, input-length histogram, tasks, and duplicate inputs of one part."""
     ranges: dict[str, list[int]] = {}
     tasks: Counter[str] = Counter()
+    lengths: Counter[int] = Counter()
     seen: set[str] = set()
     duplicates = 0
     for record in records:
         tasks[record["task"]] += 1
+        lengths[input_length(record)] += 1
         for name, value in record["difficulty"].items():
             if name in ranges:
                 lo_hi = ranges[name]
@@ -186,6 +205,7 @@ def part_summary(records: Sequence[Record]) -> dict[str, Any]:
         "size": len(records),
         "tasks": dict(sorted(tasks.items())),
         "ranges": ranges,
+        "input_lengths": {str(k): lengths[k] for k in sorted(lengths)},
         "duplicate_inputs": duplicates,
     }
 

@@ -753,4 +753,4 @@ class Mcd(Strategy):
             warnings.append(f"MCD: {result.unseen_test_atoms} test atoms never occur in train")
         if warnings:
             notes["warnings"] = warnings
-        return Partition(train, test, unused=len(records) - len(train) - len(test), notes=notes)
+        return Partition(train, test, unused=len(records) - len(train) - len(test), notes=notes, atom_bound=options.atom_divergence_max)

@@ -108,8 +108,16 @@ class RuleHoldout(Strategy):
         test_pairs = [(r, s) for r, s in zip(records, systems) if s in test_set]
         train = _capped([r for r, _ in train_pairs], [s for _, s in train_pairs], options.train_records, rng)
         test = _capped([r for r, _ in test_pairs], [s for _, s in test_pairs], options.test_records, rng)
+        warnings = []
+        if options.train_records and len(train) < options.train_records:
+            warnings.append(f"train_records={options.train_records} not met: the pool holds only {len(train)} records of the "
+                            f"{len(train_set)} train systems (a sweep of train_systems then changes the record count too: "
+                            "generate a larger pool)")
+        if options.test_records and len(test) < options.test_records:
+            warnings.append(f"test_records={options.test_records} not met: the pool holds only {len(test)} records of the {held} held-out systems")
         notes = {
             "systems": {"pool": len(distinct), "train_side": len(train_set), "test": held, "held_out": held},
+            **({"warnings": warnings} if warnings else {}),
             "canonical_form": {name: get_task(name).rule_system_form for name in sorted({r["task"] for r in records})},
         }
         return Partition(train, test, unused=len(records) - len(train) - len(test), notes=notes)

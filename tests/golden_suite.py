@@ -42,8 +42,8 @@ entries:
   - {task: scan, split: graded, strategy: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 20000, compound_divergence: [0.3]}}
 """
 
-FINGERPRINT = "ef98bad1207f56713447da4b7025cb657771c275e240e34e360f1125989b862f"
-MANIFEST = "35e84dc87591c7769ca73ea88d6c9178a3369912d9c070f2a50654451f96dbc0"
+FINGERPRINT = "7ffa3fb97f6a85d66a2d386742d72d30f4d9687ca268451984c219e52ec2d0c7"
+MANIFEST = "e0b91405549d353ff7d8a29b0075ad677745f59f4d118c329120bc61b82b7e26"
 
 
 def build() -> tuple[str, str]:

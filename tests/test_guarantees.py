@@ -104,17 +104,15 @@ def test_overlap_removal_covers_train_and_pinned_records() -> None:
 # -- validation carving ----------------------------------------------------------------------
 
 
-def test_validation_takes_whole_input_groups() -> None:
-    """Kills: carving validation one record at a time instead of by input group."""
+def test_validation_takes_inputs_that_occur_once() -> None:
+    """Kills: carving an input that train also holds, or one that repeats in validation."""
     side = [toy(i * 3 + k, f"w{i}") for i in range(10) for k in range(3)]  # 10 inputs with 3 records
     side += [toy(100 + i, f"s{i}") for i in range(10)]  # 10 inputs with 1 record
     for seed in range(5):
-        train, validation = carve_validation(side, 0.25, np.random.default_rng(seed))
-        # 0.25 * 40 = 10 records: reachable exactly (3 t + s = 10 with whole groups)
-        assert (len(train), len(validation)) == (30, 10)
-        assert not {r["input"] for r in train} & {r["input"] for r in validation}
-        for record in validation:
-            assert sum(r["input"] == record["input"] for r in validation) == (3 if record["input"][0] == "w" else 1)
+        train, drawn = carve_validation(side, 0.25, np.random.default_rng(seed))
+        validation = drawn.records
+        assert (len(train), len(validation)) == (30, 10)  # 0.25 * 40 = 10: the ten inputs that occur once
+        assert {r["input"] for r in validation} == {f"s{i}" for i in range(10)}
         assert sorted(r["id"] for r in train + validation) == sorted(r["id"] for r in side)
         assert [r["id"] for r in train] == sorted((r["id"] for r in train), key=[s["id"] for s in side].index)
 

@@ -26,6 +26,7 @@ from gengap.generators.seeding import (
     labels_seed,
     mixture_rng,
     side_seed,
+    validation_seed,
     split_rng,
     subsample_rng,
     support_rng,
@@ -64,6 +65,7 @@ def test_integer_seeds_are_pinned() -> None:
     # 83274510058008343 is the seed of scan-mcd in every gengap-core manifest so far
     assert config_seed(20261130, "scan-mcd") == 83274510058008343
     assert side_seed(11, "test", 1) == 1488106885669671028
+    assert validation_seed(11, 0, 1) == 4964749120075325733
     assert component_seed(11, "parity_check", 1) == 8430144797217658949
     assert init_seed_of(2) == 6692606887555221245
     assert data_seed_of(2) == 6810602600827606827

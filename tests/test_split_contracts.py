@@ -168,11 +168,11 @@ def test_sampled_splits_are_pinned() -> None:
     """The sampled sides are fixed functions of (seed, side, setting): releases depend on it."""
     length = sample_length_split("parity_check", (1, 8), (9, 12), {"train": 30, "validation": 5, "test": 10}, seed=3)
     assert [digest(p) for p in (length.train, length.validation, length.test)] == [
-        "cfaf996023b223ad", "67448c88b7cfb687", "d78481fc5f32e74b",
+        "bfcf751794bda812", "ef55f621977d8d42", "d78481fc5f32e74b",
     ]  # fmt: skip
     level = sample_level_split("addition", 2, {"train": 20, "validation": 4, "test": 8}, seed=5, test_levels=[3, 4])
     assert [digest(p) for p in (level.train, level.validation, level.test)] == [
-        "887c6f1cebe9b81b", "dbdf708d303d550c", "4e3174510eb20d9d",
+        "168c5f903b3601a3", "be2c663ed52491eb", "4e3174510eb20d9d",
     ]  # fmt: skip
     assert length.report["options"] == {
         "by": "size", "size_knob": get_task("parity_check").size_knob, "train_range": [1, 8], "test_range": [9, 12],
@@ -224,15 +224,18 @@ def test_input_groups_keep_first_seen_order() -> None:
 def test_carve_validation_edges() -> None:
     side = [toy(i, f"w{i}") for i in range(10)]
     rng = np.random.default_rng(0)
-    assert carve_validation(side, 0.0, rng) == (side, [])
-    assert carve_validation([], 0.5, rng) == ([], [])
+    assert carve_validation(side, 0.0, rng)[0] == side and carve_validation(side, 0.0, rng)[1].records == []
+    assert carve_validation([], 0.5, rng)[1].records == []
     train, validation = carve_validation(side, 0.25, rng)  # round(2.5) = 2 (half to even)
-    assert (len(train), len(validation)) == (8, 2)
+    assert (len(train), len(validation.records)) == (8, 2)
     train, validation = carve_validation(side, 0.35, rng)  # round(3.5) = 4
-    assert (len(train), len(validation)) == (6, 4)
+    assert (len(train), len(validation.records)) == (6, 4)
     big = [toy(i, "same") for i in range(6)] + [toy(10 + i, f"v{i}") for i in range(4)]
-    train, validation = carve_validation(big, 0.5, np.random.default_rng(1))  # the group of 6 never fits in 5
-    assert len(validation) == 4 and all(r["input"] == "same" for r in train[:6])
+    train, validation = carve_validation(big, 0.5, np.random.default_rng(1))  # "same" occurs 6 times: never carved
+    assert len(validation.records) == 4 and [r["input"] for r in train] == ["same"] * 6
+    assert validation.info["requested"] == 5 and validation.info["size"] == 4
+    assert validation.warnings == ["validation: 4 of the 5 records asked for; input length 1 could not give its share "
+                                   "(1 record: too few of its inputs occur only once on the train side)"]
 
 
 def test_part_summary_tracks_both_ends() -> None:
@@ -240,7 +243,8 @@ def test_part_summary_tracks_both_ends() -> None:
     summary = part_summary(records)
     assert summary["ranges"]["f"] == [3, 7] and summary["ranges"]["input_length"] == [2, 2]
     assert (summary["size"], summary["duplicate_inputs"], summary["tasks"]) == (5, 4, {"toy": 5})
-    assert part_summary([]) == {"size": 0, "tasks": {}, "ranges": {}, "duplicate_inputs": 0}
+    assert summary["input_lengths"] == {"2": 5}
+    assert part_summary([]) == {"size": 0, "tasks": {}, "ranges": {}, "input_lengths": {}, "duplicate_inputs": 0}
 
 
 def test_divergence_report_edges() -> None:
