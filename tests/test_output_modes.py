@@ -20,7 +20,7 @@ from gengap.baselines.layout import IGNORE, MAX_COMPUTATION_STEPS, OUTPUT_MODES,
 from gengap.baselines.looped import LOOPED_POSITIONAL, LoopedTransformer
 from gengap.baselines.models import POSITIONAL
 from gengap.baselines.recurrent import RECURRENT
-from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.sequence_model import SequenceModel, input_lengths
 from gengap.baselines.tokenizer import BLANK, SPECIALS, Tokenizer
 from gengap.baselines.training import EncodedTrain, Run, TrainSettings, Trainer, train_and_evaluate
 from gengap.splits import sample_length_split
@@ -65,6 +65,7 @@ def test_the_layouts_of_a_three_token_input_with_a_two_token_target() -> None:
         layout = Layout(mode, steps)
         assert layout.example(tok, "a b c", "d e") == (ids, labels), (mode, steps)
         assert layout.prompt(tok, "a b c", 2) == prompt and layout.length(3, 2) == len(ids)
+        assert input_lengths(torch.tensor([ids]), torch.ones(1, len(ids)), tok.sep_id).item() == 3  # the tape RNN's ring: n = 3
         encoded = EncodedTrain([{"input": "a b c", "target": "d e"}, {"input": "a", "target": "e"}], tok, torch.device("cpu"), layout)
         batch_ids, batch_labels, count = encoded.batch(np.arange(2))
         assert batch_ids[0].tolist() == ids and batch_labels[0].tolist() == labels
