@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from gengap.baselines.errors import BaselineError
+from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
@@ -81,6 +82,9 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
     p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
     p.add_argument("--window", type=int, help="looped: each position attends to itself and the WINDOW - 1 before it (default 0: the whole causal prefix)")
+    p.add_argument("--output-mode", choices=OUTPUT_MODES, help="autoregressive (default: input <sep> target <end>, greedy decoding) or "
+                   "empty-tape (input <sep> then one blank per target token; every answer token predicted at its blank in one pass, as Deletang et al. 2023)")
+    p.add_argument("--computation-steps", type=int, metavar="C", help=f"C x (input length) blank tokens between the input and the output, 0..{MAX_COMPUTATION_STEPS} (default 0)")
     p.add_argument("--seeds", type=parse_seeds, default=(0,), help="comma-separated seeds, e.g. 0,1,2 (default 0)")
     p.add_argument("--batch-size", type=int, help="training batch size (default: the preset's)")
     p.add_argument("--lr", type=float, help="peak learning rate (default: the preset's)")
@@ -144,6 +148,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
         "device": "device", "compile": "compile", "precision": "precision", "fused": "fused",
         "stream": "stream", "curriculum": "curriculum", "level": "level", "sizes": "sizes",
+        "output_mode": "output_mode", "computation_steps": "computation_steps",
     }
     chosen = {field: getattr(args, attr) for attr, field in names.items() if getattr(args, attr, None) is not None}
     if getattr(args, "param", None):
@@ -194,11 +199,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _model(results: dict[str, Any]) -> str:
-    """``pos=rope`` for a transformer, ``arch=lstm`` (``arch=looped  pos=rope``) otherwise."""
+    """``pos=rope`` for a transformer, ``arch=lstm`` (``arch=looped  pos=rope``) otherwise; then
+    ``output=empty-tape`` and ``computation-steps=C`` when not the defaults."""
     arch = results.get("arch", "transformer")
-    if arch == "transformer":
-        return f"pos={results['pos']}"
-    return f"arch={arch}" + (f"  pos={results['pos']}" if arch == "looped" else "")
+    model = f"pos={results['pos']}" if arch == "transformer" else f"arch={arch}" + (f"  pos={results['pos']}" if arch == "looped" else "")
+    if results.get("output_mode", "autoregressive") != "autoregressive":
+        model += f"  output={results['output_mode']}"
+    if results.get("computation_steps"):
+        model += f"  computation-steps={results['computation_steps']}"
+    return model
 
 
 def summary(results: dict[str, Any]) -> str:

@@ -1,17 +1,25 @@
-"""Batched greedy decoding of left-padded prompts, with or without a KV cache.
+"""Batched decoding of left-padded prompts: greedy (autoregressive) or one pass (empty tape).
 
-Each example gets at most ``max_new[i]`` tokens (the length of its target) and stops early at
-the end token; the prediction is the generated tokens before the end token. Prompts are
+:func:`greedy_decode` (the autoregressive layout of gengap.baselines.layout): each example
+gets at most ``max_new[i]`` tokens (the length of its target) and stops early at the end
+token; the prediction is the generated tokens before the end token. ``use_cache=False``
+recomputes the whole sequence at every step (slower, the reference the cached path is
+tested against).
+
+:func:`tape_decode` (the empty-tape layout): the sequence given is the whole one (input,
+computation steps, empty output tape); one forward pass, and the prediction is the argmax
+of the logits at its last ``output_lengths[i]`` positions.
+
+Both go through the model's decoding interface (``SequenceModel.step``): sequences are
 sorted by length and batched, left-padded, with an attention mask and position ids counted
 from each example's first real token, so a batch decodes exactly as each example alone
-would. ``use_cache=False`` recomputes the whole sequence at every step (slower, the
-reference the cached path is tested against).
+would.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -44,22 +52,74 @@ def greedy_decode(
 ) -> list[list[int]]:
     """Greedy continuations of prompts (lists of ids), at most max_new[i] tokens each, end token cut
     (precision: see autocast_context)."""
-    if len(prompts) != len(max_new):
+    return _in_batches(model, prompts, max_new, batch_size, device, lambda prompts, limits, device: _decode_batch(
+        model, prompts, limits, end_id, pad_id, use_cache, device, precision))
+
+
+@torch.no_grad()
+def tape_decode(
+    model: SeqModel,
+    sequences: Sequence[Sequence[int]],
+    output_lengths: Sequence[int],
+    pad_id: int = 0,
+    batch_size: int = 256,
+    device: torch.device | str | None = None,
+    precision: str = "auto",
+) -> list[list[int]]:
+    """Per sequence (the whole empty-tape layout), the argmax at its last output_lengths[i]
+    positions, from one forward pass per batch (precision: see autocast_context)."""
+    if any(not 0 <= m <= len(s) for s, m in zip(sequences, output_lengths)):
+        raise ValueError("an output tape longer than its sequence")
+    return _in_batches(model, sequences, output_lengths, batch_size, device, lambda sequences, lengths, device: _tape_batch(
+        model, sequences, lengths, pad_id, device, precision))
+
+
+Batch = Callable[[Sequence[Sequence[int]], Sequence[int], torch.device], list[list[int]]]
+
+
+def _in_batches(
+    model: SeqModel, prompts: Sequence[Sequence[int]], counts: Sequence[int], batch_size: int, device: torch.device | str | None, decode: Batch
+) -> list[list[int]]:
+    """decode(prompts, counts, device) over batches of prompts sorted by (length, count), in eval mode; outputs in the prompts' order."""
+    if len(prompts) != len(counts):
         raise ValueError("one max_new per prompt")
     device = torch.device(device) if device is not None else next(model.parameters()).device
     was_training = model.training
     model.eval()
-    order = sorted(range(len(prompts)), key=lambda i: (len(prompts[i]), max_new[i]))
+    order = sorted(range(len(prompts)), key=lambda i: (len(prompts[i]), counts[i]))
     outputs: list[list[int]] = [[] for _ in prompts]
     try:
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
-            results = _decode_batch(model, [prompts[i] for i in chunk], [max_new[i] for i in chunk], end_id, pad_id, use_cache, device, precision)
+            results = decode([prompts[i] for i in chunk], [counts[i] for i in chunk], device)
             for i, tokens in zip(chunk, results):
                 outputs[i] = tokens
     finally:
         model.train(was_training)
     return outputs
+
+
+def _left_padded(prompts: Sequence[Sequence[int]], pad_id: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """ids, mask (1 = real token) and positions (counted from each row's first real token) of left-padded prompts."""
+    n = len(prompts)
+    width = max(len(p) for p in prompts)
+    ids = torch.full((n, width), pad_id, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    for row, prompt in enumerate(prompts):
+        ids[row, width - len(prompt) :] = torch.as_tensor(list(prompt), dtype=torch.long)
+        mask[row, width - len(prompt) :] = 1
+    ids, mask = ids.to(device), mask.to(device)
+    return ids, mask, (mask.cumsum(-1) - 1).clamp(min=0)
+
+
+def _tape_batch(
+    model: SeqModel, sequences: Sequence[Sequence[int]], lengths: Sequence[int], pad_id: int, device: torch.device, precision: str
+) -> list[list[int]]:
+    ids, mask, positions = _left_padded(sequences, pad_id, device)
+    with autocast_context(device, precision):
+        logits, _ = model.step(ids, mask, positions)
+    predicted = logits.float().argmax(-1).tolist()  # a row's tape is its last positions: rows end at the right edge
+    return [row[len(row) - m :] if m else [] for row, m in zip(predicted, lengths)]
 
 
 def _decode_batch(
@@ -73,14 +133,7 @@ def _decode_batch(
     precision: str,
 ) -> list[list[int]]:
     n = len(prompts)
-    width = max(len(p) for p in prompts)
-    ids = torch.full((n, width), pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.long)
-    for row, prompt in enumerate(prompts):
-        ids[row, width - len(prompt) :] = torch.as_tensor(list(prompt), dtype=torch.long)
-        mask[row, width - len(prompt) :] = 1
-    ids, mask = ids.to(device), mask.to(device)
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    ids, mask, positions = _left_padded(prompts, pad_id, device)
     limit = torch.as_tensor(list(max_new), dtype=torch.long, device=device)
     steps = max(max_new) if n else 0
     generated = torch.full((n, max(steps, 0)), pad_id, dtype=torch.long, device=device)

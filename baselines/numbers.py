@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gengap.baselines.errors import BaselineError
+from gengap.baselines.layout import MAX_COMPUTATION_STEPS
 
 MAX_COUNT = 10**12  # steps, sizes and counts beyond this are typos, not runs (and overflow int64 arithmetic)
 
@@ -62,7 +63,7 @@ RANGES: dict[str, Range] = {
     "layers": _count(1), "d_model": _count(1), "heads": _count(1), "memory_cell": _count(1), "iterations": _count(1),
     "window": _count(0), "steps": _count(1), "batch_size": _count(1), "warmup": _count(0), "eval_every": _count(1),
     "eval_examples": _count(1), "eval_limit": _count(1), "eval_batch_size": _count(1), "checkpoint_every": _count(1),
-    "mistakes": _count(0), "noise_seed": SEED, "init_seed": SEED, "data_seed": SEED, "level": _count(1),
+    "mistakes": _count(0), "computation_steps": Range(0, MAX_COMPUTATION_STEPS, integer=True), "noise_seed": SEED, "init_seed": SEED, "data_seed": SEED, "level": _count(1),
     "lr": Range(0.0, math.inf, low_open=True), "weight_decay": Range(0.0, math.inf), "grad_clip": Range(0.0, math.inf, low_open=True),
     "min_lr_ratio": _share(), "until_id": _share(low_open=True), "reach": _share(low_open=True), "label_noise": _share(high_open=True),
 }

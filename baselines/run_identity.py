@@ -2,7 +2,7 @@
 
 A run's identity is its config, the fingerprint of its data, a digest of its vocabulary and
 the settings that decide its trajectory (architecture, model shape, optimisation, data
-order). ``run.json`` holds the config, fingerprint and settings; every checkpoint and every
+order, layout). ``run.json`` holds the config, fingerprint and settings; every checkpoint and every
 ``seed-N/result.json`` holds the whole identity under ``"run"``. A resume compares each of
 them with the identity the command would train under, so that deleting any one file (say
 ``run.json``) never lets a run continue, or merge results, as another config, release,
@@ -16,13 +16,7 @@ import json
 from typing import Any, Mapping
 
 from gengap.baselines.errors import BaselineError, RunFileError
-
-# Settings a resumed run must share with the interrupted one (they decide the trajectory).
-TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
-    "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
-    "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
-)  # fmt: skip
+from gengap.baselines.setup import TRAJECTORY  # settings a resumed run must share with the interrupted one
 KEY = "run"  # where checkpoints and seed results carry the identity
 
 

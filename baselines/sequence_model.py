@@ -1,16 +1,21 @@
 """The interface every baseline architecture implements (transformer, recurrent, memory, looped).
 
-A :class:`SequenceModel` is a causal model over token ids: it reads ``input <sep> target
-<end>`` left to right and predicts each next token. The training loop, greedy decoding,
-checkpoints and reports use only this interface, so nothing outside baselines/ knows which
-architecture runs:
+A :class:`SequenceModel` is a causal model over token ids: it reads a sequence left to right
+and gives logits at every position. What the sequence holds and which logits are trained is
+the run's layout (gengap.baselines.layout; n input, m target tokens, c computation steps):
+``autoregressive`` ``input <sep> <blank>*(c n) target <end>``, each logit predicting the next
+token (c = 0: ``input <sep> target <end>``), decoded greedily; ``empty-tape`` ``input <sep>
+<blank>*(c n) <blank>*m``, the logits at the m blank output-tape positions predicting the m
+target tokens, decoded in one pass (gengap.baselines.decoding). A model never knows the
+layout: both go through this one interface. The training loop, decoding, checkpoints and
+reports use only this interface, so nothing outside baselines/ knows which architecture runs:
 
 - ``forward(ids)`` -> logits ``(B, L, V)`` for a right-padded training batch (every row starts
-  at position 0; padding comes after the end token and never influences an earlier logit);
+  at position 0; padding comes after the sequence and never influences an earlier logit);
 - ``step(ids, mask, positions, cache=None, use_cache=False)`` -> ``(logits, cache)``: the
-  decoding interface for left-padded prompts. ``mask`` covers what the cache has seen plus
-  ``ids`` (1 = real token, 0 = padding), ``positions`` are the positions of ``ids`` counted
-  from each row's first real token. For a recurrent model the cache is its state; padding
+  decoding interface for left-padded prompts (a whole empty-tape sequence is one such
+  prompt). ``mask`` covers what the cache has seen plus ``ids`` (1 = real token, 0 =
+  padding), ``positions`` are the positions of ``ids`` counted from each row's first real token. For a recurrent model the cache is its state; padding
   leaves a state unchanged, so a left-padded row decodes as it would alone;
 - ``max_positions``: the longest sequence the model can read (None: unbounded);
 - ``describe()``: a JSON-able description (architecture, sizes, parameter count), written to

@@ -9,7 +9,8 @@ stream (seed: the run's data seed) from its cursor, each from the component draw
 position, at the level that component's curriculum chooses at step index s - 1 for the
 position (gengap.generators.streams, gengap.generators.mixtures), never an input of the evaluated
 config's validation or test side. With an adaptive curriculum, after each step the
-teacher-forced exact match (every target token and the end token predicted) of the batch's
+teacher-forced exact match (every labelled position predicted: the target and end tokens, or the
+output tape's in empty-tape mode) of the batch's
 records of that component at its current level is observed as of step s (a promotion
 recorded at step s applies from step s + 1 on). The cursor, the curricula's states and the
 level traces are the source's state; they go into the checkpoint, so a resumed run
@@ -25,6 +26,7 @@ import numpy as np
 import torch
 
 from gengap.baselines.errors import BaselineError
+from gengap.baselines.layout import IGNORE
 from gengap.generators.batch import Record
 from gengap.generators.curriculum import Curriculum, CurriculumError
 from gengap.generators.exclusion import Exclusion
@@ -33,7 +35,6 @@ from gengap.generators.params import ParamError, Params
 from gengap.generators.registry import UnknownTaskError
 from gengap.generators.streams import Uniforms
 
-IGNORE = -100  # same as gengap.baselines.training.IGNORE
 
 
 @dataclass(frozen=True, eq=False)

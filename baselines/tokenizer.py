@@ -1,8 +1,12 @@
 """Whitespace tokenizer over a split's vocabulary, with padding, separator and end tokens.
 
 Ids 0, 1, 2 are ``<pad>``, ``<sep>`` and ``<end>``; the data tokens follow in sorted order,
-so the same records always give the same ids. A model sees ``input <sep> target <end>``.
-Saved with a run as JSON (``tokenizer.json``).
+so the same records always give the same ids. ``<blank>`` (the computation steps and the
+empty output tape of gengap.baselines.layout) follows them only when a run's layout needs it
+(``build(..., blank=True)``), so a run without blanks keeps the ids it always had. Data that
+uses any of the four special tokens is refused. ``example`` and ``prompt`` give the
+autoregressive layout without computation steps, ``input <sep> target <end>`` (every layout:
+gengap.baselines.layout). Saved with a run as JSON (``tokenizer.json``).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from gengap.generators.reading import ReadError, read_json
 
 PAD, SEP, END = "<pad>", "<sep>", "<end>"
 SPECIALS = (PAD, SEP, END)
+BLANK = "<blank>"
+RESERVED = (*SPECIALS, BLANK)  # tokens the data may not use
 
 
 class Tokenizer:
@@ -35,15 +41,23 @@ class Tokenizer:
         self.ids = {token: i for i, token in enumerate(self.tokens)}
 
     @classmethod
-    def build(cls, texts: Iterable[str]) -> "Tokenizer":
-        """The tokenizer of every whitespace token in texts (inputs and targets of all parts)."""
+    def build(cls, texts: Iterable[str], blank: bool = False) -> "Tokenizer":
+        """The tokenizer of every whitespace token in texts (inputs and targets of all parts),
+        with ``<blank>`` last when ``blank``."""
         vocabulary: set[str] = set()
         for text in texts:
             vocabulary.update(text.split())
-        clash = vocabulary.intersection(SPECIALS)
+        clash = vocabulary.intersection(RESERVED)
         if clash:
             raise BaselineError(f"the data uses the reserved token(s) {', '.join(sorted(clash))}")
-        return cls([*SPECIALS, *sorted(vocabulary)])
+        return cls([*SPECIALS, *sorted(vocabulary), *([BLANK] if blank else [])])
+
+    @property
+    def blank_id(self) -> int:
+        """The id of ``<blank>`` (BaselineError when this vocabulary has none)."""
+        if BLANK not in self.ids:
+            raise BaselineError(f"this vocabulary has no {BLANK} token (a tokenizer built without blank=True)")
+        return self.ids[BLANK]
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -70,9 +84,10 @@ class Tokenizer:
         return self.encode(input_text) + [self.sep_id]
 
     def to_json(self) -> dict:
+        blank = {"blank": BLANK} if BLANK in self.ids else {}
         return {
             "type": "whitespace",
-            "specials": {"pad": PAD, "sep": SEP, "end": END},
+            "specials": {"pad": PAD, "sep": SEP, "end": END, **blank},
             "tokens": self.tokens,
         }
 

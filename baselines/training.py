@@ -12,8 +12,16 @@
 - AdamW (weight decay on matrices only), linear warmup then cosine decay to
   ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
   AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run);
-- the loss is the cross-entropy of the target tokens and the end token only;
-- every ``eval_every`` steps: greedy decoding of a fixed subset of validation (ID) and test
+- sequences follow the run's layout (``output_mode`` and ``computation_steps``,
+  gengap.baselines.layout; n input, m target tokens, c computation steps): ``autoregressive``
+  reads ``input <sep> <blank>*(c n) target <end>``, the loss is the cross-entropy of the
+  target tokens and the end token only, answers are decoded greedily from ``input <sep>
+  <blank>*(c n)``; ``empty-tape`` reads ``input <sep> <blank>*(c n) <blank>*m``, the loss is
+  at the m output-tape positions (each predicts its target token, no shift, no end token) and
+  the answer is the argmax there, from one forward pass. ``<blank>`` joins the vocabulary
+  only when the layout needs it (an autoregressive run with c = 0 has the ids, weights and
+  results it had before output modes existed);
+- every ``eval_every`` steps: decoding of a fixed subset of validation (ID) and test
   (OOD), one line in ``metrics.jsonl``; every ``checkpoint_every`` steps the checkpoint
   ``seed-<s>/checkpoint.pt`` (gengap.baselines.checkpoints: model, optimizer, scheduler, RNG
   states, progress) is replaced atomically; ``resume=True`` continues from it and ends
@@ -55,12 +63,13 @@ import torch.nn.functional as F
 from gengap.baselines import checkpoints
 from gengap.baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from gengap.baselines.data import SplitData, load_split, subset
-from gengap.baselines.decoding import PRECISIONS, autocast_context, greedy_decode
+from gengap.baselines.decoding import PRECISIONS, autocast_context, greedy_decode, tape_decode
 from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines import run_files
 from gengap.baselines.model_size import check_model_size
 from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from gengap.baselines.label_noise import corrupt
+from gengap.baselines.layout import IGNORE, Layout
 from gengap.baselines.numbers import check_numbers
 from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
 from gengap.baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
@@ -75,7 +84,6 @@ from gengap.generators.safe_files import atomic_write_text
 from gengap.generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
-IGNORE = -100
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,8 @@ class TrainSettings:
     level: int | None = None  # the stream's level (one level; or use curriculum)
     curriculum: str | None = None  # a curriculum spec over the stream's levels (gengap.generators.curriculum)
     sizes: tuple[tuple[int, int], ...] = ()  # levels 1..k as bands of the task's size knob instead of its levels
+    output_mode: str = "autoregressive"  # the layout (gengap.baselines.layout): autoregressive or empty-tape
+    computation_steps: int = 0  # c: c x (input length) blank tokens between the input and the output (0..16)
 
     def resolve(self) -> "TrainSettings":
         """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
@@ -241,6 +251,12 @@ class TrainSettings:
             self.spec.check()
         if self.stream is None and (self.stream_params or self.level is not None or self.curriculum is not None or self.sizes):
             raise BaselineError("level, curriculum, sizes and stream parameters need a stream (--stream TASK)")
+        self.layout.check()
+
+    @property
+    def layout(self) -> Layout:
+        """The run's sequence layout (gengap.baselines.layout)."""
+        return Layout(self.output_mode, self.computation_steps)
 
     @property
     def shape(self) -> ModelShape:
@@ -298,19 +314,20 @@ def device_name(device: torch.device) -> str:
 class EncodedTrain:
     """The training part as right-padded id and label matrices, for fast batch slicing.
 
-    labels[i, t] is the token at t + 1 when that token belongs to the target or is the end
-    token, else IGNORE: the logits at t predict it.
+    Rows follow the layout (gengap.baselines.layout); labels[i, t] is what the logits at t
+    predict (autoregressive: the token at t + 1 when that is a target token or the end token;
+    empty-tape: the target token of tape position t), else IGNORE.
     """
 
-    def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer: Tokenizer, device: torch.device) -> None:
-        encoded = [tokenizer.example(r["input"], r["target"]) for r in records]
+    def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer: Tokenizer, device: torch.device, layout: Layout = Layout()) -> None:
+        encoded = [layout.example(tokenizer, r["input"], r["target"]) for r in records]
         width = max(len(ids) for ids, _ in encoded)
         ids = np.full((len(encoded), width), tokenizer.pad_id, dtype=np.int32)  # int32 at rest, int64 per batch
         labels = np.full((len(encoded), width), IGNORE, dtype=np.int32)
         lengths = np.zeros(len(encoded), dtype=np.int64)
-        for row, (tokens, target_start) in enumerate(encoded):
+        for row, (tokens, targets) in enumerate(encoded):
             ids[row, : len(tokens)] = tokens
-            labels[row, target_start - 1 : len(tokens) - 1] = tokens[target_start:]
+            labels[row, : len(tokens)] = targets
             lengths[row] = len(tokens)
         self.size = len(encoded)
         self.width = width
@@ -456,12 +473,13 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 class EvalSet:
-    """Records of one side with their prompts, ready to decode."""
+    """Records of one side with what decoding reads (the layout's prompts: with the empty tape
+    in empty-tape mode) and their answers' lengths, ready to decode."""
 
-    def __init__(self, records: Sequence[dict], tokenizer: Tokenizer) -> None:
+    def __init__(self, records: Sequence[dict], tokenizer: Tokenizer, layout: Layout = Layout()) -> None:
         self.records = list(records)
-        self.prompts = [tokenizer.prompt(r["input"]) for r in self.records]
         self.max_new = [len(r["target"].split()) for r in self.records]
+        self.prompts = [layout.prompt(tokenizer, r["input"], m) for r, m in zip(self.records, self.max_new)]
 
 
 class Run:
@@ -487,33 +505,34 @@ class Run:
         self.stream = stream_plan(settings)
         self.probe = [r for seed in settings.seeds for r in self.stream.probe(self.seeds(seed)[1])] if self.stream else []
         seen = [*(r for part in data.parts().values() for r in part), *self.probe]
-        self.tokenizer = Tokenizer.build(r[key] for r in seen for key in ("input", "target"))
-        self.max_len = max(sequence_length(r) for r in seen)
+        self.layout = layout = settings.layout
+        self.tokenizer = Tokenizer.build((r[key] for r in seen for key in ("input", "target")), blank=layout.needs_blank)
+        self.max_len = max(sequence_length(r, layout) for r in seen)
         # compiling unrolls a recurrent model's time loop: by default only the transformer is compiled (on CUDA)
         self.compile = settings.compile if settings.compile is not None else (device.type == "cuda" and settings.arch == "transformer")
         # the train part as trained on: with label noise, a seeded share of its targets is wrong
         self.corruption = corrupt(data.train, settings.label_noise, settings.noise_seed) if self.stream is None else None
         trained = self.corruption.records if self.corruption is not None else []
-        self.train = EncodedTrain(trained, self.tokenizer, device) if self.stream is None else None
+        self.train = EncodedTrain(trained, self.tokenizer, device, layout) if self.stream is None else None
         self.exclusion = Exclusion.from_split(data, data.name) if self.stream is not None else None
         self.buckets = make_buckets([data.validation, data.test])
         self.periodic = {
-            "id": EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer),
-            "ood": EvalSet(subset(data.test, settings.eval_examples), self.tokenizer),
+            "id": EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer, layout),
+            "ood": EvalSet(subset(data.test, settings.eval_examples), self.tokenizer, layout),
         }
         self.final = {
-            "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer),
-            "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer),
+            "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer, layout),
+            "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer, layout),
         }
         self.train_sets: dict[str, EvalSet] = {}  # train exact match, on a fixed subset of the targets trained on
         if trained:
-            self.periodic["train"] = self.train_sets["train"] = EvalSet(subset(trained, settings.eval_examples), self.tokenizer)
+            self.periodic["train"] = self.train_sets["train"] = EvalSet(subset(trained, settings.eval_examples), self.tokenizer, layout)
         if self.corruption is not None and self.corruption.corrupted:
             corrupted = set(self.corruption.corrupted)
             wrong = [trained[i] for i in self.corruption.corrupted]
-            self.train_sets["clean"] = EvalSet(subset([r for i, r in enumerate(trained) if i not in corrupted], settings.eval_examples), self.tokenizer)
-            self.train_sets["corrupted"] = EvalSet(subset(wrong, settings.eval_examples), self.tokenizer)
-            self.train_sets["corrupted_true"] = EvalSet(subset([{**r, "target": r["true_target"]} for r in wrong], settings.eval_examples), self.tokenizer)
+            self.train_sets["clean"] = EvalSet(subset([r for i, r in enumerate(trained) if i not in corrupted], settings.eval_examples), self.tokenizer, layout)
+            self.train_sets["corrupted"] = EvalSet(subset(wrong, settings.eval_examples), self.tokenizer, layout)
+            self.train_sets["corrupted_true"] = EvalSet(subset([{**r, "target": r["true_target"]} for r in wrong], settings.eval_examples), self.tokenizer, layout)
 
     @property
     def batch_size(self) -> int:
@@ -537,11 +556,12 @@ class Run:
 
     def encode(self, records: Sequence[Mapping[str, Any]]) -> tuple[torch.Tensor, torch.Tensor, int]:
         """ids, labels and token count of stream records (BaselineError for one longer than the model allows)."""
-        longest = max(records, key=sequence_length)
-        if sequence_length(longest) > self.max_len:
-            raise BaselineError(f"a stream record has {sequence_length(longest)} tokens with separator and end, more than the "
-                                f"{self.max_len} the model was sized for (from the config and block 0 of each level): {longest['id']}")
-        encoded = EncodedTrain(records, self.tokenizer, self.device)
+        longest = max(sequence_length(r, self.layout) for r in records)
+        if longest > self.max_len:
+            record = next(r for r in records if sequence_length(r, self.layout) == longest)
+            raise BaselineError(f"a stream record has {longest} tokens in the run's layout, more than the "
+                                f"{self.max_len} the model was sized for (from the config and block 0 of each level): {record['id']}")
+        encoded = EncodedTrain(records, self.tokenizer, self.device, self.layout)
         return encoded.batch(np.arange(len(records)))
 
     def new_model(self, init_seed: int) -> SequenceModel:
@@ -550,13 +570,18 @@ class Run:
         return model.to(self.device)
 
     def evaluate(self, model: SequenceModel, side: EvalSet, mistakes: int, iterations: int | None = None) -> dict[str, Any]:
-        """Scores of greedy decoding on one side (a looped model with ``iterations``, default its training count)."""
+        """Scores of decoding one side in the run's layout (greedy, or the empty tape's one pass;
+        a looped model with ``iterations``, default its training count)."""
         model.set_eval_iterations(iterations if iterations is not None else self.settings.iterations)
-        outputs = greedy_decode(
-            model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
-            batch_size=self.settings.eval_batch_size, use_cache=self.settings.kv_cache, device=self.device,
-            precision=self.settings.precision,
-        )
+        s = self.settings
+        if self.layout.empty_tape:
+            outputs = tape_decode(model, side.prompts, side.max_new, self.tokenizer.pad_id, batch_size=s.eval_batch_size,
+                                  device=self.device, precision=s.precision)
+        else:
+            outputs = greedy_decode(
+                model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
+                batch_size=s.eval_batch_size, use_cache=s.kv_cache, device=self.device, precision=s.precision,
+            )
         predictions = [self.tokenizer.decode(ids) for ids in outputs]
         return score(side.records, predictions, self.buckets, mistakes)
 
@@ -839,9 +864,9 @@ def prepare_out(out: Path, record: Mapping[str, Any], tokenizer: Tokenizer) -> N
     tokenizer.save(out / "tokenizer.json")
 
 
-def sequence_length(record: Mapping[str, Any]) -> int:
-    """Tokens of ``input <sep> target <end>``."""
-    return len(record["input"].split()) + len(record["target"].split()) + 2
+def sequence_length(record: Mapping[str, Any], layout: Layout = Layout()) -> int:
+    """Tokens of a record's sequence in the layout (default: ``input <sep> target <end>``)."""
+    return layout.length(len(record["input"].split()), len(record["target"].split()))
 
 
 def stream_plan(settings: TrainSettings) -> StreamPlan | None:
@@ -908,6 +933,8 @@ def train_and_evaluate(
             "source": data.source,
             "arch": chosen.arch,
             "pos": chosen.pos,
+            "output_mode": chosen.output_mode,
+            "computation_steps": chosen.computation_steps,
             "preset": chosen.preset,
             "until_id": chosen.until_id,
             "steps": chosen.steps,
