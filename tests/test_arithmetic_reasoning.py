@@ -376,3 +376,20 @@ def test_pointer_chasing_sizes_and_params() -> None:
         PC.default_params().replace(mapping="tree")
     levels = PC.levels()
     assert levels[10].max_table_size == 250 and levels[1].min_hops == 1
+
+
+@pytest.mark.parametrize("task_name", ["addition", "multiplication"])
+def test_the_reversed_format_checker_accepts_exactly_the_reversed_answer(task_name: str) -> None:
+    """Lee et al. 2023's format: the answer's digits least significant first; the checker recomputes it
+    from the input (independently here: int arithmetic) and takes nothing else, the plain order included."""
+    task = get_task(task_name)
+    params = task.default_params().replace(min_digits_a=1, max_digits_a=8, min_digits_b=1, max_digits_b=8, format="reversed")
+    op = (lambda a, b: a + b) if task_name == "addition" else (lambda a, b: a * b)
+    for r in records(task, params, 300):
+        digits = r["input"].split()
+        mark = digits.index("+" if task_name == "addition" else "*")
+        value = str(op(int("".join(digits[:mark])), int("".join(digits[mark + 1 :]))))
+        assert task.check(r, " ".join(reversed(value)))
+        if value != value[::-1]:
+            assert not task.check(r, " ".join(value))  # the plain order is wrong in this format
+        assert not task.check(r, " ".join(reversed(value)) + " 0")  # a trailing zero is another number
