@@ -78,17 +78,17 @@ class _NoBar:
     def update(self, n: float = 1) -> None:
         """Nothing to draw."""
 
-    def set_postfix_str(self, s: str = "") -> None:
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         """Nothing to draw."""
 
 
-def _progress(total: int, unit: str, desc: str) -> tqdm | _NoBar:
-    """A tqdm bar on stderr when it is a terminal, else a _NoBar."""
+def _progress(total: int, unit: str, desc: str, unit_scale: bool = True) -> tqdm | _NoBar:
+    """A tqdm bar on stderr when it is a terminal, else a _NoBar (unit_scale False: counts as integers, 3/22)."""
     if not sys.stderr.isatty():
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, unit_scale=True)
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, unit_scale=unit_scale)
 
 
 # -- list ------------------------------------------------------------------------------
@@ -452,23 +452,30 @@ def cmd_release(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     total = len(suite["entries"])
     finished: list[str] = []
-    with _progress(total, "config", suite["name"]) as bar:
+    with _progress(total, "config", suite["name"], unit_scale=False) as bar:
+
+        def step() -> str:  # configs finish in suite order: the next one is the one waited for
+            if len(finished) < total:
+                return f"building {suite['entries'][len(finished)]['name']}"
+            return "writing the card, plots and checksums"
 
         def done(name: str) -> None:
             finished.append(name)
-            bar.set_postfix_str(name)
+            bar.set_postfix_str(step(), refresh=False)
             bar.update(1)
             if bar.disable:  # not a terminal: one line per config instead of a bar
                 elapsed = time.perf_counter() - started
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
-        def waiting() -> str:  # configs finish in suite order: the next one is the one waited for
-            if len(finished) < total:
-                return f"[{len(finished)}/{total}] still building {suite['entries'][len(finished)]['name']}"
-            return f"[{total}/{total}] writing the card, plots and checksums"
+        def waiting() -> str:
+            return f"[{len(finished)}/{total}] " + ("still " + step() if len(finished) < total else step())
 
+        def redraw() -> None:  # a terminal: the bar moves at each finished config; between them its time, ETA and name stay current
+            bar.set_postfix_str(step())
+
+        bar.set_postfix_str(step())
         try:
-            with Ticker(waiting):
+            with Ticker(waiting, redraw=redraw):
                 manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
