@@ -286,10 +286,11 @@ def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[st
     record is an object without ``id`` holds plain records (gengap.splits.external, made into records
     as `plain` says; default task ``external``): UsageError listing every problem. Otherwise
     gengap records: UsageError naming the first line that cannot be read or is no such record
-    (gengap.checking.pool_record_problem); `plain` must then be None."""
+    (gengap.checking.pool_record_problem; when the first record looks plain but for its ``id``,
+    the error says that the id made the file read as gengap records); `plain` must then be None."""
     from gengap.generators.jsonl import read_records as jsonl_records
     from gengap.generators.reading import jsonl_values
-    from gengap.splits.external import ExternalDataError, ExternalFormat, is_plain, plain_records
+    from gengap.splits.external import ExternalDataError, ExternalFormat, id_hint, is_plain, plain_records
 
     label = "<stdin>" if path == "-" else path
     with _seekable_input(path) as handle:
@@ -302,7 +303,8 @@ def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[st
                 raise UsageError(str(err)) from None
         if plain is not None:
             raise UsageError(f"--task-name and --ngrams are for plain records (input and target, no id); {label} holds gengap records")
-        return jsonl_records(label, UsageError, _pool_record_check, handle)
+        hint = id_hint(first)
+        return jsonl_records(label, UsageError, functools.partial(_pool_record_check, hint=hint), handle)
 
 
 @contextmanager
@@ -329,12 +331,12 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
             source.close()
 
 
-def _pool_record_check(record: Any, where: str) -> None:
+def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
     from gengap.checking import pool_record_problem
 
     problem = pool_record_problem(record)
     if problem:
-        raise UsageError(f"{where}: {problem}")
+        raise UsageError(f"{where}: {problem}{hint}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
