@@ -761,6 +761,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):  # `gengap` alone: the usage and the commands, as a usage error
+        parser.print_help(sys.stderr)
+        return 2
     with terminate_as_interrupt():
         try:
             args = parser.parse_args(argv)
