@@ -170,9 +170,8 @@ def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = N
     problems = schema_problems(source, "suite")
     if problems:  # the entries the schema accepts are resolved too, so that their problems come in the same run
         broken = {path[1] for path, _ in problems if len(path) > 1 and path[0] == "entries"}
-        entries = source.data.get("entries")
         errors = [source.error(path, message) for path, message in problems]
-        if isinstance(entries, list) and not any(path in ([], ["entries"]) and "entries" in message for path, message in problems):
+        if isinstance(source.data.get("entries"), list) and not any(path[:1] == ["plugins"] for path, _ in problems):
             errors += _resolve_entries(source.data, source, skip=broken)[1]
         raise source.all_errors(errors)
     suite = resolve_suite(source.data, source)
@@ -189,10 +188,10 @@ def validate_yaml_schema(source: YamlSource, schema: str) -> None:
 
 def schema_problems(source: YamlSource, schema: str) -> list[tuple[list[Any], str]]:
     """(path, message) of every violation of gengap/schemas/<schema>.schema.json, in path order."""
-    problems = []
     def order(error: Any) -> list[tuple[int, Any]]:  # indices and keys may meet at one depth: never compared with each other
         return [(0, key) if isinstance(key, int) else (1, str(key)) for key in error.absolute_path]
 
+    problems = []
     for error in sorted(python_validator(schema).iter_errors(_jsonable(source.data)), key=order):
         path = list(error.absolute_path)
         message = error.message
