@@ -579,7 +579,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"gengap: warning: {one_line(part)} is empty: left out of the export", file=sys.stderr)
     print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
     if args.to == "lm-eval":
-        print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
+        print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR"
+              f" (chain of thought: --tasks {manifest['groups']['cot']})")
     elif args.to == "verl":
         print(f"reward (verl {VERL_VERSION} main_ppo): {verl_reward_overrides(Path(args.out) / 'reward.py')}")
     return 0
