@@ -96,7 +96,7 @@ class StreamPlan:
     def probe(self, seed: int) -> list[Record]:
         """Block 0 of every level of every component at seed (what the run reads first): sizes the vocabulary and the model."""
         stream = self.stream(seed)
-        return [r for part in stream.streams for level in part.levels for r in part.block(level, 0).records]
+        return [stream.mark(r) for part in stream.streams for level in part.levels for r in part.block(level, 0).records]
 
     def describe(self) -> dict[str, Any]:
         if self.single is not None:

@@ -1,7 +1,8 @@
 """The Hugging Face dataset card (README.md) of a release.
 
 YAML front matter (pretty_name, license, language, size_categories, task_categories,
-tags, ``configs`` and ``dataset_info``) followed by a datasheet (Gebru et al.,
+tags, ``configs``, the first marked ``default: true`` so that ``load_dataset(folder)`` without a
+config name loads it, and ``dataset_info``) followed by a datasheet (Gebru et al.,
 "Datasheets for Datasets"): motivation, composition, collection process, preprocessing,
 uses, distribution, maintenance; then the split reports with plots, example records, a
 BibTeX entry for the release and those of the works its configs reproduce
@@ -142,11 +143,12 @@ def front_matter(manifest: Mapping[str, Any], release_dir: Path) -> dict[str, An
     tags = list(FIXED_TAGS) + [t for t in families + strategies if t not in FIXED_TAGS]
     config_list = []
     info_list = []
-    for config in configs:
+    for index, config in enumerate(configs):
         parts = loadable_parts(config)
         config_list.append(
             {
                 "config_name": config["name"],
+                **({"default": True} if index == 0 else {}),  # load_dataset(folder) without a config name loads the first
                 "data_files": [{"split": part, "path": config["files"][part]["path"]} for part in parts],
             }
         )
@@ -260,7 +262,7 @@ def _header(manifest: Mapping[str, Any]) -> str:
     lines += [
         "",
         "Load one config (a task with one split strategy) with the `datasets` library, from a local",
-        "copy of this folder or from the hub:",
+        f"copy of this folder or from the hub (without a config name: {code(first)}, the default):",
         "",
         fenced(
             "from datasets import load_dataset\n\n"

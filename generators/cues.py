@@ -68,13 +68,19 @@ def without_cue(record: Mapping[str, Any]) -> dict[str, Any]:
     ``input_length`` and ``id`` those of the cue-less input (a copy of a record without a cue)."""
     if not has_cue(record):
         return dict(record)
-    base = dict(strip_cue_input(record))
-    difficulty = {k: v for k, v in (record.get("difficulty") or {}).items() if k != CUE_FEATURE}
+    return remeasured(record, strip_cue_input(record)["input"], drop=(CUE_FEATURE,))
+
+
+def remeasured(record: Mapping[str, Any], text: str, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A copy of record with input `text` (a token in front removed): ``input_length`` and ``id``
+    those of that input, the difficulty features in `drop` removed."""
+    base = {**record, "input": text}
+    difficulty = {k: v for k, v in (record.get("difficulty") or {}).items() if k not in drop}
     if "input_length" in difficulty:
-        difficulty["input_length"] = len(base["input"].split())
+        difficulty["input_length"] = len(text.split())
     base["difficulty"] = difficulty
     if isinstance(record.get("task"), str) and isinstance(record.get("target"), str):
-        base["id"] = record_id(record["task"], base["input"], record["target"])
+        base["id"] = record_id(record["task"], text, record["target"])
     return base
 
 

@@ -5,7 +5,10 @@ An :class:`Exclusion` holds the 64-bit hashes of the excluded inputs: the first
 (8 bytes per excluded input). Membership is tested by hash, so an excluded input is never
 let through (it has the same hash); an input whose hash merely collides with an excluded
 one is dropped too, with probability at most (number excluded) / 2**64 per record. Inputs
-are compared as written in records (tokens separated by single spaces).
+are compared as written in records (tokens separated by single spaces), without a shortcut cue
+or a task marker in front (gengap.generators.markers.bare_input): streams generate unmarked
+inputs, so a cued or marked config's held-out inputs are excluded all the same (a marked input
+is excluded for every task of a stream, whichever task it was held out for).
 
 Pairing with a release reads only the ``input`` field of ``data/<config>/validation.jsonl``
 and ``test.jsonl`` (or of ``validation.jsonl`` and ``test.jsonl`` in a split directory).
@@ -21,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from gengap.generators.jsonl import read_records
+from gengap.generators.markers import bare_input
 
 HASH_BYTES = 8
 SIDES = ("validation", "test")
@@ -42,7 +46,8 @@ class Exclusion:
 
     @classmethod
     def from_inputs(cls, inputs: Iterable[str | bytes], source: str = "inputs") -> "Exclusion":
-        return cls(np.unique(input_hashes(inputs)), source)
+        bare = (bare_input(x) if isinstance(x, str) else x for x in inputs)
+        return cls(np.unique(input_hashes(bare)), source)
 
     @classmethod
     def from_records(cls, records: Iterable[Mapping[str, Any]], source: str = "records") -> "Exclusion":

@@ -30,6 +30,12 @@ sum). Its :class:`MixtureStream` of seed S is an infinite sequence of positions 
 Cost: a block of positions generates, for each component and level drawn in it, that
 level's whole block, so K components do up to K times the generation work of one stream.
 
+- **task markers**: with ``task_marker`` (a mixture file's ``task_marker: true``) every record
+  the mixture yields has the token ``task:<task>`` in front of its input
+  (gengap.generators.markers), as a multi-task release config with ``task_marker: true`` has;
+  exclusion compares inputs without it (gengap.generators.exclusion), so a marked config's
+  held-out inputs are excluded from a marked stream too.
+
 :func:`load_mixture` reads a mixture file (YAML, or JSON for ``.json``) through the bounded
 reader (gengap.generators.reading); every problem is one :class:`MixtureError` line naming the file
 and the component.
@@ -48,6 +54,7 @@ from gengap.generators.batch import Record
 from gengap.generators.blocks import BLOCK_SIZE
 from gengap.generators.curriculum import Curriculum, CurriculumError, parse_curriculum
 from gengap.generators.exclusion import Exclusion
+from gengap.generators.markers import with_marker
 from gengap.generators.params import ParamError, Params
 from gengap.generators.reading import MAX_YAML_BYTES, ReadError, json_value, read_text, yaml_document
 from gengap.generators.registry import UnknownTaskError, get_task
@@ -57,6 +64,7 @@ from gengap.generators.streams import RecordStream, Shard, Uniforms, size_levels
 MixtureChooser = Callable[[int, int], int]  # (component, position) -> level
 MIXTURE_SUFFIXES = (".yaml", ".yml", ".json")
 COMPONENT_KEYS = ("task", "weight", "params", "level", "curriculum", "sizes")
+MIXTURE_KEYS = ("components", "task_marker")
 
 
 class MixtureError(ValueError):
@@ -130,12 +138,16 @@ class Component:
 
 @dataclass(frozen=True, eq=False)
 class TaskMixture:
-    """Components with weights (see the module doc); ``probabilities`` are the weights normalized."""
+    """Components with weights (see the module doc); ``probabilities`` are the weights normalized;
+    ``task_marker``: every record with its task's marker token in front of its input."""
 
     components: tuple[Component, ...]
+    task_marker: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "components", tuple(self.components))
+        if not isinstance(self.task_marker, bool):
+            raise MixtureError(f"task_marker must be true or false, got {self.task_marker!r}")
         if not self.components:
             raise MixtureError("a mixture needs at least one component")
         if not sum(c.weight for c in self.components) > 0:
@@ -171,6 +183,10 @@ class MixtureStream:
         self.cumulative = np.cumsum(mixture.probabilities)
         self.cumulative[-1] = 1.0  # v < 1 always lands in a component
         self._choices = Uniforms(seed, block_size, mixture_rng)
+
+    def mark(self, record: Record) -> Record:
+        """The record as the mixture yields it: with its task's marker when the mixture marks (else itself)."""
+        return with_marker(record) if self.mixture.task_marker else record
 
     def __getstate__(self) -> dict:
         """Pickled without caches (data-loader workers, Hugging Face fingerprints)."""
@@ -218,7 +234,7 @@ class MixtureStream:
                 block = self.streams[k].block(level, index)
                 if block.keep[offset]:
                     skipped[k] = 0
-                    yield base + offset, k, level, block.records[offset]
+                    yield base + offset, k, level, self.mark(block.records[offset])
                 else:
                     skipped[k] += 1
                     if skipped[k] == self.block_size:
@@ -254,14 +270,15 @@ def parse_mixture(text: str, label: str = "<mixture>", json: bool = False) -> Ta
         data = json_value(text, label) if json else yaml_document(text, label)[0]
     except ReadError as err:
         raise MixtureError(str(err)) from None
-    if not isinstance(data, dict) or set(data) != {"components"}:
-        raise MixtureError(f"{label}: a mixture file is a mapping with one key, components (a list of tasks with weights)")
+    if not isinstance(data, dict) or "components" not in data or not set(data) <= set(MIXTURE_KEYS):
+        raise MixtureError(f"{label}: a mixture file is a mapping with the key components (a list of tasks with weights) "
+                           "and optionally task_marker (true or false)")
     entries = data["components"]
     if not isinstance(entries, list) or not entries:
         raise MixtureError(f"{label}: components must be a non-empty list")
     components = [_component(entry, f"{label}: components[{i}]") for i, entry in enumerate(entries)]
     try:
-        return TaskMixture(tuple(components))
+        return TaskMixture(tuple(components), data.get("task_marker", False))
     except MixtureError as err:
         raise MixtureError(f"{label}: {err}") from None
 

@@ -13,6 +13,7 @@ itself stays cheap. A broken plugin raises PluginError at the first look-up.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import TYPE_CHECKING
 
@@ -152,8 +153,15 @@ def get_task(name: str) -> "Task":
     if name not in _TASKS:
         _load()
     if name not in _TASKS:
-        raise UnknownTaskError(f"unknown task {name!r}; run `gengap list` to see the tasks")
+        raise UnknownTaskError(unknown_task_message(name))
     return _TASKS[name]
+
+
+def unknown_task_message(name: object) -> str:
+    """The error for a name no task has: the closest task names when the name looks misspelt."""
+    close = difflib.get_close_matches(name, sorted(_TASKS), n=3, cutoff=0.75) if isinstance(name, str) else []
+    guess = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"unknown task {name!r} ({guess}`gengap list` shows every task)"
 
 
 def task_names() -> list[str]:

@@ -16,6 +16,14 @@ nothing; positions never shift, so exclusion changes neither resume points nor s
 BLOCK_SIZE excluded positions in a row raise ValueError (the task's inputs at those
 levels are all, or nearly all, on the paired split's held-out side).
 
+Curricula. ``iterate`` and ``records`` take a ``curriculum`` (a
+:class:`~gengap.generators.curriculum.Curriculum` or its spec string, over the stream's levels)
+and ``records_per_step``: the level at position p is the curriculum's choice at step
+p // records_per_step for the uniform u(p) (:meth:`RecordStream.chooser`), or take a ``chooser``
+of their own. A stream of several levels given neither draws each position's level uniformly
+from its levels (the curriculum ``mixture:<level>=1,...``), so ``RecordStream.of_task(task,
+seed).records()`` mixes the task's ten levels; a one-level stream keeps its level.
+
 Shards. :class:`Shard` ``(count, indices)`` holds the blocks b with b % count in indices.
 Shards with disjoint indices hold disjoint positions, and the shards of all indices
 0..count-1 together hold every position once (data-loader workers x distributed ranks:
@@ -39,6 +47,7 @@ import numpy as np
 
 from gengap.generators.batch import Record
 from gengap.generators.blocks import BLOCK_SIZE
+from gengap.generators.curriculum import Curriculum, parse_curriculum
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.params import ParamError, Params
 from gengap.generators.registry import get_task
@@ -186,10 +195,39 @@ class RecordStream:
         uniforms = Uniforms(self.seed, self.block_size)
         return lambda position: choose(position // records_per_step, uniforms(position))
 
-    def iterate(self, start: int = 0, shard: Shard = Shard(), chooser: Chooser | None = None) -> Iterator[tuple[int, int, Record]]:
-        """(position, level, record) of the shard's kept positions >= start, ascending, forever."""
+    def uniform_curriculum(self) -> str:
+        """The spec of the curriculum a stream of several levels follows when given none: every level alike."""
+        return "mixture:" + ",".join(f"{level}=1" for level in self.levels)
+
+    def level_chooser(self, chooser: Chooser | None = None, curriculum: Curriculum | str | None = None,
+                      records_per_step: int = 1) -> Chooser | None:
+        """The chooser iterate uses: the one given, else the curriculum's (a spec string is parsed
+        over the stream's levels), else, for several levels, the uniform curriculum's; None for a
+        one-level stream given neither (its level throughout)."""
+        if chooser is not None:
+            if curriculum is not None:
+                raise ValueError("give a chooser or a curriculum, not both")
+            return chooser
+        if curriculum is None:
+            if self.single is not None:
+                return None
+            curriculum = self.uniform_curriculum()
+        schedule = parse_curriculum(curriculum, sorted(self.levels)) if isinstance(curriculum, str) else curriculum
+        missing = sorted(set(schedule.levels()) - set(self.levels))
+        if missing:
+            raise ValueError(f"the curriculum chooses level {missing[0]}, which the stream's levels {list(self.levels)} lack")
+        return self.chooser(schedule.choose, records_per_step)
+
+    def iterate(self, start: int = 0, shard: Shard = Shard(), chooser: Chooser | None = None, *,
+                curriculum: Curriculum | str | None = None, records_per_step: int = 1) -> Iterator[tuple[int, int, Record]]:
+        """(position, level, record) of the shard's kept positions >= start, ascending, forever;
+        the level of each position as :meth:`level_chooser` says (see the module doc)."""
         if start < 0:
             raise ValueError(f"a stream position must be non-negative, got {start}")
+        chooser = self.level_chooser(chooser, curriculum, records_per_step)
+        return self._iterate(start, shard, chooser)
+
+    def _iterate(self, start: int, shard: Shard, chooser: Chooser | None) -> Iterator[tuple[int, int, Record]]:
         fixed = None if chooser is not None else self._level(None)
         skipped = 0
         for index in shard.blocks(start // self.block_size):
@@ -210,10 +248,14 @@ class RecordStream:
         return (f"{self.task}: {count} positions in a row are excluded (by {source}); "
                 "the stream's inputs are (almost) all in the paired validation and test sides")
 
-    def records(self, start: int = 0, shard: Shard = Shard(), chooser: Chooser | None = None) -> Iterator[Record]:
+    def records(self, start: int = 0, shard: Shard = Shard(), chooser: Chooser | None = None, *,
+                curriculum: Curriculum | str | None = None, records_per_step: int = 1) -> Iterator[Record]:
         """The records of :meth:`iterate` alone (a one-level stream takes a fast path, block by block)."""
+        if start < 0:
+            raise ValueError(f"a stream position must be non-negative, got {start}")
+        chooser = self.level_chooser(chooser, curriculum, records_per_step)
         if chooser is not None:
-            return (record for _, _, record in self.iterate(start, shard, chooser))
+            return (record for _, _, record in self._iterate(start, shard, chooser))
         return self._plain(start, shard)
 
     def _plain(self, start: int, shard: Shard) -> Iterator[Record]:

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Generic, Mapping, TypeVar
 import numpy as np
 
 from gengap.generators.batch import Batch
-from gengap.generators.cues import strip_cue_input
+from gengap.generators.markers import task_input
 from gengap.generators.derivation import Tree
 from gengap.generators.params import ParamError, Params
 from gengap.generators.traces import split_target, trace_format
@@ -137,8 +137,9 @@ class Task(ABC, Generic[P]):
         """(answer correct, trace correct) of a prediction. For an answer-only record the
         trace is vacuously correct; for a traced one the answer is what follows the separator
         and the trace what precedes it (both wrong when the prediction has no separator).
-        A shortcut cue in front of the input (gengap.generators.cues) is not read."""
-        example = strip_cue_input(example)
+        A shortcut cue or a task marker in front of the input (gengap.generators.cues, .markers)
+        is not read."""
+        example = task_input(example)
         try:
             fmt = trace_format(example)
         except ValueError:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gengap.generators.cues import strip_cue_input
+from gengap.generators.markers import task_input
 from gengap.generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
 
@@ -66,7 +66,7 @@ def _audit_file(path: Path, name: str, tasks: list[str], audit: Audit) -> tuple[
                 if failures <= PROBLEMS_PER_FILE:
                     audit.problems.append(f"record: {name} line {number}: {problem}")
                 continue
-            seen.append((record["task"], strip_cue_input(record)["input"]))  # a shortcut cue does not make an input new
+            seen.append((record["task"], task_input(record)["input"]))  # a shortcut cue or a task marker does not make an input new
     if failures > PROBLEMS_PER_FILE:
         audit.problems.append(f"record: {name}: {failures - PROBLEMS_PER_FILE} more records fail")
     audit.records += rows

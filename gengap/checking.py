@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from gengap.generators import Task, UnknownTaskError, get_task, record_id
 from gengap.generators.cues import cue_problem, without_cue
+from gengap.generators.markers import marker_problem, without_marker
 from gengap.generators.derivation import is_tree
 from gengap.generators.reading import ReadError, json_line
 from gengap.schema import record_errors
@@ -64,6 +65,10 @@ def record_problem(record: Any) -> str | None:
     if cue:
         return cue
     record = without_cue(record)  # the task's checks read the cue-less record (gengap.generators.cues)
+    marker = marker_problem(record)
+    if marker:
+        return marker
+    record = without_marker(record)  # and the unmarked one (gengap.generators.markers)
     missing = [key for key in task.meta_keys if key not in (record.get("meta") or {})]
     if missing:
         return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"

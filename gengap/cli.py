@@ -78,17 +78,17 @@ class _NoBar:
     def update(self, n: float = 1) -> None:
         """Nothing to draw."""
 
-    def set_postfix_str(self, s: str = "") -> None:
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
         """Nothing to draw."""
 
 
-def _progress(total: int, unit: str, desc: str) -> tqdm | _NoBar:
-    """A tqdm bar on stderr when it is a terminal, else a _NoBar."""
+def _progress(total: int, unit: str, desc: str, unit_scale: bool = True) -> tqdm | _NoBar:
+    """A tqdm bar on stderr when it is a terminal, else a _NoBar (unit_scale False: counts as integers, 3/22)."""
     if not sys.stderr.isatty():
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, unit_scale=True)
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, unit_scale=unit_scale)
 
 
 # -- list ------------------------------------------------------------------------------
@@ -286,10 +286,11 @@ def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[st
     record is an object without ``id`` holds plain records (gengap.splits.external, made into records
     as `plain` says; default task ``external``): UsageError listing every problem. Otherwise
     gengap records: UsageError naming the first line that cannot be read or is no such record
-    (gengap.checking.pool_record_problem); `plain` must then be None."""
+    (gengap.checking.pool_record_problem; when the first record looks plain but for its ``id``,
+    the error says that the id made the file read as gengap records); `plain` must then be None."""
     from gengap.generators.jsonl import read_records as jsonl_records
     from gengap.generators.reading import jsonl_values
-    from gengap.splits.external import ExternalDataError, ExternalFormat, is_plain, plain_records
+    from gengap.splits.external import ExternalDataError, ExternalFormat, id_hint, is_plain, plain_records
 
     label = "<stdin>" if path == "-" else path
     with _seekable_input(path) as handle:
@@ -302,7 +303,8 @@ def read_records(path: str, plain: ExternalFormat | None = None) -> list[dict[st
                 raise UsageError(str(err)) from None
         if plain is not None:
             raise UsageError(f"--task-name and --ngrams are for plain records (input and target, no id); {label} holds gengap records")
-        return jsonl_records(label, UsageError, _pool_record_check, handle)
+        hint = id_hint(first)
+        return jsonl_records(label, UsageError, functools.partial(_pool_record_check, hint=hint), handle)
 
 
 @contextmanager
@@ -329,12 +331,12 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
             source.close()
 
 
-def _pool_record_check(record: Any, where: str) -> None:
+def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
     from gengap.checking import pool_record_problem
 
     problem = pool_record_problem(record)
     if problem:
-        raise UsageError(f"{where}: {problem}")
+        raise UsageError(f"{where}: {problem}{hint}")
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -452,23 +454,30 @@ def cmd_release(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     total = len(suite["entries"])
     finished: list[str] = []
-    with _progress(total, "config", suite["name"]) as bar:
+    with _progress(total, "config", suite["name"], unit_scale=False) as bar:
+
+        def step() -> str:  # configs finish in suite order: the next one is the one waited for
+            if len(finished) < total:
+                return f"building {suite['entries'][len(finished)]['name']}"
+            return "writing the card, plots and checksums"
 
         def done(name: str) -> None:
             finished.append(name)
-            bar.set_postfix_str(name)
+            bar.set_postfix_str(step(), refresh=False)
             bar.update(1)
             if bar.disable:  # not a terminal: one line per config instead of a bar
                 elapsed = time.perf_counter() - started
                 print(f"gengap: [{len(finished)}/{total}] {name} ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
-        def waiting() -> str:  # configs finish in suite order: the next one is the one waited for
-            if len(finished) < total:
-                return f"[{len(finished)}/{total}] still building {suite['entries'][len(finished)]['name']}"
-            return f"[{total}/{total}] writing the card, plots and checksums"
+        def waiting() -> str:
+            return f"[{len(finished)}/{total}] " + ("still " + step() if len(finished) < total else step())
 
+        def redraw() -> None:  # a terminal: the bar moves at each finished config; between them its time, ETA and name stay current
+            bar.set_postfix_str(step())
+
+        bar.set_postfix_str(step())
         try:
-            with Ticker(waiting):
+            with Ticker(waiting, redraw=redraw):
                 manifest = write_release(suite, args.out, workers=workers, force=args.force, on_done=done, inputs=inputs, renderer=renderer)
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
@@ -570,7 +579,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"gengap: warning: {one_line(part)} is empty: left out of the export", file=sys.stderr)
     print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
     if args.to == "lm-eval":
-        print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR")
+        print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR"
+              f" (chain of thought: --tasks {manifest['groups']['cot']})")
     elif args.to == "verl":
         print(f"reward (verl {VERL_VERSION} main_ppo): {verl_reward_overrides(Path(args.out) / 'reward.py')}")
     return 0
@@ -752,6 +762,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):  # `gengap` alone: the usage and the commands, as a usage error
+        parser.print_help(sys.stderr)
+        return 2
     with terminate_as_interrupt():
         try:
             args = parser.parse_args(argv)

@@ -3,7 +3,11 @@
 
 An old name gives the very module object of its new name (``import splits.mcd`` returns
 ``gengap.splits.mcd``: one module, not a copy, so registries and isinstance checks agree),
-with a DeprecationWarning naming the new import, once per old top-level name. Aliases never
+with a :class:`LegacyNameWarning` naming the new import, once per old top-level name. It is a
+FutureWarning, which Python shows by default (a DeprecationWarning is hidden unless the import
+is in ``__main__``: these names go in the next release, so whoever imports them should see it),
+and it is attributed to the line that imports the old name (its file and line number, past the
+import machinery and the old packages' redirect), not to ``sys:1``. Aliases never
 shadow a user's own module: an old top-level name is served only when no other finder has a
 module of that name (the fallback finder sits at the end of ``sys.meta_path``), and its
 submodules only while the top-level name is the alias. They work once ``gengap`` is imported
@@ -19,16 +23,48 @@ import importlib.machinery
 import importlib.util
 import sys
 import warnings
-from types import CodeType, ModuleType
+from types import CodeType, FrameType, ModuleType
 
 LEGACY_NAMES = ("generators", "splits", "baselines", "harnesses", "data_cards")
 _warned: set[str] = set()
 
 
+class LegacyNameWarning(FutureWarning):
+    """An import of a deprecated top-level name (``generators``, ...) of gengap's packages."""
+
+
+def _importing_frame() -> FrameType | None:
+    """The frame of the code that imports an old name: the first caller that is neither this
+    module, the import machinery (importlib's frozen and Python modules) nor an old package's
+    ``__init__`` redirecting itself."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        internal = (
+            frame.f_code.co_filename.startswith("<frozen ")
+            or name == __name__
+            or name == "importlib"
+            or name.startswith("importlib.")
+            or name in LEGACY_NAMES
+        )
+        if not internal:
+            return frame
+        frame = frame.f_back
+    return None
+
+
 def _warn(top: str) -> None:
-    if top not in _warned:
-        _warned.add(top)
-        warnings.warn(f"`{top}` is deprecated: import gengap.{top} instead", DeprecationWarning, stacklevel=4)
+    if top in _warned:
+        return
+    _warned.add(top)
+    message = f"`{top}` is deprecated: import gengap.{top} instead"
+    frame = _importing_frame()
+    if frame is None:
+        warnings.warn(message, LegacyNameWarning, stacklevel=2)
+        return
+    scope = frame.f_globals
+    warnings.warn_explicit(message, LegacyNameWarning, frame.f_code.co_filename, frame.f_lineno,
+                           module=scope.get("__name__"), registry=scope.setdefault("__warningregistry__", {}))
 
 
 class AliasLoader(importlib.abc.Loader):

@@ -12,6 +12,12 @@ its own ``params``/``level`` and optionally its own record count ``n``:
       options: {test_tasks: [reverse_string]}     # or test_families: [regular]
       sizes: {train: 400, validation: 50, test: 100}   # caps on the whole config's parts
 
+With ``task_marker: true`` every record's input starts with the token ``task:<task>``
+(gengap.generators.markers: put on the finished parts, so the split, its divergences and its
+novelty are those of the unmarked records; ``input_length`` counts the token; the report gains
+``task_marker``). Without it, a config whose tasks give one input different targets warns
+(:func:`conflict_warning`): a model that sees only the input cannot tell those tasks apart.
+
 The config is named ``multi-<split>``; its records keep their own ``task``. ``pool.n`` is
 the number of records of each task (``pool: all``: every example of each task, for finite
 tasks); ``sizes`` (optional) cap each part of the config as a whole (a seeded subsample, as
@@ -30,7 +36,9 @@ from typing import Any, Callable
 
 from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_task
 from gengap.generators.batch import Record
-from gengap.splits import SplitError, get_strategy, make_options
+from gengap.generators.markers import MARKER_PREFIX, with_marker
+from gengap.splits import SplitError, SplitResult, get_strategy, make_options
+from gengap.splits.base import PARTS, part_summary
 from gengap.splits.tasks import PoolTask, generate_task_pool
 
 MULTI_PREFIX = "multi"
@@ -112,6 +120,8 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
         "options": options.to_dict(),
         "sizes": dict(entry.get("sizes") or {}),
     }
+    if entry.get("task_marker"):  # absent when false: the resolved form (and the manifest) of unmarked entries is unchanged
+        resolved["task_marker"] = True
     if "seed_split" in entry:  # an exposure sweep: every value draws the unswept config's pool and split
         resolved["seed_of"] = config_name(entry["seed_split"])
     if "cue" in entry:  # shortcut cues on the finished parts (gengap.splits.cues), as for one-task entries
@@ -156,6 +166,43 @@ def multitask_pool(resolved: dict[str, Any], seed: int) -> list[Record]:
         return records
     components = [PoolTask(name, params, n) for name, params, n in component_records(resolved)]
     return generate_task_pool(components, seed)
+
+
+CONFLICTS_SHOWN = 1
+
+
+def conflict_warning(parts: dict[str, list[Record]]) -> str | None:
+    """The warning for inputs that occur with different targets in different tasks of a config
+    (over all its parts), or None when there are none."""
+    seen: dict[str, dict[str, str]] = {}  # input -> task -> target
+    for part in PARTS:
+        for record in parts[part]:
+            seen.setdefault(record["input"], {}).setdefault(record["task"], record["target"])
+    conflicts = [(text, tasks) for text, tasks in seen.items() if len(tasks) > 1 and len(set(tasks.values())) > 1]
+    if not conflicts:
+        return None
+    text, tasks = conflicts[0]
+    example = ", ".join(f"{task} -> {target[:40]!r}" for task, target in sorted(tasks.items()))
+    names = sorted({task for _, tasks in conflicts for task in tasks})
+    return (f"{len(conflicts):,} inputs have different targets in different tasks ({', '.join(names)}; e.g. {text[:40]!r}: {example}): "
+            f"a model that sees only the input cannot tell them apart; task_marker: true puts a {MARKER_PREFIX}<task> token in front of every input")
+
+
+def finish_multitask_split(result: SplitResult, resolved: dict[str, Any]) -> SplitResult:
+    """The finished split of a multi-task entry: with ``task_marker``, every record marked (the
+    parts' summaries remeasured, the report's ``task_marker`` added); otherwise the split as it is,
+    its report warning about inputs the tasks give different targets."""
+    parts = result.parts()
+    report = dict(result.report)
+    if not resolved.get("task_marker"):
+        warning = conflict_warning(parts)
+        if warning:
+            report["warnings"] = [*(report.get("warnings") or []), warning]
+        return SplitResult(parts["train"], parts["validation"], parts["test"], report)
+    marked = {part: [with_marker(record) for record in parts[part]] for part in PARTS}
+    report["parts"] = {part: part_summary(marked[part]) for part in PARTS}
+    report["task_marker"] = {"token": f"{MARKER_PREFIX}<task>"}
+    return SplitResult(marked["train"], marked["validation"], marked["test"], report)
 
 
 def manifest_task_fields(resolved: dict[str, Any]) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from gengap.data_cards.common import plot_paths
 from gengap.generators.seeding import config_seed, subsample_rng
 from gengap import __version__
 from gengap.checking import record_problem
-from gengap.multitask import entry_tasks, is_multitask, manifest_task_fields, multitask_pool
+from gengap.multitask import entry_tasks, finish_multitask_split, is_multitask, manifest_task_fields, multitask_pool
 from gengap.files import atomic_directory
 from gengap.fingerprints import CARD_FILES
 from gengap.ownership import Product
@@ -162,7 +162,8 @@ def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | No
 def _split_multitask(entry: dict[str, Any], seed: int) -> SplitResult:
     """The split of a multi-task entry: its pool (gengap.multitask) split by its strategy, capped by its sizes."""
     result = split(multitask_pool(entry, seed), entry["strategy"], entry["options"], seed)
-    return subsample(result, entry["sizes"], seed) if entry.get("sizes") else result
+    result = subsample(result, entry["sizes"], seed) if entry.get("sizes") else result
+    return finish_multitask_split(result, entry)  # task markers, or the warning about inputs the tasks share
 
 
 def render_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | None = None) -> tuple[dict[str, bytes], dict[str, Any]]:

@@ -32,7 +32,10 @@ Any entry may add ``cue: {train: RATE, test: RATE}``: shortcut cues on its finis
 registering tasks (gengap.generators.plugins); the manifest of a release records which plugin
 (and distribution version) provides each task it uses.
 
-Errors name the config file, the line and the offending key (SuiteError).
+Errors name the config file, the line and the offending key (SuiteError). A suite's problems
+come all at once: every violation of the schema, every plugin that cannot be imported and the
+first problem of each entry (its task, split, parameters, ranges, sizes, options), in one line
+``FILE: N problems: line L: KEY: MESSAGE; ...`` (one problem: ``FILE line L: KEY: MESSAGE``).
 """
 
 from __future__ import annotations
@@ -120,6 +123,21 @@ class YamlSource:
         where = f" line {line}" if line is not None else ""
         return self.error_type(f"{self.label}{where}: {_where(path)}: {message}")
 
+    def _line_in(self, message: str) -> int:
+        """The line a message of :meth:`error` names (0 for a message without one)."""
+        head = f"{self.label} line "
+        digits = message[len(head):].split(":", 1)[0] if message.startswith(head) else ""
+        return int(digits) if digits.isdigit() else 0
+
+    def all_errors(self, errors: list[ValueError]) -> ValueError:
+        """One error of several (each made by :meth:`error`, or any message): one as it is, more as
+        ``LABEL: N problems: line L: KEY: MESSAGE; ...`` (each problem once, in order)."""
+        messages = sorted(dict.fromkeys(str(err) for err in errors), key=self._line_in)  # in line order (stable)
+        if len(messages) == 1:
+            return self.error_type(messages[0])
+        own = [m[len(self.label):].lstrip(" :") if m.startswith(self.label) else m for m in messages]
+        return self.error_type(f"{self.label}: {len(own)} problems: " + "; ".join(own))
+
 
 def load_suite(path: str | Path | None = None, limit: RecordLimit | None = None) -> dict[str, Any]:
     """Load and resolve a suite config file (the embedded default suite when path is None).
@@ -149,31 +167,46 @@ def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = N
     source = YamlSource(text, label)
     if not isinstance(source.data, dict):
         raise SuiteError(f"{label}: a suite config is a YAML mapping")
-    validate_yaml_schema(source, "suite")
+    problems = schema_problems(source, "suite")
+    if problems:  # the entries the schema accepts are resolved too, so that their problems come in the same run
+        broken = {path[1] for path, _ in problems if len(path) > 1 and path[0] == "entries"}
+        errors = [source.error(path, message) for path, message in problems]
+        if isinstance(source.data.get("entries"), list) and not any(path[:1] == ["plugins"] for path, _ in problems):
+            errors += _resolve_entries(source.data, source, skip=broken)[1]
+        raise source.all_errors(errors)
     suite = resolve_suite(source.data, source)
     check_suite_limits(suite, limit, source)
     return suite
 
 
 def validate_yaml_schema(source: YamlSource, schema: str) -> None:
-    """source.error for the first violation of gengap/schemas/<schema>.schema.json, at its line."""
-    errors = sorted(python_validator(schema).iter_errors(_jsonable(source.data)), key=lambda e: list(e.absolute_path))
-    if not errors:
-        return
-    error = errors[0]
-    path = list(error.absolute_path)
-    message = error.message
-    if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        if extra:
-            path = path + [extra[0]]
-            message = f"unknown key {extra[0]!r}"
-    elif error.validator == "oneOf" and all(set(option) == {"required"} for option in error.validator_value):
-        keys = [option["required"][0] for option in error.validator_value]  # e.g. task or tasks (gengap.multitask)
-        message = f"give exactly one of {' and '.join(keys)}"
-    elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
-        message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
-    raise source.error(path, message)
+    """source.all_errors of every violation of gengap/schemas/<schema>.schema.json, each at its line."""
+    problems = schema_problems(source, schema)
+    if problems:
+        raise source.all_errors([source.error(path, message) for path, message in problems])
+
+
+def schema_problems(source: YamlSource, schema: str) -> list[tuple[list[Any], str]]:
+    """(path, message) of every violation of gengap/schemas/<schema>.schema.json, in path order."""
+    def order(error: Any) -> list[tuple[int, Any]]:  # indices and keys may meet at one depth: never compared with each other
+        return [(0, key) if isinstance(key, int) else (1, str(key)) for key in error.absolute_path]
+
+    problems = []
+    for error in sorted(python_validator(schema).iter_errors(_jsonable(source.data)), key=order):
+        path = list(error.absolute_path)
+        message = error.message
+        if error.validator == "additionalProperties":
+            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            if extra:
+                path = path + [extra[0]]
+                message = f"unknown key {extra[0]!r}" if len(extra) == 1 else "unknown keys " + ", ".join(map(repr, extra))
+        elif error.validator == "oneOf" and all(set(option) == {"required"} for option in error.validator_value):
+            keys = [option["required"][0] for option in error.validator_value]  # e.g. task or tasks (gengap.multitask)
+            message = f"give exactly one of {' and '.join(keys)}"
+        elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
+            message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
+        problems.append((path, message))
+    return problems
 
 
 def _jsonable(value: Any) -> Any:
@@ -200,12 +233,15 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
         errors = schema_errors(data, "suite")
         if errors:
             raise SuiteError(f"suite in manifest: {errors[0]}")
+    errors: list[ValueError] = []
     if data.get("created"):
         try:
             date.fromisoformat(str(data["created"]))
         except ValueError:
-            raise source.error(["created"], f"{data['created']!r} is not a date (YYYY-MM-DD)") from None
-    load_plugins(data.get("plugins") or [], source)
+            errors.append(source.error(["created"], f"{data['created']!r} is not a date (YYYY-MM-DD)"))
+    entries, entry_errors = _resolve_entries(data, source)
+    if errors + entry_errors:
+        raise source.all_errors(errors + entry_errors)
     config = dict(data)
     config["created"] = data.get("created") or date.today().isoformat()
     suite = {
@@ -219,27 +255,45 @@ def resolve_suite(data: dict[str, Any], source: YamlSource | None = None) -> dic
         "created": config["created"],
         "homepage": data.get("homepage", ""),
         "authors": data.get("authors") or [{"name": "gengap contributors"}],
-        "entries": [],
+        "entries": entries,
     }
-    names: dict[str, int] = {}
-    for index, entry in enumerate(data["entries"]):
-        for expanded in _expand_targets(entry, ["entries", index], source):
-            resolved = _resolve_entry(expanded, ["entries", index], source)
-            if resolved["name"] in names:
-                raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
-            names[resolved["name"]] = index
-            suite["entries"].append(resolved)
     return suite
 
 
-def load_plugins(modules: list[str], source: YamlSource) -> None:
+def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = frozenset()) -> tuple[list[dict[str, Any]], list[ValueError]]:
+    """The resolved entries of a suite (its plugins imported first) and the errors found: the
+    plugins that cannot be imported (then no entry is resolved: their tasks would all be unknown),
+    or each entry's first problem (entries in skip are left out: the schema already refused them)."""
+    errors = plugin_errors(data.get("plugins") or [], source)
+    if errors:
+        return [], errors
+    resolved_entries: list[dict[str, Any]] = []
+    names: dict[str, int] = {}
+    for index, entry in enumerate(data["entries"]):
+        if index in skip:
+            continue
+        try:
+            for expanded in _expand_targets(entry, ["entries", index], source):
+                resolved = _resolve_entry(expanded, ["entries", index], source)
+                if resolved["name"] in names:
+                    raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
+                names[resolved["name"]] = index
+                resolved_entries.append(resolved)
+        except SuiteError as err:
+            errors.append(err)
+    return resolved_entries, errors
+
+
+def plugin_errors(modules: list[str], source: YamlSource) -> list[ValueError]:
     """Import the suite's ``plugins`` (modules that register tasks) before its entries are
-    resolved; a module that cannot be imported is a SuiteError at its line."""
+    resolved; the error of each module that cannot be imported, at its line."""
+    errors = []
     for index, module in enumerate(modules):
         try:
             import_module(module)
         except PluginError as err:
-            raise source.error(["plugins", index], str(err)) from None
+            errors.append(source.error(["plugins", index], str(err)))
+    return errors
 
 
 SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, named <split><suffix><4 digits of value x scale>

@@ -31,13 +31,27 @@ for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only
   lm-eval's own (``--num_fewshot K``, ``--fewshot_as_multiturn``), drawn from the train part
   only, never from a validation or test record; ``shots=K`` sets the tasks' default
   ``num_fewshot: K`` (so lm-eval reports K shots), and a config without train records gets
-  ``num_fewshot: 0``, which lm-eval keeps whatever ``--num_fewshot`` says. The validation and
+  ``num_fewshot: 0``, which lm-eval keeps whatever ``--num_fewshot`` says. In a multi-task
+  config the shots of a query come from the train records of the query's own task only
+  (:func:`gengap.harnesses.lmeval.own_task_sampler`, lm-eval's ``fewshot_config.sampler``), as
+  the chat and verl exports draw them; a task with no train records (held out for test) gets
+  none, whatever ``--num_fewshot`` says (lm-eval still reports the number asked for). lm-eval
+  hands a sampler the query only when ``fewshot_split`` names the evaluated split, so those
+  tasks name it; the sampler never draws from it. Every evaluated part also gets a
+  chain-of-thought task, ``<config>_id_cot`` / ``<config>_ood_cot`` (the group
+  ``<config>_cot``): the instruction asks for reasoning, then the answer between
+  ``<answer>`` tags (the ``tags`` answer format); generation stops at ``</answer>`` with
+  ``max_gen_toks`` COT_TOKENS beyond the plain task's; shots show ``<answer>target</answer>``
+  after their query; scoring reads the answer in the (unclosed) tags as gengap's extraction
+  does. The validation and
   test documents are written in gengap's evaluation order
   (:func:`gengap.harnesses.releases.evaluation_order`), so ``lm_eval --limit N`` and ``gengap eval
   --limit N`` evaluate the same records. Release-wide: every ID task carries the tag
   ``<release>_id_tasks`` and every OOD task ``<release>_ood_tasks``; the groups
   ``<release>_id`` and ``<release>_ood`` hold those tags with the mean exact match over their
-  tasks (each config counts once), and the group ``<release>`` holds both. Run it with
+  tasks (each config counts once), and the group ``<release>`` holds both; the chain-of-thought tasks likewise carry
+  ``<release>_id_cot_tasks`` / ``<release>_ood_cot_tasks``, aggregated by ``<release>_cot_id`` and
+  ``<release>_cot_ood``, held by ``<release>_cot`` (not part of ``<release>``). Run it with
   ``lm_eval --include_path OUT --tasks NAME``. Chat settings (``system``, ``answer_format``)
   do not apply to it.
 
@@ -55,11 +69,14 @@ from gengap.generators.extras import install_hint
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
-from gengap.harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query
+from gengap.harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query, reply
 from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 EXPORT_FORMAT = "gengap-export/1"
 GEN_SLACK = 32  # tokens allowed beyond the longest target's character count (lm-eval max_gen_toks)
+COT_TOKENS = 1024  # a chain-of-thought task's max_gen_toks beyond the plain task's: room for the reasoning
+COT_FORMAT = "tags"  # the answer format a chain-of-thought task asks for (its generation stops at COT_STOP)
+COT_STOP = "</answer>"
 
 Record = dict[str, Any]
 
@@ -202,23 +219,33 @@ from gengap.harnesses.lmeval import load_docs as _load_docs
 from gengap.harnesses.lmeval import process_results  # noqa: F401
 
 
+HERE = Path(__file__).resolve().parent
+
+
 def load_docs(**kwargs):
-    return _load_docs(Path(__file__).resolve().parent)
+    return _load_docs(HERE)
+'''
+
+LM_EVAL_SAMPLER = '''
+
+# A multi-task config: each query's shots come from the train documents of its own task.
+from gengap.harnesses.lmeval import own_task_sampler  # noqa: E402
+
+OwnTaskSampler = own_task_sampler(HERE)
 '''
 
 LM_EVAL_TASK = """task: {task}
 tag: [{tag}]
 custom_dataset: !function utils.load_docs
 test_split: {split}
-fewshot_split: train
-{num_fewshot}description: description
-doc_to_text: query
-doc_to_target: target
-target_delimiter: " "
+{fewshot}{num_fewshot}description: {fields[description]}
+doc_to_text: {fields[query]}
+doc_to_target: {fields[target]}
+target_delimiter: {delimiter}
 fewshot_delimiter: "\\n\\n"
 output_type: generate_until
 generation_kwargs:
-  until: ["\\n"]
+  until: [{until}]
   do_sample: false
   max_gen_toks: {max_gen_toks}
 process_results: !function utils.process_results
@@ -229,6 +256,14 @@ metric_list:
 metadata:
   version: 2.0
 """
+FEWSHOT_TRAIN = "fewshot_split: train\n"
+FEWSHOT_OWN_TASK = (
+    "# shots: train.jsonl documents of the query's own task (utils.OwnTaskSampler), never the evaluated split;\n"
+    "# lm-eval hands a sampler the query only when fewshot_split names the evaluated split\n"
+    "fewshot_split: {split}\nfewshot_config:\n  sampler: !function utils.OwnTaskSampler\n"
+)
+PLAIN_FIELDS = {"description": "description", "query": "query", "target": "target"}
+COT_FIELDS = {"description": "cot_description", "query": "cot_query", "target": "cot_target"}
 
 
 def _yaml_list(names: Sequence[str]) -> str:
@@ -237,11 +272,16 @@ def _yaml_list(names: Sequence[str]) -> str:
 
 def lm_eval_doc(record: Mapping[str, Any], prompter: AnyPrompter, config: str, part: str, index: int) -> dict[str, Any]:
     """One lm-eval document: the record's columns, the instruction (``description``, ending in a
-    blank line) and the query (``Input: ...`` then ``Answer:``)."""
+    blank line) and the query (``Input: ...`` then ``Answer:``); for the chain-of-thought task,
+    the instruction asking for reasoning and the answer in tags (``cot_description``), the query
+    alone on its line (``cot_query``) and the reply a shot shows (``cot_target``)."""
     return {
         **row_fields(record, config, part, index),
         "description": prompter.describe(record) + "\n\n",
         "query": f"{query(record)}\n{ANSWER_PREFIX}",
+        "cot_description": prompter.describe(record, answer_format=COT_FORMAT) + "\n\n",
+        "cot_query": f"{query(record)}\n",
+        "cot_target": reply(record, COT_FORMAT),
         "difficulty": json.dumps(record.get("difficulty") or {}, sort_keys=True, separators=(",", ":")),
         "novelty": json.dumps(record["novelty"], sort_keys=True, separators=(",", ":")) if isinstance(record.get("novelty"), Mapping) else "",
     }
@@ -252,9 +292,19 @@ def lm_eval_task_names(config: str) -> dict[str, str]:
     return {"validation": f"{config}_id", "test": f"{config}_ood"}
 
 
+def lm_eval_cot_names(config: str) -> dict[str, str]:
+    """The chain-of-thought task of each evaluated part: validation -> <config>_id_cot, test -> <config>_ood_cot."""
+    return {part: f"{name}_cot" for part, name in lm_eval_task_names(config).items()}
+
+
 def lm_eval_group_names(release: str) -> dict[str, str]:
-    """The release-wide names: the tags and aggregate groups of every ID (validation) and OOD (test) task."""
-    return {"id_tag": f"{release}_id_tasks", "ood_tag": f"{release}_ood_tasks", "id": f"{release}_id", "ood": f"{release}_ood"}
+    """The release-wide names: the tags and aggregate groups of every ID (validation) and OOD (test)
+    task, and of their chain-of-thought variants."""
+    return {
+        "id_tag": f"{release}_id_tasks", "ood_tag": f"{release}_ood_tasks", "id": f"{release}_id", "ood": f"{release}_ood",
+        "cot_id_tag": f"{release}_id_cot_tasks", "cot_ood_tag": f"{release}_ood_cot_tasks",
+        "cot_id": f"{release}_cot_id", "cot_ood": f"{release}_cot_ood", "cot": f"{release}_cot",
+    }
 
 
 def shot_pool(rc: ReleaseConfig) -> list[tuple[int, Record]]:
@@ -268,27 +318,37 @@ def shot_pool(rc: ReleaseConfig) -> list[tuple[int, Record]]:
 def _lm_eval_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, release: str) -> dict[str, int]:
     rows: dict[str, int] = {}
     tasks: list[str] = []
+    cot_tasks: list[str] = []
     names = lm_eval_group_names(release)
     pool = shot_pool(rc)
+    own_task = len(rc.task_params()) > 1 and bool(pool)  # a multi-task config: shots of the query's own task (module doc)
     if pool:
         rows["train.jsonl"] = _jsonl(folder / "train.jsonl", (lm_eval_doc(r, prompter, rc.name, "train", i) for i, r in pool))
     # without a train part lm-eval would draw shots from the evaluated split: num_fewshot 0 makes it ignore --num_fewshot
     shots = f"num_fewshot: {prompter.k}\n" if pool and prompter.k else ("num_fewshot: 0\n" if not pool else "")
+    cot_names = lm_eval_cot_names(rc.name)
     for part, name in lm_eval_task_names(rc.name).items():
         records = rc.parts[part]
         if not records:
             continue
         order = evaluation_order(records)
         rows[f"{part}.jsonl"] = _jsonl(folder / f"{part}.jsonl", (lm_eval_doc(records[i], prompter, rc.name, part, i) for i in order))
-        longest = max(len(r["target"]) for r in records)
-        tag = names["id_tag" if part == "validation" else "ood_tag"]
-        (folder / f"{name}.yaml").write_text(
-            LM_EVAL_TASK.format(task=name, tag=json.dumps(tag), split=part, num_fewshot=shots, max_gen_toks=longest + GEN_SLACK), encoding="utf-8"
+        tokens = max(len(r["target"]) for r in records) + GEN_SLACK
+        side = "id" if part == "validation" else "ood"
+        common = {"split": part, "fewshot": FEWSHOT_OWN_TASK.format(split=part) if own_task else FEWSHOT_TRAIN, "num_fewshot": shots}
+        variants = (
+            (name, names[f"{side}_tag"], PLAIN_FIELDS, '" "', '"\\n"', tokens, tasks),
+            (cot_names[part], names[f"cot_{side}_tag"], COT_FIELDS, '""', json.dumps(COT_STOP), tokens + COT_TOKENS, cot_tasks),
         )
-        tasks.append(name)
-    (folder / "utils.py").write_text(LM_EVAL_UTILS, encoding="utf-8")
+        for task, tag, fields, delimiter, until, max_gen_toks, made in variants:
+            text = LM_EVAL_TASK.format(task=task, tag=json.dumps(tag), fields=fields, delimiter=delimiter, until=until,
+                                       max_gen_toks=max_gen_toks, **common)
+            (folder / f"{task}.yaml").write_text(text, encoding="utf-8")
+            made.append(task)
+    (folder / "utils.py").write_text(LM_EVAL_UTILS + (LM_EVAL_SAMPLER if own_task else ""), encoding="utf-8")
     if tasks:
         (folder / f"{rc.name}.yaml").write_text(_group_yaml(rc.name, tasks), encoding="utf-8")
+        (folder / f"{rc.name}_cot.yaml").write_text(_group_yaml(f"{rc.name}_cot", cot_tasks), encoding="utf-8")
     return rows
 
 
@@ -300,23 +360,36 @@ def _group_yaml(name: str, members: Sequence[str], aggregate: bool = False) -> s
     return text + "metadata:\n  version: 2.0\n"
 
 
+def _release_sides(release: str, entries: Sequence[Mapping[str, Any]], cot: bool) -> list[tuple[str, str]]:
+    """(group, tag) of each side some config has a task of: ID, then OOD (their chain-of-thought variants with cot)."""
+    names = lm_eval_group_names(release)
+    key, suffix, prefix = ("cot_tasks", "_cot", "cot_") if cot else ("tasks", "", "")
+    return [
+        (names[f"{prefix}{side}"], names[f"{prefix}{side}_tag"])
+        for side in ("id", "ood")
+        if any(str(task).endswith(f"_{side}{suffix}") for entry in entries for task in entry.get(key) or [])
+    ]
+
+
 def lm_eval_release_groups(release: str, entries: Sequence[Mapping[str, Any]]) -> list[str]:
     """The release-wide groups an export writes: <release>_id and <release>_ood when some config
-    has such a task, and <release>."""
-    names = lm_eval_group_names(release)
-    sides = [side for side in ("id", "ood") if any(str(task).endswith(f"_{side}") for entry in entries for task in entry["tasks"])]
-    return [names[side] for side in sides] + [release]
+    has such a task, and <release>; likewise <release>_cot_id, <release>_cot_ood and <release>_cot
+    when some config has a chain-of-thought task (an export made before they existed has none)."""
+    plain = [group for group, _ in _release_sides(release, entries, cot=False)] + [release]
+    cot = [group for group, _ in _release_sides(release, entries, cot=True)]
+    return plain + (cot + [lm_eval_group_names(release)["cot"]] if cot else [])
 
 
 def _lm_eval_release(out: Path, release: str, entries: Sequence[Mapping[str, Any]]) -> None:
     """The release-wide groups: <release>_id and <release>_ood (tags of every ID / OOD task, with
-    the mean exact match over configs), and <release> holding both."""
-    names = lm_eval_group_names(release)
-    *sides, _ = lm_eval_release_groups(release, entries)
-    for group in sides:
-        tag = names["id_tag"] if group == names["id"] else names["ood_tag"]
-        (out / f"{group}.yaml").write_text(_group_yaml(group, [tag], aggregate=True), encoding="utf-8")
-    (out / f"{release}.yaml").write_text(_group_yaml(release, sides), encoding="utf-8")
+    the mean exact match over configs) and <release> holding both; the same for the
+    chain-of-thought tasks, held by <release>_cot."""
+    for cot, holder in ((False, release), (True, lm_eval_group_names(release)["cot"])):
+        sides = _release_sides(release, entries, cot)
+        for group, tag in sides:
+            (out / f"{group}.yaml").write_text(_group_yaml(group, [tag], aggregate=True), encoding="utf-8")
+        if sides or not cot:
+            (out / f"{holder}.yaml").write_text(_group_yaml(holder, [group for group, _ in sides]), encoding="utf-8")
 
 
 # -- the whole export --------------------------------------------------------------------------
@@ -341,8 +414,10 @@ def export_files(manifest: Any) -> list[str] | None:
         names += [config, *map(str, entry["files"])]
         if to == "lm-eval":
             tasks = [str(task) for task in entry["tasks"]]
-            names += [f"{config}/utils.py", *(f"{config}/{task}.yaml" for task in tasks)]
+            cot_tasks = [str(task) for task in entry.get("cot_tasks") or []]
+            names += [f"{config}/utils.py", *(f"{config}/{task}.yaml" for task in tasks + cot_tasks)]
             names += [f"{config}/{config}.yaml"] if tasks else []
+            names += [f"{config}/{config}_cot.yaml"] if cot_tasks else []
     if to == "verl":
         names.append("reward.py")
     if to == "lm-eval":
@@ -402,7 +477,9 @@ def export_release(
             "name": name,
             "task": rc.task,
             "files": {f"{name}/{file}": count for file, count in rows.items()},
-            **({"tasks": [t for p, t in lm_eval_task_names(name).items() if rc.parts[p]], "group": name} if to == "lm-eval" else {}),
+            **({"tasks": [t for p, t in lm_eval_task_names(name).items() if rc.parts[p]], "group": name,
+                "cot_tasks": [t for p, t in lm_eval_cot_names(name).items() if rc.parts[p]], "cot_group": f"{name}_cot"}
+               if to == "lm-eval" else {}),
         })
     if to == "verl":
         (out_path / "reward.py").write_text(REWARD_MODULE, encoding="utf-8")

@@ -27,7 +27,16 @@ cannot be part of an answer:
   a token of the alphabet (so ``( x _ 1 )`` of a logical form keeps its brackets and ``I_JUMP``
   its underscores) or, for an alphabet of single characters, could be a run of its tokens
   written without spaces;
-- a trailing ``.`` ``!`` or ``。`` is dropped unless the alphabet holds it;
+- a trailing ``.`` ``!`` or ``。`` is dropped unless it can end an answer: unless it is one of
+  the alphabet's *final* tokens (those its answers end with). A COGS logical form holds ``.``
+  (``cat . agent ( x _ 1 , x _ 2 )``) but always ends with ``)``, so a sentence period after it,
+  spaced or not (``... x _ 2 ) .`` / ``... x _ 2 ).``), is decoration;
+- a bracketed list of the answer's tokens, ``[t1, t2, ...]`` (items separated by a comma and a
+  space) or with each item quoted (``['t1', 't2']``, ``["t1", "t2"]``), reads as ``t1 t2 ...``
+  when ``[`` and ``]`` are decoration and every item is one token of the alphabet (up to
+  case), so tokens that are themselves marks can be listed: ``['*', 'cat', '(', 'x', '_', '1',
+  ')']`` or ``[x, _, 1, ,, Emma]`` (a ``,`` token as an item). Any other bracketed text is
+  read by the rules above (its brackets are decoration: ``[I_JUMP I_WALK]``);
 - a token outside the alphabet that equals exactly one of its tokens up to case takes that
   token's case (``YES`` -> ``yes``, ``i_jump`` -> ``I_JUMP``);
 - when every token of the alphabet is a single character, runs written without spaces are
@@ -40,6 +49,7 @@ a wrong answer into a right one.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -236,18 +246,21 @@ def unwrap_latex(text: str) -> str:
 
 @dataclass(frozen=True)
 class Alphabet:
-    """A task's answer alphabet: the tokens its answers are made of, and whether all are single characters."""
+    """A task's answer alphabet: the tokens its answers are made of, whether all are single
+    characters, and the final tokens (those an answer can end with; all of them unless told)."""
 
     tokens: frozenset[str]
     single_characters: bool
+    finals: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, tokens: Iterable[str]) -> "Alphabet":
+    def of(cls, tokens: Iterable[str], finals: Iterable[str] | None = None) -> "Alphabet":
         known = frozenset(tokens)
-        return cls(known, bool(known) and all(len(t) == 1 for t in known))
+        last = known if finals is None else frozenset(finals) & known
+        return cls(known, bool(known) and all(len(t) == 1 for t in known), last)
 
     def __or__(self, other: "Alphabet") -> "Alphabet":
-        return Alphabet.of(self.tokens | other.tokens)
+        return Alphabet.of(self.tokens | other.tokens, self.finals | other.finals)
 
     def keeps(self, mark: str) -> bool:
         """Whether mark occurs inside a token of the alphabet."""
@@ -285,14 +298,46 @@ class Alphabet:
 
     @cached_property
     def removable_trailing(self) -> frozenset[str]:
-        """The trailing marks that are decoration here."""
-        return frozenset(mark for mark in TRAILING if self.removable(mark))
+        """The trailing marks that are decoration here: those that are no token, and those that
+        are tokens no answer ends with (not final)."""
+        return frozenset(mark for mark in TRAILING if self.removable(mark) or (mark in self.tokens and mark not in self.finals))
+
+    def token_of(self, item: str) -> str | None:
+        """The alphabet's token that item is, exactly or up to case (None: none, or several)."""
+        return item if item in self.tokens else self._folded.get(item.casefold())
+
+
+_QUOTED_ITEM = re.compile(r"""\s*(?:'[^']*'|"[^"]*")\s*(?:,\s*(?:'[^']*'|"[^"]*")\s*)*""")
+
+
+def listed_tokens(span: str, alphabet: Alphabet) -> list[str] | None:
+    """The tokens of a span that is a bracketed list of the alphabet's tokens (see the module
+    doc), or None when it is not one."""
+    if len(span) < 3 or span[0] != "[" or span[-1] != "]" or not (alphabet.removable("[") and alphabet.removable("]")):
+        return None
+    inner = span[1:-1]
+    items: list[str] | None = None
+    if _QUOTED_ITEM.fullmatch(inner):  # a Python or JSON list of strings: the literal decides, quotes and all
+        try:
+            value = ast.literal_eval(span)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = None
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            items = [item.strip() for item in value]
+    if items is None:
+        items = [item.strip() for item in inner.split(", ")]
+    tokens = [alphabet.token_of(item) for item in items]
+    return tokens if tokens and all(tokens) else None  # type: ignore[return-value]
 
 
 def answer_tokens(span: str | None, alphabet: Alphabet) -> list[str]:
     """The tokens of an answer span, undoing the decorations the alphabet allows (see the module doc)."""
     if not span:
         return []
+    if span[0] == "[":
+        listed = listed_tokens(span.rstrip("".join(alphabet.removable_trailing)).rstrip(), alphabet)
+        if listed is not None:
+            return listed
     text = unwrap_latex(span) if "\\" in span else span
     if not alphabet.mark_starts.isdisjoint(text):
         for mark in alphabet.removable_marks:

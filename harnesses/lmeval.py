@@ -6,7 +6,12 @@
   (the YAML names it as ``custom_dataset``, so the export directory can be moved anywhere);
 - ``process_results(doc, results)``: ``{"exact_match": 1.0 or 0.0}`` from gengap's answer
   extraction and the task's checker (:func:`gengap.harnesses.scoring.score_output`), so a task with
-  several correct answers is scored right.
+  several correct answers is scored right (the chain-of-thought tasks too: generation stops at
+  ``</answer>``, and an unclosed ``<answer>`` tag is read to the end of the output);
+- ``own_task_sampler(folder)``: for a multi-task config, lm-eval's few-shot sampler class (a
+  ``ContextSampler``, imported from lm-eval when called) whose shots for a query are drawn, with
+  lm-eval's seeded generator, from the ``train`` documents of the query's own task only; a task
+  without train documents (held out for test) gets no shots.
 
 A document holds the record (``id``, ``task``, ``input``, ``target``, ``meta`` as JSON text, ...),
 its ``description`` (the task's instruction, then a blank line) and its ``query`` (``Input:
@@ -50,6 +55,39 @@ def process_results(doc: Mapping[str, Any], results: Any) -> dict[str, float]:
     return {"exact_match": 1.0 if score_output(doc_record(doc), _first(results)).correct else 0.0}
 
 
+def _read_docs(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def own_task_sampler(folder: str | Path) -> type:
+    """lm-eval's sampler class for the multi-task config exported in folder (see the module doc).
+
+    lm-eval builds it with the evaluated split's documents and calls ``sample(n, eval_doc=doc)``
+    (it passes the query only when ``fewshot_split`` is the evaluated split, which the exported
+    tasks of such a config name); it ignores those documents and draws ``min(n, available)``
+    train documents of ``eval_doc["task"]``."""
+    from lm_eval.api.samplers import ContextSampler
+
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for doc in _read_docs(Path(folder) / "train.jsonl"):
+        by_task.setdefault(str(doc["task"]), []).append(doc)
+
+    class OwnTaskSampler(ContextSampler):
+        """Shots from the train documents of the query's own task (gengap.harnesses.lmeval.own_task_sampler)."""
+
+        def sample(self, n: int, eval_doc: Mapping[str, Any] | None = None, df: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
+            if n <= 0:
+                return []
+            if eval_doc is None:
+                raise ValueError("gengap's own-task sampler needs the query: its task's fewshot_split must be the evaluated split")
+            pool = by_task.get(str(eval_doc["task"]), [])
+            return self.rnd.sample(pool, min(n, len(pool)))
+
+    return OwnTaskSampler
+
+
 def load_docs(folder: str | Path, **_: Any) -> Any:
     """The documents of one exported config, as a DatasetDict of its non-empty splits."""
     import datasets
@@ -57,9 +95,7 @@ def load_docs(folder: str | Path, **_: Any) -> Any:
     folder = Path(folder)
     parts = {}
     for split in SPLITS:
-        path = folder / f"{split}.jsonl"
-        if path.is_file():
-            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-            if rows:
-                parts[split] = datasets.Dataset.from_list(rows)
+        rows = _read_docs(folder / f"{split}.jsonl")
+        if rows:
+            parts[split] = datasets.Dataset.from_list(rows)
     return datasets.DatasetDict(parts)

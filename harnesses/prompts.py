@@ -315,9 +315,12 @@ class Prompter:
     def shots(self, record: Record) -> list[Record]:
         return choose_shots(record, self.pool, self.k, self.seed)
 
-    def describe(self, record: Record) -> str:
-        """The instruction of the record's task (the head of text prompts)."""
-        return instruction(self.task, self.params, record)
+    def describe(self, record: Record, answer_format: str | None = None) -> str:
+        """The instruction of the record's task (the head of text prompts: the answer after
+        ``Answer:``; with an answer format, the answer asked for in it, as a chat prompt's)."""
+        if answer_format is None:
+            return instruction(self.task, self.params, record)
+        return instruction(self.task, self.params, record, chat=True, answer_format=answer_format)
 
     def text(self, record: Record) -> str:
         blocks = [instruction(self.task, self.params, record)]
@@ -369,8 +372,8 @@ class TaskPrompters:
     def shots(self, record: Record) -> list[Record]:
         return self.of(record).shots(record)
 
-    def describe(self, record: Record) -> str:
-        return self.of(record).describe(record)
+    def describe(self, record: Record, answer_format: str | None = None) -> str:
+        return self.of(record).describe(record, answer_format)
 
     def text(self, record: Record) -> str:
         return self.of(record).text(record)

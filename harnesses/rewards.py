@@ -145,12 +145,15 @@ class _Reading:
     token is one character (``single``), else of tokens joined by single spaces. ``tagged``:
     fullmatch (from a position) of ``<answer>``, alphabet tokens joined by single spaces,
     ``</answer>`` and whitespace; None when a token could hold part of an answer marker (a
-    backslash, w or W), so that the content of such tags could be anything but the answer."""
+    backslash, w or W), so that the content of such tags could be anything but the answer.
+    ``dropped``: the alphabet's tokens that are decoration at the end of an answer (a ``.`` no
+    answer ends with: extraction.Alphabet.removable_trailing), so a span ending in one has a mark to drop."""
 
     one_answer: bool
     single: bool
     tokens: Callable[[str], Any]
     tagged: Callable[[str, int], Any] | None
+    dropped: tuple[str, ...] = ()
 
 
 _READINGS: dict[str, _Reading] = {}  # tasks compute_score has found in the registry
@@ -177,7 +180,8 @@ def _new_reading(task: str) -> _Reading:
         pattern = spaced = f"{token}(?: {token})*"
     markers = any(mark in token for token in alphabet.tokens for mark in ("\\", "w", "W"))
     tagged = None if markers else re.compile(f"<answer>({spaced})</answer>\\s*").fullmatch
-    return _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch, tagged)
+    dropped = tuple(sorted(alphabet.removable_trailing & alphabet.tokens))
+    return _Reading(one_answer(task), alphabet.single_characters, re.compile(pattern).fullmatch, tagged, dropped)
 
 
 def _target_verdict(task: str, reading: _Reading, span: str, ground_truth: str, meta: Any, spaced: bool = False) -> float | None:
@@ -190,7 +194,8 @@ def _target_verdict(task: str, reading: _Reading, span: str, ground_truth: str, 
     if not latex and span == ground_truth:
         return 1.0
     decides = reading.one_answer and (meta is None or (meta.get("trace", "none") == "none" if type(meta) is dict else _untraced_row(meta)))
-    if decides and (spaced or (not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span)))):
+    if (decides and (spaced or (not latex and reading.tokens(span) is not None and (not reading.single or 2 * span.count(" ") + 1 == len(span))))
+            and not (reading.dropped and span.endswith(reading.dropped))):
         # the span is alphabet tokens joined by single spaces: no mark to drop, nothing to fold
         # or split (under any alphabet the target's tokens add), so it reads as span.split()
         if len(ground_truth) < len(span) or single_spaced(ground_truth):

@@ -29,7 +29,8 @@ from the target.
 
 The answer alphabet of a task is the set of tokens of its targets: those of a fixed sample of
 the task (20 examples at each of its levels 1..10, default parameters, cached per process)
-together with the record's own target tokens.
+together with the record's own target tokens; its final tokens (what an answer can end with,
+which decides whether a trailing ``.`` can be decoration) are the last tokens of those targets.
 """
 
 from __future__ import annotations
@@ -54,11 +55,14 @@ def task_alphabet(task: str) -> Alphabet:
     """The target tokens of a fixed sample of the task (every level, default parameters otherwise)."""
     spec = get_task(task)
     tokens: set[str] = set()
+    finals: set[str] = set()
     for level, params in sorted(spec.levels().items()):
         rng = np.random.default_rng([SAMPLE_SEED, level])
         for record in spec.generate(rng, SAMPLE_PER_LEVEL, params).records(task):
-            tokens.update(record["target"].split())
-    return Alphabet.of(tokens)
+            words = record["target"].split()
+            tokens.update(words)
+            finals.update(words[-1:])
+    return Alphabet.of(tokens, finals)
 
 
 def target_tokens(record: Record) -> list[str]:
@@ -71,7 +75,9 @@ def alphabet_for(task: str, tokens: Sequence[str]) -> Alphabet:
     """The answer alphabet for a record of task whose target has these tokens: the task's
     sample alphabet and the target's tokens."""
     alphabet = task_alphabet(task)
-    return alphabet if alphabet.tokens.issuperset(tokens) else alphabet | Alphabet.of(tokens)
+    if alphabet.tokens.issuperset(tokens) and alphabet.finals.issuperset(tokens[-1:]):
+        return alphabet
+    return alphabet | Alphabet.of(tokens, tokens[-1:])
 
 
 def alphabet_of(record: Record) -> Alphabet:

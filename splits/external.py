@@ -20,12 +20,15 @@ every record's compounds are its input-token n-grams of 2..N tokens (``meta.comp
 and its atoms the input tokens. Without any of these a record's atoms are its input tokens
 and its compounds adjacent input-token pairs (gengap.splits.atoms).
 
-Every problem of every line is collected and reported at once (ExternalDataError, one line).
+Every problem of every line is collected and reported at once (ExternalDataError, one line: each
+problem once, with the first line it is true of and the count of the others; unknown keys point to
+``meta``).
 The output is a function of the input bytes and the options alone.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -70,6 +73,16 @@ def make_format(task: str = "external", ngrams: int = 0) -> ExternalFormat:
 def is_plain(first: Any) -> bool:
     """Whether the first record of a file makes it a file of plain records (an object without ``id``)."""
     return isinstance(first, dict) and "id" not in first
+
+
+def id_hint(first: Any) -> str:
+    """What to add to the errors of a file read as gengap records because its first record has an
+    ``id``, when that record looks like a plain record instead (input and target, no task); ""
+    otherwise."""
+    if not isinstance(first, dict) or "id" not in first or "task" in first or not {"input", "target"} <= set(first):
+        return ""
+    return (" (the file was read as gengap records because its first record has an \"id\"; a plain record has none:"
+            " drop it, or keep it in meta, e.g. {\"input\": ..., \"target\": ..., \"meta\": {\"id\": ...}})")
 
 
 def _strings(value: Any) -> bool:
@@ -148,24 +161,43 @@ def plain_records(handle: IO[bytes], label: str, fmt: ExternalFormat = ExternalF
     """The gengap records of a stream of plain JSONL records (blank lines skipped); label names
     it in errors. ExternalDataError listing every problem found, or when there is no record."""
     records: list[Record] = []
-    problems: list[str] = []
+    problems: dict[str, list[int]] = {}  # phrase -> the lines it is true of, in order of first occurrence
+    extra: list[str] = []  # the unknown keys, in order of first occurrence
     for number, value in jsonl_values(handle):
         if isinstance(value, ReadError):
-            problems.append(f"line {number} cannot be read ({value.reason})")
+            problems.setdefault(f"cannot be read ({value.reason})", []).append(number)
             continue
         found = _problems(value, fmt)
-        problems += [f"line {number} {phrase}" for phrase in found]
+        for phrase in found:
+            problems.setdefault(phrase, []).append(number)
+        if found and isinstance(value, dict):
+            extra += [key for key in value if key not in KEYS and key not in extra]
         if not found:
             records.append(gengap_record(value, fmt))
     if problems:
-        hint = " (a plain record has input, target and optionally " + ", ".join(KEYS[2:]) + ")"
-        shown = "; ".join(problems[:SHOWN]) + ("; ..." if len(problems) > SHOWN else "")
-        count = f"{len(problems)} problem" + ("s" if len(problems) > 1 else "")
-        unknown = any("unknown key" in p for p in problems)
-        raise ExternalDataError(f"{label}: {shown} ({count}){hint if unknown else ''}")
+        raise ExternalDataError(f"{label}: {problem_summary(problems)}{_key_hint(extra)}")
     if not records:
         raise ExternalDataError(f"{label}: no records")
     return records
+
+
+def problem_summary(problems: dict[str, list[int]]) -> str:
+    """The problems, each phrase once with the first line it is true of (``line 3 has ...``, and
+    ``(and N more lines)`` when it holds for others too), the first SHOWN of them, then the count."""
+    items = list(problems.items())
+    shown = [f"line {lines[0]} {phrase}" + (f" (and {len(lines) - 1:,} more line{'s' if len(lines) > 2 else ''})" if len(lines) > 1 else "")
+             for phrase, lines in items[:SHOWN]]
+    total = sum(len(lines) for lines in problems.values())
+    return "; ".join(shown) + ("; ..." if len(items) > SHOWN else "") + f" ({total:,} problem{'s' if total > 1 else ''})"
+
+
+def _key_hint(extra: list[str]) -> str:
+    """The hint for unknown keys: which keys a plain record has, and that meta keeps any other field."""
+    if not extra:
+        return ""
+    example = extra[0][:40]
+    return (" (a plain record has input, target and optionally " + ", ".join(KEYS[2:])
+            + f"; keep any other field in meta, an object carried with the record: \"meta\": {{{json.dumps(example)}: ...}})")
 
 
 def declared(record: Record, key: str) -> Counter[str] | None:

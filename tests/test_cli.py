@@ -218,3 +218,29 @@ def test_generate_and_split_warn_of_repeated_inputs_with_the_count(tmp_path: Pat
     assert "repeat" not in (tmp_path / "gotu" / "report.json").read_text()
     distinct = run("generate", "reverse_string", "--n", "50", "--param", "min_length=30", "--param", "max_length=40")
     assert distinct.returncode == 0 and distinct.stderr == b""
+
+
+def test_gengap_alone_prints_the_usage_and_the_commands() -> None:
+    result = run()
+    assert result.returncode == 2 and result.stdout == b""
+    err = result.stderr.decode()
+    assert err.startswith("usage: gengap") and all(command in err for command in ("release", "verify", "train", "export"))
+
+
+def test_a_misspelt_task_name_gets_the_closest_names() -> None:
+    result = run("generate", "parity_chek", "--n", "5")
+    assert result.returncode == 2
+    assert result.stderr.decode() == "gengap: error: unknown task 'parity_chek' (did you mean parity_check? `gengap list` shows every task)\n"
+    far = run("generate", "zzzz", "--n", "5")
+    assert far.stderr.decode() == "gengap: error: unknown task 'zzzz' (`gengap list` shows every task)\n"
+
+
+def test_the_steps_help_states_the_presets_numbers() -> None:
+    from gengap.baselines.training import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS
+
+    text = " ".join(run("train", "--help").stdout.decode().split())
+    helped = text.split("--steps STEPS training steps", 1)[1].split("--until-id EM", 1)[0]
+    for name, preset in PRESETS.items():
+        assert f"{name} {preset.steps:,}" in helped and LOOPED_PRESETS[name].steps == preset.steps  # the looped model's are the transformer's
+    assert all(RECURRENT_PRESETS[name].steps == PRESETS[name].steps for name in ("tiny", "small"))
+    assert f"base {RECURRENT_PRESETS['base'].steps:,} for rnn, lstm, stack_rnn and tape_rnn" in helped

@@ -197,6 +197,21 @@ def test_datasets_loads_every_config(
             assert row["structure"] == first["structure"] and row["meta"] == first["meta"]
 
 
+def test_datasets_loads_the_first_config_without_a_config_name(
+    release: tuple[dict[str, Any], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card marks the first config default: a release of several configs loads without a name."""
+    manifest, release_dir = release
+    assert len(manifest["configs"]) > 1
+    meta = front_matter((release_dir / "README.md").read_text(encoding="utf-8"))
+    assert [c.get("default", False) for c in meta["configs"]] == [True] + [False] * (len(meta["configs"]) - 1)
+    datasets = _offline_datasets(monkeypatch)
+    loaded = datasets.load_dataset(str(release_dir), cache_dir=str(tmp_path / "cache"))
+    first = manifest["configs"][0]
+    assert {name: len(part) for name, part in loaded.items()} == {p: info["rows"] for p, info in first["files"].items() if info["rows"] > 0}
+    assert loaded["train"][0]["id"] == file_records(release_dir / first["files"]["train"]["path"])[0]["id"]
+
+
 def test_datasets_checks_declared_counts(
     release: tuple[dict[str, Any], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

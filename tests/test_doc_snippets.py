@@ -1,9 +1,10 @@
 """Every command and Python snippet of README.md and the docs/ pages runs as written.
 
-A page's fenced ``bash``, ``console`` and ``python`` blocks run in order in one working
+A page's fenced ``bash``, ``sh``, ``console`` and ``python`` blocks run in order in one working
 directory, a temporary copy of the repository (so a block may read ``examples/`` or
 ``gengap/suites/`` and use what an earlier block of the same page wrote): shell blocks with
-``bash -euo pipefail`` (a ``console`` block: its ``$ `` lines), Python blocks in a fresh
+``bash -euo pipefail`` (an ``sh`` block with ``sh -eu``, as written for a POSIX shell; a
+``console`` block: its ``$ `` lines), Python blocks in a fresh
 interpreter, with ``gengap`` and ``python`` resolving to this test's environment. A comment
 right before a fence marks a block that needs more than that:
 
@@ -39,7 +40,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = {"tasks.md", "validity.md", "validity-baselines.md", "validity-facts.md", "validity-rules.md",
            "validity-shortcuts.md", "validity-interpolation.md", "grokking.md", "grokking-report.md", "mutation-testing.md"}
-RUN = {"bash", "console", "python"}
+RUN = {"bash", "sh", "console", "python"}
 MARKS = {"slow", "gpu", "model", "install", "long"}
 FENCE = re.compile(r"^( *)```(\S*)[^\n]*$")
 MARK = re.compile(r"^\s*<!-- needs: ([a-z]+) -->\s*$")
@@ -125,6 +126,8 @@ def run_page(path: Path, where: Path, tiers: set[str | None], timeout: int) -> i
             continue
         if block.lang == "python":
             command = [sys.executable, "-c", block.code]
+        elif block.lang == "sh":
+            command = ["sh", "-eu", "-c", block.code]
         else:
             command = ["bash", "-euo", "pipefail", "-c", console_commands(block.code) if block.lang == "console" else block.code]
         done = subprocess.run(command, cwd=workdir, env=environment(), capture_output=True, text=True, timeout=timeout)
@@ -242,3 +245,32 @@ def test_the_pretrained_model_block_runs_with_a_stand_in_model(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", model_block.code], cwd=workdir, env=environment(), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (workdir / "runs" / "smol-parity" / "results.json").is_file()
+
+
+def test_every_shell_language_of_the_pages_runs() -> None:
+    """A fenced block in a shell language is run (sh too): none is silently left out."""
+    shells = {b.lang for path in pages() for b in blocks(path)} & {"sh", "bash", "shell", "zsh", "console", "shell-session"}
+    assert shells <= RUN, shells - RUN
+    assert sum(b.lang == "sh" for path in pages() for b in blocks(path)) >= 10  # the sh blocks of generating.md and splits.md
+
+
+def readme_section(title: str) -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8").split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_install_is_one_sequence_in_a_virtual_environment() -> None:
+    """Install: first a virtual environment, then gengap into it, then a check; one block, numbered steps, no alternatives."""
+    install = [b for b in blocks(ROOT / "README.md") if b.lang == "bash" and "gengap --version" in b.code]
+    assert len(install) == 1
+    steps = [line for line in install[0].code.splitlines() if line.strip()]
+    assert steps[0].startswith("python3 -m venv .venv && . .venv/bin/activate") and "pip install -e" in steps[1]
+    assert [re.search(r"# (\d)\. ", line).group(1) for line in steps] == [str(i) for i in range(1, len(steps) + 1)]
+    assert " or " not in install[0].code and "virtual environment" in readme_section("Install")
+
+
+def test_the_readme_names_the_default_releases_fingerprint_in_one_place() -> None:
+    """The reference fingerprint of `gengap release` (the default suite) is written once, in full."""
+    text = readme_section("Two commands: the main job and the tests")
+    found = re.findall(r"fingerprint at this version is\s+`sha256:([0-9a-f]{64})`", text)
+    assert len(found) == 1
+    assert (ROOT / "README.md").read_text(encoding="utf-8").count(found[0]) == 1

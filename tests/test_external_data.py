@@ -116,9 +116,39 @@ def test_every_problem_is_reported_at_once(tmp_path, capsys):
         "line 7 has a structure that is not a tree ([label, child, ...] with string leaves); "
         "line 8 has atoms that are not a list of strings; "
         "line 8 has difficulty.input_length 3, but its input has 2 tokens; ... (9 problems) "
-        "(a plain record has input, target and optionally structure, atoms, compounds, meta, difficulty)\n"
+        "(a plain record has input, target and optionally structure, atoms, compounds, meta, difficulty; "
+        'keep any other field in meta, an object carried with the record: "meta": {"source": ...})\n'
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_a_key_of_every_line_is_one_problem_with_a_hint_to_use_meta(tmp_path, capsys):
+    data = tmp_path / "extra.jsonl"
+    data.write_text("".join(json.dumps({"input": f"a {'b ' * i}c", "target": "d", "source": "web", "url": "x"}) + "\n" for i in range(30)))
+    assert main(["split", str(data), "--strategy", "iid", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"gengap: error: {data}: line 1 has unknown keys 'source', 'url' (and 29 more lines) (30 problems) "
+                   "(a plain record has input, target and optionally structure, atoms, compounds, meta, difficulty; "
+                   'keep any other field in meta, an object carried with the record: "meta": {"source": ...})\n')
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text("".join(json.dumps({"input": f"a {'b ' * i}c", "target": "d", "meta": {"source": "web"}}) + "\n" for i in range(30)))
+    assert main(["split", str(moved), "--strategy", "iid", "--out", str(tmp_path / "out")]) == 0
+    assert json.loads((tmp_path / "out" / "train.jsonl").read_text().splitlines()[0])["meta"] == {"source": "web"}
+
+
+def test_an_id_key_that_made_plain_records_read_as_gengap_records_is_named(tmp_path, capsys):
+    data = tmp_path / "ids.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "input": f"a {'b ' * i}c", "target": "d"}) + "\n" for i in range(10)))
+    assert main(["split", str(data), "--strategy", "iid", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gengap: error: {data}: line 1: ") and len(err.splitlines()) == 1
+    assert 'read as gengap records because its first record has an "id"' in err and '"meta": {"id": ...}' in err
+    assert main(["generate", "parity_check", "--n", "5", "--out", str(tmp_path / "gengap.jsonl")]) == 0
+    broken = tmp_path / "broken.jsonl"  # a real gengap record that fails: no hint about plain records
+    record = json.loads((tmp_path / "gengap.jsonl").read_text().splitlines()[0])
+    broken.write_text(json.dumps({**record, "difficulty": "hard"}) + "\n")
+    assert main(["split", str(broken), "--strategy", "iid", "--out", str(tmp_path / "out")]) == 2
+    assert "first record has an" not in capsys.readouterr().err
 
 
 def test_the_same_file_and_seed_give_the_same_bytes(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -172,7 +173,9 @@ def test_lm_eval_export_layout(release: Path, tmp_path: Path, capsys: pytest.Cap
     assert "--tasks harness-suite " in capsys.readouterr().out
     manifest = json.loads((out / EXPORT_MARKER).read_text())
     assert manifest["group"] == "harness-suite"
-    assert manifest["groups"] == {"id_tag": "harness-suite_id_tasks", "ood_tag": "harness-suite_ood_tasks", "id": "harness-suite_id", "ood": "harness-suite_ood"}
+    assert manifest["groups"] == {"id_tag": "harness-suite_id_tasks", "ood_tag": "harness-suite_ood_tasks", "id": "harness-suite_id", "ood": "harness-suite_ood",
+                                  "cot_id_tag": "harness-suite_id_cot_tasks", "cot_ood_tag": "harness-suite_ood_cot_tasks",
+                                  "cot_id": "harness-suite_cot_id", "cot_ood": "harness-suite_cot_ood", "cot": "harness-suite_cot"}
     # release-wide: <release> holds the ID and OOD groups, each the tag of its tasks with the mean exact match over configs
     assert load_yaml(out / "harness-suite.yaml") == {"group": "harness-suite", "task": ["harness-suite_id", "harness-suite_ood"], "metadata": {"version": 2.0}}
     for side in ("id", "ood"):
@@ -245,6 +248,116 @@ def test_lm_eval_shot_pool_holds_no_held_out_input(release: Path, tmp_path: Path
     assert not (out / "addition-iid" / "train.jsonl").exists()
     assert load_yaml(out / "addition-iid" / "addition-iid_ood.yaml")["num_fewshot"] == 0  # lm-eval then ignores --num_fewshot
     assert "addition-iid/train" in json.loads((out / EXPORT_MARKER).read_text())["skipped"]
+
+
+# -- lm-eval through lm-eval itself (its task loader and prompt builder; no model) --------------
+
+MULTI_SUITE = """\
+name: multi-suite
+version: 0.0.1
+seed: 5
+license: mit
+created: "2026-01-01"
+entries:
+  - split: held
+    tasks:
+      - {task: parity_check, params: {max_length: 8}}
+      - {task: reverse_string, params: {max_length: 8}}
+      - {task: bucket_sort, params: {max_length: 8}}
+    pool: {n: 60}
+    strategy: task_holdout
+    options: {test_tasks: [bucket_sort]}
+  - {task: parity_check, split: length, train_range: [1, 8], test_range: [9, 12], sizes: {train: 30, validation: 6, test: 10}}
+"""
+EXAMPLE = re.compile(r"Input: ([^\n]*)\n(?:Answer: ([^\n]*)|<answer>(.*?)</answer>)")  # a shot: its query and its answer
+
+
+def lm_eval_contexts(include: Path, names: list[str], shots: int) -> dict[str, list[tuple[dict, str, dict]]]:
+    """(document, context, generation settings) of every request lm-eval 0.4.13 builds for the tasks, with `shots` shots."""
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=str(include), include_defaults=False)
+    built: dict[str, list[tuple[dict, str, dict]]] = {}
+    for name, task in manager.load(names)["tasks"].items():
+        task.set_config(key="num_fewshot", value=shots)
+        task.set_fewshot_seed(1234)
+        task.build_all_requests(rank=0, world_size=1)
+        built[str(name)] = [(inst.doc, inst.args[0], inst.args[1]) for inst in task.instances]
+    return built
+
+
+@pytest.fixture(scope="module")
+def multi_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("multi")
+    (root / "suite.yaml").write_text(MULTI_SUITE)
+    assert main(["release", str(root / "suite.yaml"), "--out", str(root / "release"), "--workers", "1"]) == 0
+    assert main(["export", str(root / "release"), "--to", "lm-eval", "--out", str(root / "lm"), "--shots", "2"]) == 0
+    return root / "release", root / "lm"
+
+
+def test_lm_eval_shots_come_from_the_querys_own_task(multi_export: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a multi-task config every shot lm-eval puts in a prompt is a train record of the query's
+    own task; the held-out task gets none; a one-task config keeps lm-eval's own draw from train."""
+    release, out = multi_export
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    loaded = open_release(release)
+    train = {config: {(r["input"], r["target"]): r["task"] for r in loaded.load(config).train} for config in ("multi-held", "parity_check-length")}
+    assert {"parity_check", "reverse_string"} == set(train["multi-held"].values())
+    built = lm_eval_contexts(out, ["multi-held_id", "multi-held_ood", "multi-held_id_cot", "multi-held_ood_cot", "parity_check-length_id"], 3)
+    counts: dict[str, int] = {}
+    for name, requests in built.items():
+        assert requests, name
+        config = "multi-held" if name.startswith("multi") else "parity_check-length"
+        for doc, context, _ in requests:
+            found = [(q, (a or b).strip()) for q, a, b in EXAMPLE.findall(context)]
+            assert len(found) == (0 if doc["task"] == "bucket_sort" else 3), (name, context)
+            assert all(train[config].get(shot) == doc["task"] for shot in found), (name, found, doc["task"])
+            counts[doc["task"]] = counts.get(doc["task"], 0) + len(found)
+    assert counts["bucket_sort"] == 0 and counts["parity_check"] > 0 and counts["reverse_string"] > 0
+    held = load_yaml(out / "multi-held" / "multi-held_ood.yaml")
+    assert held["fewshot_split"] == "test" and held["fewshot_config"] == {"sampler": ("function", "utils.OwnTaskSampler")}
+    assert load_yaml(out / "parity_check-length" / "parity_check-length_ood.yaml")["fewshot_split"] == "train"
+    assert "fewshot_config" not in load_yaml(out / "parity_check-length" / "parity_check-length_ood.yaml")
+
+
+def test_lm_eval_chain_of_thought_tasks(multi_export: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each evaluated part has a chain-of-thought task: it asks for reasoning and the answer in
+    tags, stops at </answer> with a larger budget, and scores what lm-eval returns (the stop string cut off)."""
+    release, out = multi_export
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    manifest = json.loads((out / EXPORT_MARKER).read_text())
+    entry = next(e for e in manifest["configs"] if e["name"] == "parity_check-length")
+    assert entry["cot_tasks"] == ["parity_check-length_id_cot", "parity_check-length_ood_cot"] and entry["cot_group"] == "parity_check-length_cot"
+    assert load_yaml(out / "parity_check-length" / "parity_check-length_cot.yaml")["task"] == entry["cot_tasks"]
+    assert load_yaml(out / "multi-suite_cot.yaml")["task"] == ["multi-suite_cot_id", "multi-suite_cot_ood"]
+    assert load_yaml(out / "multi-suite_cot_ood.yaml")["task"] == ["multi-suite_ood_cot_tasks"]
+    assert "multi-suite_cot" not in load_yaml(out / "multi-suite.yaml")["task"]  # the plain run stays the plain tasks
+    built = lm_eval_contexts(out, ["parity_check-length_ood", "parity_check-length_ood_cot"], 2)
+    plain, cot = built["parity_check-length_ood"], built["parity_check-length_ood_cot"]
+    assert [doc["id"] for doc, _, _ in plain] == [doc["id"] for doc, _, _ in cot]
+    spec = importlib.util.spec_from_file_location("cot_utils", out / "parity_check-length" / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    for (doc, context, settings), (_, plain_context, plain_settings) in zip(cot, plain):
+        assert settings["until"] == ["</answer>"] and settings["max_gen_toks"] == plain_settings["max_gen_toks"] + 1024
+        assert plain_settings["until"] == ["\n"]
+        assert FORMAT_INSTRUCTIONS["tags"] in context and FORMAT_INSTRUCTIONS["tags"] not in plain_context
+        assert context.endswith(f"Input: {doc['input']}\n") and context.count("\n<answer>") == 2  # two shots, each its answer in tags
+        reasoning = f"Count the ones of {doc['input']}.\n<answer>{doc['target']}"  # lm-eval cuts the stop string off
+        assert utils.process_results(doc, [reasoning]) == {"exact_match": 1.0}
+        wrong = "1" if doc["target"] == "0" else "0"
+        assert utils.process_results(doc, [f"Hmm.\n<answer>{wrong}"]) == {"exact_match": 0.0}
+    files = set(export_files_of(out))
+    assert {"parity_check-length/parity_check-length_ood_cot.yaml", "parity_check-length/parity_check-length_cot.yaml",
+            "multi-suite_cot.yaml", "multi-suite_cot_id.yaml"} <= files
+    on_disk = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    assert on_disk <= files  # --force accounts for every file the export wrote
+
+
+def export_files_of(out: Path) -> list[str]:
+    from gengap.harnesses.export import export_files
+
+    return export_files(json.loads((out / EXPORT_MARKER).read_text())) or []
 
 
 # -- the command line ---------------------------------------------------------------------------

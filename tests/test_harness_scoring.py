@@ -97,6 +97,46 @@ def test_answer_tokens(span: str, alphabet: Alphabet, tokens: list[str]) -> None
     assert answer_tokens(span, alphabet) == tokens
 
 
+LOGIC_ENDS = Alphabet.of(LOGIC.tokens, [")"])  # a logical form: "." is a token (cat . agent) but never the last one
+GRID = Alphabet.of(". # |".split())  # every token may end an answer, "." too
+
+
+@pytest.mark.parametrize(
+    ("span", "alphabet", "tokens"),
+    [
+        ("* cat ( x _ 1 ) .", LOGIC_ENDS, ["*", "cat", "(", "x", "_", "1", ")"]),  # a sentence period: no answer ends with "."
+        ("* cat ( x _ 1 ).", LOGIC_ENDS, ["*", "cat", "(", "x", "_", "1", ")"]),
+        ("like . agent ( x _ 1 , Emma )", LOGIC_ENDS, "like . agent ( x _ 1 , Emma )".split()),  # "." inside stays
+        ("* cat ( x _ 1 ) .", LOGIC, ["*", "cat", "(", "x", "_", "1", ")", "."]),  # "." may end an answer: kept
+        ("# . .", GRID, ["#", ".", "."]),
+        ("['*', 'cat', '(', 'x', '_', '1', ')']", LOGIC_ENDS, ["*", "cat", "(", "x", "_", "1", ")"]),  # a Python list of tokens
+        ('["like", ".", "agent", "(", "x", "_", "1", ",", "Emma", ")"]', LOGIC_ENDS, "like . agent ( x _ 1 , Emma )".split()),
+        ("[x, _, 1, ,, Emma]", LOGIC_ENDS, ["x", "_", "1", ",", "Emma"]),  # a "," token as an item
+        ("['*', 'cat'].", LOGIC_ENDS, ["*", "cat"]),
+        ("[i_jump, I_WALK]", SCAN, ["I_JUMP", "I_WALK"]),
+        ("[* cat ( x _ 1 )]", LOGIC_ENDS, ["*", "cat", "(", "x", "_", "1", ")"]),  # not a list of tokens: the brackets are decoration
+        ("['* cat', '(']", LOGIC_ENDS, ["*", "cat", ",", "("]),  # an item of two tokens: not a list of tokens, read as text
+    ],
+)
+def test_trailing_periods_and_bracketed_lists(span: str, alphabet: Alphabet, tokens: list[str]) -> None:
+    assert answer_tokens(span, alphabet) == tokens
+
+
+def test_cogs_answers_with_a_sentence_period_or_as_a_list_of_tokens_are_right() -> None:
+    """The rule of harnesses/extraction.py on COGS logical forms: a final "." is never a token of
+    one, so it is decoration; a list of the tokens reads as them; wrong forms stay wrong."""
+    for task in ("cogs", "cogs_like"):
+        assert "." in task_alphabet(task).tokens and "." not in task_alphabet(task).finals
+        for record in records_of(task, 5):
+            target = record["target"].split()
+            for output in (record["target"] + ".", record["target"] + " .", "Answer: " + record["target"] + ".", str(target),
+                           "[" + ", ".join(target) + "]", f"<answer>{target!r}</answer>", f"The answer is {record['target']}."):
+                assert score_output(record, output).correct, (task, output)
+            for wrong in (target[:-1], target + ["AND"], target[1:]):
+                for output in (" ".join(wrong) + " .", str(wrong), "[" + ", ".join(wrong) + "]"):
+                    assert not score_output(record, output).correct, (task, output)
+
+
 def test_alphabets_come_from_targets() -> None:
     assert task_alphabet("parity_check").tokens == {"0", "1"} and task_alphabet("parity_check").single_characters
     assert task_alphabet("multiplication").tokens == set("0123456789")  # '*' is an input token only
@@ -149,12 +189,21 @@ WRAPPINGS = [
     Wrapping("tags with label", lambda a: "<answer>Answer: " + " ".join(a) + "</answer>"),
     Wrapping("tags boxed", lambda a: "<answer>\\boxed{" + " ".join(a) + "}</answer>"),
     Wrapping("tags list", lambda a: "<answer>[" + ", ".join(a) + "]</answer>", ("[", "]", ",")),
+    Wrapping("sentence period", lambda a: "Answer: " + " ".join(a) + ".", (".",)),
+    Wrapping("spaced period", lambda a: "The answer is " + " ".join(a) + " .", (".",)),
+    Wrapping("list of tokens", lambda a: "Answer: [" + ", ".join(a) + "]", ("[", "]")),
+    Wrapping("python list", lambda a: f"<answer>{a!r}</answer>", ("[", "]")),
+    Wrapping("json list", lambda a: "Answer: [" + ", ".join(f'"{t}"' for t in a) + "]", ("[", "]")),
 ]
+TRAILING_MARKS = (".", "!", "。")  # decoration at the end where no answer ends with them (extraction.TRAILING)
 
 
 def applies(wrapping: Wrapping, tokens: list[str], alphabet: Alphabet) -> bool:
     """Whether the wrapping is one gengap promises to undo for these tokens."""
-    if not all(alphabet.removable(mark) for mark in wrapping.marks):
+    if not all(alphabet.removable(mark) or (mark in TRAILING_MARKS and mark in alphabet.removable_trailing) for mark in wrapping.marks):
+        return False
+    if "list" in wrapping.name and "tags" not in wrapping.name and ("," in alphabet.tokens or '"' in alphabet.tokens) and any(
+            not alphabet.token_of(t) for t in tokens):
         return False
     if wrapping.concatenated and not alphabet.single_characters and len(tokens) > 1:
         return False
@@ -177,7 +226,8 @@ def wrong_answers(record: dict, rng: random.Random) -> list[list[str]]:
         candidates += [target[:-1], target[1:], target[:1] + target]
     position = rng.randrange(len(target))
     candidates.append(target[:position] + [rng.choice([t for t in alphabet if t != target[position]] or ["?"])] + target[position + 1 :])
-    return [c for c in candidates if c and not task.check(record, " ".join(c))]
+    dropped = alphabet_of(record).removable_trailing  # an answer ending in one of these reads without it: not an answer of its own
+    return [c for c in candidates if c and c[-1] not in dropped and not task.check(record, " ".join(c))]
 
 
 @pytest.mark.parametrize("task", TASKS)

@@ -310,3 +310,120 @@ def test_a_multi_task_config_loads_with_datasets_and_its_croissant_validates(rel
         pytest.skip("mlcroissant is not installed")
     done = subprocess.run([str(validator), "validate", "--jsonld", str(releases[0] / "croissant.json")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# -- task markers and the warning about shared inputs -------------------------------------------
+
+MARKED_SUITE = """\
+name: marker-test
+version: 0.1.0
+seed: 4
+license: mit
+created: "2026-12-02"
+entries:
+  - split: binary
+    {marker}tasks:
+      - {{task: parity_check, params: {{max_length: 6}}}}
+      - {{task: reverse_string, params: {{max_length: 6}}}}
+      - {{task: duplicate_string, params: {{max_length: 6}}}}
+    pool: {{n: 50}}
+    strategy: task_holdout
+    options: {{test_tasks: [duplicate_string]}}
+  - split: apart
+    tasks:
+      - {{task: parity_check, params: {{max_length: 6}}}}
+      - {{task: addition, params: {{max_digits_a: 2, max_digits_b: 2}}}}
+    pool: {{n: 40}}
+    strategy: iid
+"""
+
+
+@pytest.fixture(scope="module")
+def marked_releases(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    root = tmp_path_factory.mktemp("markers")
+    made = {}
+    for marked in (False, True):
+        suite = root / f"suite-{marked}.yaml"
+        suite.write_text(MARKED_SUITE.format(marker="task_marker: true\n    " if marked else ""))
+        made[marked] = root / f"release-{marked}"
+        assert main(["release", str(suite), "--out", str(made[marked]), "--workers", "1"]) == 0
+    return made
+
+
+def config_records(release: Path, config: str) -> dict[str, list[dict]]:
+    return {part: [json.loads(line) for line in (release / "data" / config / f"{part}.jsonl").read_text().splitlines()]
+            for part in ("train", "validation", "test")}
+
+
+def test_shared_inputs_with_different_targets_warn_unless_marked(marked_releases: dict[bool, Path]) -> None:
+    reports = {marked: {c["name"]: c["report"] for c in json.loads((path / "manifest.json").read_text())["configs"]}
+               for marked, path in marked_releases.items()}
+    unmarked = reports[False]["multi-binary"]["warnings"]
+    parts = config_records(marked_releases[False], "multi-binary")
+    by_input: dict[str, set[tuple[str, str]]] = {}
+    for records in parts.values():
+        for r in records:
+            by_input.setdefault(r["input"], set()).add((r["task"], r["target"]))
+    shared = [text for text, pairs in by_input.items() if len({t for _, t in pairs}) > 1 and len({k for k, _ in pairs}) > 1]
+    assert shared and [w for w in unmarked if w.startswith(f"{len(shared):,} inputs have different targets in different tasks")]
+    assert any("task_marker: true" in w for w in unmarked)
+    assert not any("different targets" in w for w in reports[True]["multi-binary"]["warnings"])  # marked: nothing to tell apart
+    assert not any("different targets" in w for w in reports[False]["multi-apart"]["warnings"])  # no input of parity is one of addition
+    assert reports[True]["multi-binary"]["task_marker"] == {"token": "task:<task>"}
+
+
+def test_marked_records_are_their_unmarked_twins_with_the_task_token_and_pass_every_check(marked_releases: dict[bool, Path]) -> None:
+    from gengap.generators.markers import without_marker
+
+    plain, marked = (config_records(marked_releases[m], "multi-binary") for m in (False, True))
+    for part in plain:
+        assert [without_marker(r) for r in marked[part]] == plain[part]  # the same split, records and bytes but for the token
+        for record in marked[part]:
+            assert record["input"].split()[0] == f"task:{record['task']}"
+            assert record["difficulty"]["input_length"] == len(record["input"].split())
+            assert record_problem(record) is None
+    inputs = [r["input"] for records in marked.values() for r in records]
+    assert len({(r["input"]) for records in marked.values() for r in records}) == len(set(inputs))
+    held = {r["task"] for r in marked["test"]} - {r["task"] for r in marked["train"]}
+    assert held == {"duplicate_string"}
+    assert verify_release(marked_releases[True]).ok and regenerate_and_compare(marked_releases[True]).ok
+
+
+def test_a_marker_naming_another_task_is_refused(marked_releases: dict[bool, Path]) -> None:
+    record = config_records(marked_releases[True], "multi-binary")["train"][0]
+    other = "reverse_string" if record["task"] != "reverse_string" else "parity_check"
+    from gengap.generators import record_id
+
+    text = record["input"].replace(f"task:{record['task']}", f"task:{other}")
+    forged = dict(record, input=text, id=record_id(record["task"], text, record["target"]))
+    assert "does not name its task" in (record_problem(forged) or "")
+    checker = get_task(record["task"])
+    assert checker.check(record, record["target"])  # the checker reads the record without its marker
+
+
+def test_exports_carry_the_marker(marked_releases: dict[bool, Path], tmp_path: Path) -> None:
+    assert main(["export", str(marked_releases[True]), "--to", "chat", "--out", str(tmp_path / "chat")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "chat" / "multi-binary" / "test.jsonl").read_text().splitlines()]
+    assert rows and all(row["input"].startswith(f"task:{row['task']} ") for row in rows)
+    assert all(f"Input: task:{row['task']} " in row["prompt"][-1]["content"] for row in rows)
+
+
+def test_a_marked_mixture_stream_marks_every_record_and_excludes_a_marked_configs_inputs(marked_releases: dict[bool, Path]) -> None:
+    import itertools
+
+    from gengap.generators import Exclusion, Component, TaskMixture
+    from gengap.generators.markers import without_marker
+    from gengap.generators.mixtures import parse_mixture
+
+    components = tuple(Component.from_settings(task, params=(("max_length", "6"),)) for task in ("parity_check", "reverse_string"))
+    plain = list(itertools.islice(TaskMixture(components).stream(0).iterate(), 300))
+    marked = list(itertools.islice(TaskMixture(components, task_marker=True).stream(0).iterate(), 300))
+    assert [(p, k, level) for p, k, level, _ in marked] == [(p, k, level) for p, k, level, _ in plain]
+    assert [without_marker(r) for *_, r in marked] == [r for *_, r in plain]
+    assert all(r["input"].startswith(f"task:{r['task']} ") for *_, r in marked)
+    exclusion = Exclusion.from_release(marked_releases[True], "multi-binary")  # marked held-out inputs
+    held = {r["input"].split(" ", 1)[1] for part in ("validation", "test") for r in config_records(marked_releases[True], "multi-binary")[part]}
+    kept = list(itertools.islice(TaskMixture(components, task_marker=True).stream(0, exclusion).records(), 300))
+    assert kept and not {r["input"].split(" ", 1)[1] for r in kept} & held
+    mixture = parse_mixture("task_marker: true\ncomponents: [{task: parity_check}, {task: reverse_string}]\n", "mix.yaml")
+    assert mixture.task_marker and next(mixture.stream(1).records())["input"].startswith("task:")

@@ -253,6 +253,34 @@ def test_errors_name_the_line(tmp_path: Path) -> None:
         load_suite(path)
 
 
+def test_every_problem_of_a_suite_comes_in_one_run(tmp_path: Path) -> None:
+    """A suite missing its version, seed and license, with a misspelt task, an entry without
+    sizes and an unknown key: one error naming all six, in line order, each at its line."""
+    from gengap.suite import SuiteError, load_suite
+
+    path = tmp_path / "s.yaml"
+    broken = (
+        "name: mine\n"
+        "entries:\n"
+        "  - {task: parity_chek, split: length, train_range: [1, 8], test_range: [9, 12], sizes: {train: 60, test: 20}}\n"
+        "  - {task: even_pairs, split: length, train_range: [1, 8], test_range: [9, 12]}\n"
+        "  - {task: reverse_string, split: length, train_range: [1, 8], test_range: [9, 12], sizes: {train: 60, test: 20}, colour: blue}\n"
+    )
+    path.write_text(broken)
+    with pytest.raises(SuiteError) as caught:
+        load_suite(path)
+    assert str(caught.value) == (
+        f"{path}: 6 problems: line 1: suite: 'version' is a required property; line 1: suite: 'seed' is a required property; "
+        "line 1: suite: 'license' is a required property; "
+        "line 3: entries[0].task: unknown task 'parity_chek' (did you mean parity_check? `gengap list` shows every task); "
+        "line 4: entries[1].sizes: a sampled split needs sizes.train >= 1; line 5: entries[2].colour: unknown key 'colour'"
+    )
+    fixed = (broken.replace("name: mine\n", "name: mine\nversion: 1.0.0\nseed: 1\nlicense: mit\n").replace("parity_chek", "parity_check")
+             .replace("[9, 12]}\n", "[9, 12], sizes: {train: 60, test: 20}}\n").replace(", colour: blue", ""))
+    path.write_text(fixed)  # the six fixes, made at once, are all it needed
+    assert [e["name"] for e in load_suite(path)["entries"]] == ["parity_check-length", "even_pairs-length", "reverse_string-length"]
+
+
 def test_default_suite_resolves() -> None:
     from gengap.suite import load_suite
 

@@ -97,6 +97,34 @@ def test_composite_dataset_mixes_and_routes_scores() -> None:
     assert entry["metadata"]["difficulty"]["level"] == 3 and composite.score_answer(entry["answer"], entry) == 1.0
 
 
+def test_curriculum_experiment_takes_the_registered_curricula() -> None:
+    """reasoning-gym's CurriculumExperiment over a gengap task and one of its own: the attribute
+    ``level`` is the task's levels (reasoning-gym level i = gengap level i + 1), the experiment's
+    seed and size apply to gengap's items, and update_difficulty moves the level."""
+    import reasoning_gym
+    from reasoning_gym.coaching.curriculum_config import CurriculumAttributeConfig, CurriculumExperimentConfig
+    from reasoning_gym.coaching.experiment import CurriculumExperiment
+
+    name = register("parity_check")
+    assert reasoning_gym.factory.has_curriculum(name)
+    curriculum = reasoning_gym.factory.create_curriculum(name)
+    assert curriculum.attributes["level"].levels == list(range(1, 11))
+    config = CurriculumExperimentConfig(curricula={name: CurriculumAttributeConfig({"level": 2}), "count_bits": CurriculumAttributeConfig({"*": 0})})
+    runs = [CurriculumExperiment("gengap", config, size=700, seed=3) for _ in range(2)]
+    items = [[run.get_dataset_entry(i) for i in range(700)] for run in runs]
+    ours = [[e for e in run if e["metadata"]["source_dataset"] == name] for run in items]
+    assert ours[0] == ours[1] and len(ours[0]) > 100  # seeded by the experiment, not at random
+    assert max(e["metadata"]["source_index"] for e in ours[0]) >= 500  # the experiment's size, not the config's 500
+    assert {e["metadata"]["difficulty"]["level"] for e in ours[0]} == {3}
+    expected = create_dataset("parity_check", size=700, seed=runs[0].composite.datasets[name].seed, level=3)
+    assert all(e["metadata"]["record"] == expected[e["metadata"]["source_index"]]["metadata"]["record"] for e in ours[0][:50])
+    assert all(runs[0].score_answer_with_id(e["answer"], e["metadata"]["entry_id"]) == 1.0 for e in ours[0][:20])
+    runs[0].update_difficulty(name, "increment")
+    assert runs[0].composite.datasets[name][0]["metadata"]["difficulty"]["level"] == 4
+    everything = CurriculumExperiment("all", CurriculumExperimentConfig(curricula={name: CurriculumAttributeConfig({"*": 9})}), size=5, seed=0)
+    assert everything.get_dataset_entry(0)["metadata"]["difficulty"]["level"] == 10
+
+
 def test_reseeding_dataset_runs_past_its_chunks() -> None:
     import reasoning_gym
     from reasoning_gym.dataset import ReseedingDataset
@@ -110,11 +138,11 @@ def test_reseeding_dataset_runs_past_its_chunks() -> None:
 
 
 def test_the_readme_examples_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both Python examples of the "reasoning-gym-compatible datasets" section of docs/harnesses.md."""
+    """The three Python examples of the "reasoning-gym-compatible datasets" section of docs/harnesses.md."""
     page = (ROOT / "docs" / "harnesses.md").read_text(encoding="utf-8")
     section = page.split("## reasoning-gym-compatible datasets\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     monkeypatch.chdir(tmp_path)
     for block in blocks:
         exec(compile(block, "docs/harnesses.md", "exec"), {})

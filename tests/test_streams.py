@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gengap.generators import BLOCK_SIZE, BlockPlan, batch_to_jsonl, dumps_record, get_task
-from gengap.generators.curriculum import parse_curriculum
+from gengap.generators.curriculum import CurriculumError, parse_curriculum
 from gengap.generators.exclusion import Exclusion, input_hashes
 from gengap.generators.seeding import curriculum_rng
 from gengap.generators.streams import RecordStream, Shard, Uniforms, size_levels
@@ -202,8 +202,9 @@ def test_size_levels_follow_the_size_knob() -> None:
     lengths = {level: {r["difficulty"]["input_length"] for r in take(RecordStream("reverse_string", {level: p}, 0).records(), 200)} for level, p in levels.items()}
     assert max(lengths[1]) <= 5 < 6 <= min(lengths[2])
     assert stream.single is None
-    with pytest.raises(ValueError, match="needs a level or a chooser"):
-        next(stream.iterate())
+    position, level, record = next(stream.iterate())  # no curriculum: a level drawn uniformly from the two
+    assert position == 0 and level in (1, 2)
+    assert levels[level].min_length <= record["difficulty"]["input_length"] <= levels[level].max_length
 
 
 def test_a_stream_with_every_input_excluded_stops_with_an_error() -> None:
@@ -253,3 +254,36 @@ def test_a_stream_is_the_same_in_another_process() -> None:
     with contextlib.redirect_stdout(buffer):
         exec(code, namespace)
     assert buffer.getvalue().strip() == theirs
+
+
+def test_a_stream_of_the_tasks_levels_yields_records_without_a_chooser() -> None:
+    """RecordStream.of_task(...).records() (ten levels, no curriculum) draws each position's level
+    uniformly from the levels: the same records as the uniform curriculum, every level in use."""
+    stream = RecordStream.of_task("parity_check", seed=3)
+    first = list(itertools.islice(stream.records(), 2000))
+    again = list(itertools.islice(RecordStream.of_task("parity_check", seed=3).records(), 2000))
+    assert first == again and len(first) == 2000
+    by_curriculum = list(itertools.islice(stream.records(curriculum=stream.uniform_curriculum()), 2000))
+    assert by_curriculum == first
+    levels = [level for _, level, _ in itertools.islice(stream.iterate(), 2000)]
+    counts = {level: levels.count(level) for level in range(1, 11)}
+    assert all(120 < count < 280 for count in counts.values()), counts  # 200 expected each
+    for (_, level, record) in itertools.islice(stream.iterate(), 50):
+        params = stream.levels[level]
+        assert params.min_length <= record["difficulty"]["input_length"] <= params.max_length
+
+
+def test_a_curriculum_attaches_to_a_stream_as_a_spec_or_an_object() -> None:
+    stream = RecordStream.of_task("parity_check", seed=0)
+    curriculum = parse_curriculum("step:start=1,end=4,every=500")
+    by_spec = list(itertools.islice(stream.iterate(curriculum="step:start=1,end=4,every=500", records_per_step=64), 0, 64 * 2000, 640))
+    by_object = list(itertools.islice(stream.iterate(curriculum=curriculum, records_per_step=64), 0, 64 * 2000, 640))
+    by_chooser = list(itertools.islice(stream.iterate(chooser=stream.chooser(curriculum.choose, records_per_step=64)), 0, 64 * 2000, 640))
+    assert by_spec == by_object == by_chooser
+    assert [level for _, level, _ in by_spec] == [min(1 + (p // 64) // 500, 4) for p, _, _ in by_spec]
+    with pytest.raises(ValueError, match="not both"):
+        stream.records(chooser=stream.chooser(curriculum.choose), curriculum=curriculum)
+    with pytest.raises(CurriculumError, match="level"):
+        RecordStream.fixed("parity_check", get_task("parity_check").level(2), 0).records(curriculum="step:start=1,end=4,every=5")
+    one = RecordStream.fixed("parity_check", get_task("parity_check").level(2), 0)
+    assert next(one.records()) == next(one.records(start=0))  # a one-level stream keeps its level, as before

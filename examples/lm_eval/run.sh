@@ -12,7 +12,8 @@
 # Variables: MODEL (required: a local Hugging Face model directory or a hub id), MODEL_ARGS (more --model_args,
 # e.g. ",dtype=bfloat16"), GENGAP (gengap's command, default gengap), LM_EVAL (default lm_eval), SUITE (default:
 # suite.yaml beside this folder), OUT (default lm-eval-run), TASKS (default gengap-examples: the release's group,
-# every config's ID and OOD task), NUM_FEWSHOT (default 3), DEVICE (default cpu; cuda for a GPU), BATCH_SIZE
+# every config's ID and OOD task; gengap-examples_cot: their chain-of-thought variants, answer in <answer> tags),
+# NUM_FEWSHOT (default 3), DEVICE (default cpu; cuda for a GPU), BATCH_SIZE
 # (default 8).
 set -euo pipefail
 : "${MODEL:?set MODEL to a local Hugging Face model directory or a hub id}"

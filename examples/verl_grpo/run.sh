@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # GRPO with verl on a gengap release: ID (validation) and OOD (test) scores come out apart, per data source.
-# Tested with verl 0.9.1 (torch 2.13.0, transformers 5.10.4, hydra-core 1.3.8), in a virtual environment of its own.
+# Tested with verl 0.9.1 (its overrides and reward: torch 2.13.0, transformers 5.10.4, hydra-core 1.3.8, on a CPU),
+# in a virtual environment of its own. A GPU run needs verl's core extra and vLLM, and gengap for reward.py:
 #
+#   python -m venv .venv-verl && .venv-verl/bin/pip install 'verl[vllm]==0.9.1' && .venv-verl/bin/pip install -e .
 #   MODEL=/models/Qwen2.5-0.5B-Instruct PYTHON=.venv-verl/bin/python bash examples/verl_grpo/run.sh [OVERRIDE ...]
 #
+# ('verl[vllm]==0.9.1' brings verl-core, vLLM 0.24.0, torch 2.11.0 and transformers 5.9.0.)
+# 0. checks PYTHON's environment (check_env.py: verl, its core extra, vLLM, gengap, N_GPUS CUDA devices) and stops
+#    with one line naming what is missing and how to install it;
 # 1. builds the release of SUITE into OUT/release and exports CONFIG of it for verl into OUT/verl-data (Parquet and
 #    reward.py), each unless it is there (examples/export.sh: `gengap release`, `gengap export --to verl`);
 # 2. launches verl's main_ppo with the overrides below; arguments are appended to them (Hydra: the last one wins),
@@ -14,12 +19,13 @@
 # default python), GENGAP (gengap's command, default gengap), SUITE (default: suite.yaml beside this folder),
 # OUT (default verl-grpo), CONFIG (default parity_check-length), SHOTS (default 2), N_GPUS (default 1).
 # A training step needs GPU rollout workers (vLLM here); tests/test_verl_recipe.py runs this script on a CPU with
-# main_ppo replaced by a check with verl's own config and reward loader (tests/verl_recipe.py).
+# main_ppo replaced by a check with verl's own config and reward loader (tests/verl_recipe.py), and step 0 on its own.
 set -euo pipefail
 : "${MODEL:?set MODEL to a local Hugging Face model directory or a hub id}"
 PYTHON="${PYTHON:-python}"
 CONFIG="${CONFIG:-parity_check-length}"
 N_GPUS="${N_GPUS:-1}"
+"$PYTHON" "$(dirname "$0")/check_env.py" "$N_GPUS"
 bash "$(dirname "$0")/../export.sh" "${OUT:-verl-grpo}" verl verl-data --config "$CONFIG" --shots "${SHOTS:-2}"
 DATA="$(cd "${OUT:-verl-grpo}/verl-data" && pwd)"  # absolute: verl's workers need not share this directory
 
