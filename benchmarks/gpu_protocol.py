@@ -5,7 +5,8 @@ tasks; and the Deletang et al. (2023) protocol over the six architectures.
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
-    python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking          # Power et al.: x / y mod 97, fractions 0.3-0.5
+    python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking          # Power et al.: x + y mod 97, fractions 0.3-0.5
+    python benchmarks/gpu_protocol.py --protocol easy-to-hard --out runs/e2h           # also two-hop, label-noise: validity claims deferred to a GPU
 
 Experiments (all splits built in memory, no release needed):
 
@@ -35,10 +36,11 @@ batch 128, bf16, no torch.compile (compilation costs more than it saves in runs 
 one seed) checks the whole pipeline on a CPU in a minute or two.
 
 ``--protocol deletang``: the fifteen tasks of Deletang et al. (train lengths 1..40, test
-41..500, the sizes of gengap/suites/deletang.yaml: 10,000 / 1,000 / 2,000) x the six
+41..500, the sizes of gengap/suites/deletang.yaml: 10,000 / 1,000 / 2,000; every model reads an
+empty output tape after the input, as in the paper: ``output_mode`` empty-tape) x the six
 architectures (transformer with RoPE, rnn, lstm, stack_rnn, tape_rnn, looped) x seeds 0, 1,
-2 = 270 runs of preset small (256 units; the transformer 4 x 256), batch 128, trained to
-convergence (``until_id`` 0.99, at most 10,000 steps), final evaluation of every record
+2 = 270 runs of preset small (256 units; the transformer 4 x 256), batch 128, trained until
+learned (``until_id`` 0.99 on the per-length mean, then 25 % more steps; at most 10,000 steps), final evaluation of every record
 (2,000 test records, ~4 per length). The report's length score column is the paper's score
 (per-token accuracy averaged over the test lengths, best seed). Estimated, never run on a
 GPU: the recurrent models run a Python loop per token, so a step is bound by kernel launches
@@ -48,12 +50,12 @@ minutes; with 16 runs sharing the GPU (``--workers 16``, one per CPU core) the 2
 should take ~1.5-3 hours on one H200. ``--only``, ``--archs``, ``--seeds`` and ``--steps``
 cut it down (e.g. one seed: ~30-60 minutes).
 
-``--protocol grokking``: Power et al. (2022)'s setting from gengap/suites/grokking.yaml, x / y
-mod 97 at training fractions 0.3, 0.4 and 0.5, a 2-layer transformer (d 128, 4 heads), AdamW
-lr 1e-3, weight decay 1, constant schedule, full batch, 20,000 steps, 3 seeds = 9 runs; the
-report draws the grokking curves and the delay against the fraction. Estimated, never run on
-a GPU: ~3-5 ms a full-batch step, ~1-2 minutes a run, ~5 minutes for the 9 runs sharing the
-GPU (``--smoke``: mod 7, a few steps, on a CPU).
+``--protocol easy-to-hard | two-hop | grokking | label-noise``: the claims the CPU validity
+protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
+the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md
+(estimated, never run on a GPU: easy-to-hard 3 runs of 20,000 steps of preset small, ~10-20 min;
+two-hop one run of 100,000 steps at batch 512, ~1-2 h; grokking and label-noise 9 and 3
+full-batch runs of 20,000 steps, ~10 min each protocol with 8 workers).
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -72,6 +74,27 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# What the CPU validity protocol (benchmarks/validity.py) leaves to a GPU, with the command that runs it;
+# docs/validity.md lists it. The engine protocols (validity_axes/gpu.py) judge their claims with the same rules.
+DEFERRED = (
+    {"what": "the full Deletang et al. grid: 15 tasks x 6 architectures x 3 seeds, lengths 1..40 → 41..500, empty output tape",
+     "why": "270 runs of preset small to convergence (~1.5-3 h on one H200, estimated)",
+     "command": "python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang"},
+    {"what": "easy-to-hard multiplication (levels 1-4 → 5-7)",
+     "why": "not learned by the tiny transformer in 4,000 CPU steps (third edition: ID 0.18); preset small, 20,000 steps",
+     "command": "python benchmarks/gpu_protocol.py --protocol easy-to-hard --out runs/easy-to-hard"},
+    {"what": "two-hop composition over held-out bridges at Wang et al.'s inferred/atomic ratio ≥ 3.6",
+     "why": "Wang et al. need ~10^5 steps for the ID generalization to grok (third edition, CPU: ID 0.35 at its cap)",
+     "command": "python benchmarks/gpu_protocol.py --protocol two-hop --out runs/two-hop"},
+    {"what": "grokking at Power et al.'s p = 97 (fractions 0.3-0.5, 2 layers, 3 seeds)",
+     "why": "20,000 full-batch steps of up to 4,700 pairs per run; the CPU protocol uses Nanda et al.'s p = 113 at one layer",
+     "command": "python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking"},
+    {"what": "label noise: 10 % corrupted labels, generalization without keeping them (Doshi et al. 2024)",
+     "why": "the unlearning phase comes after grokking, beyond the CPU step budget",
+     "command": "python benchmarks/gpu_protocol.py --protocol label-noise --out runs/label-noise"},
+)
 
 SCAN_SPLITS = {
     "scan_simple": ("iid", {"test_fraction": 0.2}),
@@ -148,42 +171,24 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_grokking(args: argparse.Namespace, cuda: bool) -> int:
-    """Power et al.'s setting (gengap/suites/grokking.yaml; --smoke: mod 7, few steps), 3 seeds, then the report."""
-    from gengap.baselines.report import build_report
-    from gengap.release import build_entry
-    from gengap.suite import load_suite
+ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise")
 
-    suite = load_suite(Path(__file__).resolve().parent.parent / "gengap" / "suites" / "grokking.yaml")
-    seeds = [int(s) for s in (args.seeds or ("0" if args.smoke else "0,1,2")).split(",")]
-    steps = args.steps or (20 if args.smoke else 20000)
-    settings = {
-        "preset": "tiny", "layers": 2, "d_model": 32 if args.smoke else 128, "heads": 4, "lr": 1e-3, "weight_decay": 1.0,
-        "schedule": "constant", "warmup": 10, "full_batch": True, "steps": steps, "eval_every": max(1, steps // 100),
-        "eval_examples": 512, "device": "cuda" if cuda else "cpu", "compile": False,
-    }
+
+def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
+    """A deferred validity claim (validity_axes/gpu.py) run by the validity engine on the device."""
+    import validity_engine as engine
+    from validity_axes.gpu import GPU_PROTOCOLS
+    from validity_report import render
+
+    claims = GPU_PROTOCOLS[args.protocol](args.smoke)
     out = Path(args.out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    clock = time.perf_counter()
-    jobs = []
-    for entry in suite["entries"]:
-        if args.smoke:
-            entry = {**entry, "params": {**entry["params"], "p": 7}}
-        result = build_entry(entry, suite["seed"])
-        parts = {**{part: [_keep(r) for r in rows] for part, rows in result.parts().items()}, "report": result.report}
-        jobs += [{"name": entry["name"], "parts": parts, "out": str(out / "runs" / f"{entry['name']}-rope-seed{seed}"),
-                  "settings": {**settings, "pos": "rope", "seeds": (seed,)}} for seed in seeds]
-    workers = args.workers or (8 if cuda else 1)
-    done = []
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            done = list(pool.imap_unordered(run_job, jobs))
-    else:
-        done = [run_job(job) for job in jobs]
-    text, _rows, _plot = build_report([out / "runs"], out / "report.md")
-    (out / "protocol.json").write_text(json.dumps({"settings": settings, "seeds": seeds, "runs": done, "wall_seconds": time.perf_counter() - clock}, indent=1) + "\n")
-    print(text)
-    print(f"{len(done)} runs in {time.perf_counter() - clock:.0f}s; wrote {out / 'report.md'}")
+    command = f"python benchmarks/gpu_protocol.py --protocol {args.protocol}" + (" --smoke" if args.smoke else "")
+    document = engine.run_protocol(claims, out / "runs", args.workers or (8 if cuda else 1), command, "cuda" if cuda else "cpu")
+    engine.write_document(out / "validity.json", document)
+    (out / "validity.md").write_text(render(document, {"gpu": f"GPU protocol: {args.protocol}"}, (), None), encoding="utf-8")
+    for claim in document["claims"]:
+        print(f"{claim['key']}: {claim['verdict']} ({claim['measured']})")
     return 0
 
 
@@ -191,9 +196,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
-    parser.add_argument("--protocol", choices=("gaps", "deletang", "grokking"), default="gaps",
+    parser.add_argument("--protocol", choices=("gaps", "deletang", *ENGINE_PROTOCOLS), default="gaps",
                         help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 "
-                             "architectures; grokking: Power et al.'s x / y mod 97 at fractions 0.3-0.5")
+                             "architectures (empty output tape); "
+                             f"{', '.join(ENGINE_PROTOCOLS)}: the validity claims deferred to a GPU (validity_axes/gpu.py), judged "
+                             "by the validity engine into OUT/validity.json and OUT/validity.md")
     parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six): " + ", ".join(ARCHS))
     parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS) + "; deletang: " + ", ".join(DELETANG))
     parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
@@ -210,8 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     cuda = args.device != "cpu" and torch.cuda.is_available()
-    if args.protocol == "grokking":
-        return run_grokking(args, cuda)
+    if args.protocol in ENGINE_PROTOCOLS:
+        return run_engine_protocol(args, cuda)
     deletang = args.protocol == "deletang"
     known = DELETANG if deletang else EXPERIMENTS
     names = args.only.split(",") if args.only else list(known)
@@ -233,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         "eval_every": max(1, steps // 4),
         "eval_examples": 16 if smoke else 256,
         "eval_limit": args.eval_limit or (24 if smoke else 2000),
-        **({"until_id": 0.99, "eval_every": max(1, steps // 20)} if deletang else {}),
+        **({"until_id": 0.99, "until_extra": 0.25, "output_mode": "empty-tape", "eval_every": max(1, steps // 20)} if deletang else {}),
         "eval_batch_size": 512 if cuda else 64,
         "device": "cuda" if cuda else "cpu",
         "compile": args.compile,

@@ -1,217 +1,261 @@
-"""The validity protocol: verdict rules on known inputs, and a reduced run of the whole pipeline."""
+"""The validity protocol's engine and its claim specs: the three verdicts, the learned rule, each
+axis's rule on constructed figures (one input where it holds, one where it fails), the plan,
+merging one axis into the document, and reduced runs of the pipeline."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import validity_engine as engine  # noqa: E402
+from validity_axes import AXES, chomsky, compositional, facts, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
+from validity_engine import ArmResult, Claim, Decision, Learned  # noqa: E402
+from validity_report import render  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def validity():
-    spec = importlib.util.spec_from_file_location("validity", ROOT / "benchmarks" / "validity.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["validity"] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("validity", None)
+def seed(number: int = 0, learned: bool = True, **figures: Any) -> dict[str, Any]:
+    base = {"seed": number, "converged": learned, "id_exact_match": 1.0, "id_length_mean_exact_match": 1.0, "ood_exact_match": 0.0,
+            "ood_length_score": 0.5, "stopped_at": 100, "learned_at": 80 if learned else None}
+    return {**base, **figures}
 
 
-def test_divergence_verdict(validity) -> None:
-    falling = [(0.0, 0.99), (0.2, 0.8), (0.4, 0.5), (0.6, 0.3), (0.75, 0.1)]
-    assert validity.divergence_claim(falling) == {"rho": pytest.approx(-1.0), "points": 5, "holds": True}
-    one_swap = [(0.0, 0.99), (0.2, 0.5), (0.4, 0.8), (0.6, 0.3), (0.75, 0.1)]  # rho = -0.9
-    assert validity.divergence_claim(one_swap)["rho"] == pytest.approx(-0.9)
-    assert validity.divergence_claim(one_swap)["holds"]
-    flat_ish = [(0.0, 0.5), (0.2, 0.1), (0.4, 0.9), (0.6, 0.2), (0.75, 0.4)]  # rho = -0.1
-    claim = validity.divergence_claim(flat_ish)
-    assert claim["rho"] == pytest.approx(-0.1) and not claim["holds"]
-    assert not validity.divergence_claim([(0.1, 0.5)])["holds"]  # too few points: no rho
+def result_of(label: str, seeds: list[dict[str, Any]], rule: Learned = Learned(), **results: Any) -> ArmResult:
+    arm = engine.Arm(label, f"config-{label}", engine.Build.of("x:y"), ())
+    return ArmResult(arm, seeds, [{"per_seed": [s], **results} for s in seeds], rule)
 
 
-def seed(buckets: dict[str, tuple[int, float]]) -> dict:
-    return {"by_novelty": {"ood": {b: {"n": n, "exact_match": em, "token_accuracy": em} for b, (n, em) in buckets.items()}}}
+def claim_of(decide: Any, labels: tuple[str, ...], losing: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> Claim:
+    arms = tuple(engine.Arm(label, f"config-{label}", engine.Build.of("x:y"), ()) for label in labels)
+    return Claim("t", "k", "title", arms, "rule", "published", decide, losing=losing, optional=optional)
 
 
-def test_novelty_pooling_and_verdict(validity) -> None:
-    results = [
-        {"per_seed": [seed({"0": (40, 0.9), "1": (20, 0.5), "3+": (20, 0.3)})]},
-        {"per_seed": [seed({"0": (10, 0.4), "2": (60, 0.2)})]},
-    ]
-    pooled = validity.pooled_novelty(results)
-    assert pooled["0"] == {"exact_match": pytest.approx((36 + 4) / 50), "n": 50}
-    assert pooled["1+"] == {"exact_match": pytest.approx((10 + 6 + 12) / 100), "n": 100}
-    claim = validity.novelty_claim(pooled)
-    assert claim["margin"] == pytest.approx(0.8 - 0.28) and claim["holds"]
-    close = {"0": {"exact_match": 0.50, "n": 100}, "1+": {"exact_match": 0.47, "n": 100}}
-    assert not validity.novelty_claim(close)["holds"]
-    few = {"0": {"exact_match": 1.0, "n": 5}, "1+": {"exact_match": 0.0, "n": 100}}
-    assert validity.novelty_claim(few) == {"margin": None, "enough_records": False, "holds": False}
+# -- the engine -------------------------------------------------------------------------------
 
 
-def test_gap_and_positions_verdicts(validity) -> None:
-    assert validity.gap_claim(0.95, 0.1)["holds"]
-    assert not validity.gap_claim(0.95, 0.9)["holds"]  # generalized: no gap
-    assert not validity.gap_claim(0.4, 0.0)["holds"]  # never learned the train distribution
-    assert validity.gap_claim(0.8, 0.6)["holds"]  # both bounds are inclusive
-    assert validity.positions_claim({"rope": 0.1, "nope": 0.3})["holds"]
-    assert not validity.positions_claim({"rope": 0.1, "nope": 0.5})["holds"]
+def test_frozen_specs_round_trip() -> None:
+    value = {"b": [1, 2], "a": {"c": (3, 4), "d": "x"}}
+    assert engine.thawed(engine.frozen(value)) == {"a": {"c": [3, 4], "d": "x"}, "b": [1, 2]}
+    assert hash(engine.frozen(value)) == hash(engine.frozen({"a": {"d": "x", "c": [3, 4]}, "b": (1, 2)}))
 
 
-@pytest.mark.slow  # ~70 s: every group of claims (the SCAN MCD searches included)
-def test_reduced_protocol_runs_end_to_end(validity, tmp_path: Path) -> None:
-    argv = sys.argv
-    sys.argv = ["validity.py", "--smoke", "--out", str(tmp_path), "--workers", "1"]
-    try:
-        validity.main()
-    finally:
-        sys.argv = argv
-    document = (tmp_path / "validity.md").read_text()
-    data = json.loads((tmp_path / "validity.json").read_text())
-    expected = {"divergence", "novelty", "positions", "easy_to_hard", "traces"} | {f"length:{t}" for t in ("reverse_string", "parity_check", "bucket_sort", "addition")}
-    expected |= {f"regular:{t}" for t in ("parity_check", "even_pairs", "cycle_navigation")}
-    expected |= {"context_free:reverse_string", "context_free:stack_manipulation", "context_sensitive:duplicate_string"}
-    expected |= {"looped:prefix_sums", "looped:parity_check"}
-    assert set(data["claims"]) == expected
-    assert document.count("**holds**") + document.count("**does not hold**") == len(expected)
-    assert data["claims"]["divergence"]["points"] == 3  # scan-simple, one graded target, the maximum
-    assert (tmp_path / "validity-baselines-divergence.png").is_file()
-    assert (tmp_path / "validity-baselines-novelty.png").is_file()
-    traces = data["claims"]["traces"]
-    assert set(traces["fine"]) == {"id", "ood", "trace_id", "trace_ood"} and set(traces["answer_only"]) == {"id", "ood"}
-    assert "## Traces: answer-only vs fine (claim 6)" in document and "| 6. Fine traces" in document
-    assert "## Architectures (claims 7-10)" in document and "CPU minutes by group of claims: scan" in document
-    looped = data["claims"]["looped:parity_check"]
-    assert looped["window"] == 2 and set(looped["scores"]) == {"6", "12", "24"}  # k, 2k and 4k
-    assert set(data["claims"]["context_sensitive:duplicate_string"]["runs"]) == {"tape_rnn", "stack_rnn", "lstm", "transformer"}
-    assert all(f["stopped_at"] == [10] and f["converged"] is False for f in data["claims"]["regular:even_pairs"]["runs"].values())
+def test_an_arm_learns_when_half_its_seeds_met_the_rule() -> None:
+    assert result_of("a", [seed(0, True), seed(1, False)]).learned
+    assert not result_of("a", [seed(0, False), seed(1, False)]).learned
+    assert not result_of("a", [seed(0, True), seed(1, False), seed(2, False)]).learned
+    mixed = result_of("a", [seed(0, True, ood_exact_match=0.2), seed(1, False, ood_exact_match=0.9)])
+    assert mixed.ood == pytest.approx(0.2)  # figures of the learned seeds only
+    assert mixed.mean("ood_exact_match", learned_only=False) == pytest.approx(0.55)
+    fixed = Learned(threshold=0.95, stop=False)
+    assert result_of("a", [seed(0, False, id_length_mean_exact_match=0.96)], fixed).learned  # the final ID decides
+    assert not result_of("a", [seed(0, True, id_length_mean_exact_match=0.9)], fixed).learned
+    memorized = Learned(threshold=0.99, stop=False, metric="train")
+    assert result_of("a", [seed(0, False, train_exact_match=1.0, id_length_mean_exact_match=0.1)], memorized).learned
 
 
-def test_trace_verdict(validity) -> None:
-    claim = validity.trace_claim({"id": 0.8, "ood": 0.45}, {"id": 1.0, "ood": 0.55, "trace_id": 0.9, "trace_ood": 0.1})
-    assert claim["difference"] == pytest.approx(0.1) and claim["holds"]  # the margin is inclusive
-    assert not validity.trace_claim({"id": 0.8, "ood": 0.45}, {"id": 1.0, "ood": 0.54, "trace_id": 1, "trace_ood": 0})["holds"]
-    assert not validity.trace_claim({"id": 0.8, "ood": 0.6}, {"id": 0.2, "ood": 0.1, "trace_id": 0, "trace_ood": 0})["holds"]
+def test_three_verdicts_and_the_vacuous_mark() -> None:
+    holds = lambda figures: Decision(True, "m")  # noqa: E731
+    fails = lambda figures: Decision(False, "m")  # noqa: E731
+    learned, unlearned = [seed(0, True)], [seed(0, False)]
+    figures = {"win": result_of("win", learned), "lose": result_of("lose", learned)}
+    assert engine.judge(claim_of(holds, ("win", "lose"), losing=("lose",)), figures)["verdict"] == "holds"
+    assert engine.judge(claim_of(fails, ("win", "lose"), losing=("lose",)), figures)["verdict"] == "does not hold"
+    judged = engine.judge(claim_of(holds, ("win", "lose")), {"win": result_of("win", unlearned), "lose": result_of("lose", learned)})
+    assert (judged["verdict"], judged["not_learned"]) == ("not learned", ["win"])
+    vacuous = engine.judge(claim_of(holds, ("win", "lose"), losing=("lose",)), {"win": result_of("win", learned), "lose": result_of("lose", unlearned)})
+    assert (vacuous["verdict"], vacuous["vacuous"]) == ("holds", ["lose"])
+    optional = engine.judge(claim_of(fails, ("win", "extra"), optional=("extra",)), {"win": result_of("win", learned), "extra": result_of("extra", unlearned)})
+    assert (optional["verdict"], optional["vacuous"]) == ("does not hold", [])
 
 
-def test_the_trace_case_merges_into_the_documents_without_touching_other_claims(validity, tmp_path: Path) -> None:
-    for name in ("validity.md", "validity.json"):
-        (tmp_path / name).write_text((ROOT / "docs" / name).read_text())
-    before_md = (tmp_path / "validity.md").read_text().splitlines()
-    before = json.loads((tmp_path / "validity.json").read_text())
-    context = {"command": "c", "machine": "m", "commit": "x", "date": "d", "minutes": 1.0, "runs": 2, "steps": 5, "reused": 0}
-    for ood in (0.3, 0.9):  # a second merge replaces the first
-        claim = validity.trace_claim({"id": 0.8, "ood": 0.4}, {"id": 1.0, "ood": ood, "trace_id": 1.0, "trace_ood": 0.2})
-        validity.merge_trace_case(tmp_path, claim, context)
-    after_md = (tmp_path / "validity.md").read_text().splitlines()
-    rows = [line for line in after_md if line.startswith("| 6. Fine traces")]
-    assert len(rows) == 1 and "fine 0.900" in rows[0] and "**holds**" in rows[0]
-    assert after_md.count("## Traces: answer-only vs fine (claim 6)") == 1
-    kept = [line for line in before_md if not line.startswith("| 6. ")]
-    old_section = "## Traces: answer-only vs fine (claim 6)"
-    if old_section in kept:  # the committed document may already hold claim 6
-        start = kept.index(old_section)
-        end = next(i for i in range(start + 1, len(kept)) if kept[i].startswith("## "))
-        del kept[start:end]
-    remaining = iter(after_md)
-    assert all(line in remaining for line in kept)  # every other line kept, in order
-    after = json.loads((tmp_path / "validity.json").read_text())
-    assert after["claims"]["traces"]["fine"]["ood"] == 0.9
-    assert {k: v for k, v in after["claims"].items() if k != "traces"} == {k: v for k, v in before["claims"].items() if k != "traces"}
+def test_the_plan_trains_an_arm_two_claims_share_once() -> None:
+    claims = lengths.claims(False)
+    runs = engine.plan(claims)
+    assert runs[("gap:reverse_string", "transformer", 0)] is runs[("positions", "rope", 0)]
+    assert runs[("gap:parity_check", "transformer", 1)] is runs[("traces", "answer only", 1)]
+    assert runs[("positions", "nope", 0)] is not runs[("positions", "rope", 0)]
+    settings = engine.thawed(runs[("gap:addition", "transformer", 0)].settings)
+    assert (settings["until_id"], settings["until_extra"]) == (0.95, 0.25)
+    names = [run.name for run in set(runs.values())]
+    assert len(names) == len(set(names))
 
 
-def test_notes_flag_reversals_unlearned_runs_and_vacuous_verdicts(validity) -> None:
-    claims = {
-        "divergence": {"series": [(0.0, 0.9), (0.3, 0.5), (0.5, 0.6), (0.7, 0.1)]},
-        "positions": {"ood": {"rope": 0.0, "nope": 0.0}, "holds": True, "learned": {"rope": False, "nope": False}},
-        "length:parity_check": validity.gap_claim(0.9, 0.4),
-        "easy_to_hard": validity.gap_claim(0.3, 0.0),
-    }
-    notes = validity.notes(claims)
-    assert len(notes) == 3
-    assert "D_C 0.300 -> 0.500: 0.500 -> 0.600" in notes[0]
-    assert "vacuously" in notes[1]
-    assert notes[2].startswith("easy_to_hard: the model did not learn") and "ID 0.300 < 0.8" in notes[2]
-    claims["positions"]["learned"]["rope"] = True
-    claims["divergence"]["series"] = [(0.0, 0.9), (0.7, 0.1)]
-    assert [n.split(":")[0] for n in validity.notes(claims)] == ["easy_to_hard"]
+def test_every_axis_states_its_rules_and_published_figures() -> None:
+    for axis in AXES:
+        module = __import__(f"validity_axes.{axis}", fromlist=["claims"])
+        for smoke in (True, False):
+            claims = module.claims(smoke)
+            assert claims and all(c.axis == axis and c.rule and c.published and c.arms for c in claims)
+            for claim in claims:
+                labels = [a.label for a in claim.arms]
+                assert len(labels) == len(set(labels))
+                assert set(claim.losing) | set(claim.optional) <= set(labels)
+                assert claim.needed(), claim.key  # some arm must learn, or the claim could never be "not learned"
 
 
-def test_architecture_verdict(validity) -> None:
-    figures = lambda score, converged=True: {"score": score, "id": 1.0, "converged": converged, "stopped_at": [500]}  # noqa: E731
-    claim = validity.architecture_claim({"stack_rnn": figures(0.9), "lstm": figures(0.62), "transformer": figures(0.6)}, "stack_rnn")
-    assert claim["holds"] and claim["winner"] == "stack_rnn"  # the bound is inclusive for the winner
-    assert not validity.architecture_claim({"stack_rnn": figures(0.99), "lstm": figures(0.9)}, "stack_rnn")["holds"]  # ... and for the others
-    assert not validity.architecture_claim({"stack_rnn": figures(0.89), "lstm": figures(0.5)}, "stack_rnn")["holds"]
-    assert not validity.architecture_claim({"stack_rnn": figures(None), "lstm": figures(0.5)}, "stack_rnn")["holds"]
-    notes = validity.notes({"context_free:reverse_string": validity.architecture_claim(
-        {"stack_rnn": figures(0.3, converged=False), "lstm": figures(0.5, converged=False)}, "stack_rnn")})
-    assert len(notes) == 2 and "stack_rnn never met the stopping rule" in notes[0] and "vacuous" in notes[1]
+def test_merging_one_axis_keeps_the_others_and_the_page_renders_them() -> None:
+    def doc(axis: str, verdict: str) -> dict[str, Any]:
+        claim = {"axis": axis, "key": f"{axis}-claim", "title": f"{axis} title", "setup": "", "rule": "r", "learned_rule": "l",
+                 "published": "p", "previous": "", "verdict": verdict, "rule_outcome": verdict == "holds", "not_learned": [],
+                 "vacuous": ["loser"] if verdict == "holds" else [], "measured": "m", "details": {"rows": [{"a": 1.0, "b": None}]},
+                 "arms": [{"label": "win", "config": "c", "settings": {}, "seeds": [0], "learned_seeds": [0], "learned": True,
+                           "stopped_at": [10], "learned_at": [8], "id": [1.0], "ood": [0.0], "score": [0.5], "cpu_seconds": 6.0}],
+                 "cpu_minutes": 0.1}
+        ctx = {"command": "c", "machine": "m", "commit": "abc", "date": "d", "wall_minutes": 1.0, "runs": 1, "reused": 0,
+               "axes": [axis], "cpu_minutes": {axis: 0.1}}
+        return {"edition": engine.EDITION, "claims": [claim], "context": {axis: ctx}}
+
+    first = engine.merge(None, doc("lengths", "holds"), AXES)
+    both = engine.merge(first, doc("compositional", "not learned"), AXES)
+    assert [c["axis"] for c in both["claims"]] == ["compositional", "lengths"]
+    again = engine.merge(both, doc("lengths", "does not hold"), AXES)
+    assert [c["verdict"] for c in again["claims"]] == ["not learned", "does not hold"]
+    page = render(both, {"lengths": "Lengths"}, [{"what": "w", "why": "y", "command": "cmd"}], None)
+    assert "**holds**; vacuous for loser (not learned)" in page and "**not learned**" in page
+    assert "## Lengths" in page and "`cmd`" in page and "| a | b |" in page
+    assert "2 claims: 1 hold, 0 do not hold, 1 not learned." in page
 
 
-def test_looped_verdict(validity) -> None:
-    run = lambda score: {"score": score, "id": 1.0, "converged": True, "stopped_at": [100]}  # noqa: E731
-    assert validity.looped_claim({8: 0.6, 16: 0.95, 32: 0.7}, 8, run(0.6), run(0.55))["holds"]  # 2k is enough
-    assert not validity.looped_claim({8: 0.95, 16: 0.97, 32: 0.97}, 8, run(0.95), run(0.55))["holds"]  # already solved with k
-    assert not validity.looped_claim({8: 0.6, 16: 0.8, 32: 0.85}, 8, run(0.6), run(0.55))["holds"]  # more iterations do not reach 0.9
-    assert not validity.looped_claim({8: 0.6, 16: 0.95}, 8, run(0.6), run(0.92))["holds"]  # the transformer generalizes too
+# -- each axis's rule on constructed figures ---------------------------------------------------
 
 
-def test_run_figures_take_the_best_seed_and_all_seeds_convergence(validity) -> None:
-    results = [{"per_seed": [{"ood_length_score": 0.5, "id_exact_match": 1.0, "converged": True, "stopped_at": 300}]},
-               {"per_seed": [{"ood_length_score": 0.8, "id_exact_match": 0.5, "converged": False, "stopped_at": 900}]}]
-    assert validity.run_figures(results) == {"score": 0.8, "id": 0.75, "converged": False, "stopped_at": [300, 900]}
+def test_divergence_needs_a_significant_falling_series() -> None:
+    def figures(ems: list[float]) -> dict[str, ArmResult]:
+        dcs = [0.0, 0.15, 0.3, 0.45, 0.6, 0.75]
+        return {f"c{i}": result_of(f"c{i}", [seed(0, ood_exact_match=em), seed(1, ood_exact_match=em - 0.01)],
+                                   divergence={"compound_divergence": dc}) for i, (dc, em) in enumerate(zip(dcs, ems))}
+
+    assert compositional.divergence(figures([0.97, 0.9, 0.7, 0.5, 0.3, 0.1])).holds
+    assert not compositional.divergence(figures([0.97, 0.1, 0.9, 0.3, 0.7, 0.5])).holds  # no trend
+    assert not compositional.divergence(figures([0.1, 0.3, 0.5, 0.7, 0.9, 0.97])).holds  # rising
 
 
-def test_the_plan_trains_each_model_of_each_claim_once(validity) -> None:
-    specs = validity.plan(validity.FULL, smoke=False, groups=("architectures",))
-    keys = [(s.config, s.model) for s in specs]
-    assert len(keys) == len(set(keys)) == 3 * 2 + 2 * 3 + 4 + 2 * 2
-    looped = {s.config: s for s in specs if s.arch == "looped"}
-    assert looped["prefix_sums-lengths-1-20"].train["test_iterations"] == (8, 16, 32) and looped["prefix_sums-lengths-1-20"].train["window"] == 0
-    assert looped["parity_check-lengths-1-20"].train["test_iterations"] == (24, 48, 96) and looped["parity_check-lengths-1-20"].train["window"] == 2
-    assert all(s.train["until_id"] == validity.UNTIL_ID and s.train["steps"] == validity.FULL.arch_steps for s in specs)
-    regular = [s for s in specs if s.config == "parity_check-lengths-1-40"]
-    assert {s.model for s in regular} == {"lstm", "rope"} and regular[0].args["test"] == (41, 500)
-    convergence = validity.plan(validity.FULL, smoke=False, groups=("convergence",))
-    assert all(s.train["until_id"] == validity.UNTIL_ID and s.train["steps"] == validity.FULL.converge_steps for s in convergence)
-    assert all(not s.train for s in validity.plan(validity.FULL, smoke=False, groups=("scan",)))  # claims 1-2: fixed steps
+def test_novelty_is_judged_within_each_split() -> None:
+    def split(zero: float, some: float, n0: int = 100, n1: int = 100) -> ArmResult:
+        cells = {"ood": {"0": {"n": n0, "exact_match": zero}, "1": {"n": n1 // 2, "exact_match": some}, "3+": {"n": n1 - n1 // 2, "exact_match": some}}}
+        return result_of("s", [seed(0, by_novelty=cells)])
+
+    good = {f"s{i}": split(0.9, 0.5) for i in range(3)}
+    assert compositional.novelty(good).holds
+    mixed = {"a": split(0.9, 0.5), "b": split(0.9, 0.5), "c": split(0.5, 0.6)}  # one split the other way round
+    assert not compositional.novelty(mixed).holds
+    thin = {"a": split(0.9, 0.5), "b": split(0.9, 0.5), "c": split(0.9, 0.5, n0=5)}  # only two splits with enough records
+    assert not compositional.novelty(thin).holds
 
 
-def test_one_group_of_claims_runs_alone_and_writes_its_own_file(validity, tmp_path: Path) -> None:
-    argv = sys.argv
-    sys.argv = ["validity.py", "--smoke", "--only", "architectures", "--out", str(tmp_path), "--workers", "1"]
-    try:
-        validity.main()
-    finally:
-        sys.argv = argv
-    data = json.loads((tmp_path / "validity-architectures.json").read_text())
-    assert set(data["claims"]) == {"regular:parity_check", "regular:even_pairs", "regular:cycle_navigation", "context_free:reverse_string",
-                                   "context_free:stack_manipulation", "context_sensitive:duplicate_string", "looped:prefix_sums", "looped:parity_check"}
-    assert data["context"]["command"] == "python benchmarks/validity.py --only architectures --smoke"
-    assert set(data["context"]["cpu_minutes"]) == {"architectures"}
-    assert not (tmp_path / "validity.md").exists()  # a group alone leaves the document alone
+def test_length_rules() -> None:
+    assert lengths.gap({"m": result_of("m", [seed(ood_exact_match=0.2, id_length_mean_exact_match=0.97)])}).holds
+    assert not lengths.gap({"m": result_of("m", [seed(ood_exact_match=0.85, id_length_mean_exact_match=0.97)])}).holds
+    learned_low = {"rope": result_of("rope", [seed(ood_exact_match=0.02)]), "nope": result_of("nope", [seed(learned=False, ood_exact_match=0.9)])}
+    assert lengths.positions(learned_low).holds  # an encoding that did not learn is not counted (vacuous)
+    assert not lengths.positions({**learned_low, "alibi": result_of("alibi", [seed(ood_exact_match=0.6)])}).holds
+    plain = result_of("answer only", [seed(ood_exact_match=0.5)])
+    assert lengths.traces({"answer only": plain, "fine trace": result_of("fine trace", [seed(ood_answer_exact_match=0.7)])}).holds
+    assert not lengths.traces({"answer only": plain, "fine trace": result_of("fine trace", [seed(ood_answer_exact_match=0.55)])}).holds
 
 
-def test_only_an_axis_runs_that_axis_module_with_the_forwarded_options(validity, monkeypatch) -> None:
-    """--only facts|rules|shortcuts|interpolation hands over to benchmarks/validity_AXIS.py's main."""
-    import types
+def test_chomsky_rules() -> None:
+    winner = result_of("lstm", [seed(ood_length_score=0.99)])
+    assert chomsky.winner_and_losers({"lstm": winner, "transformer": result_of("t", [seed(ood_length_score=0.5)])}).holds
+    assert not chomsky.winner_and_losers({"lstm": winner, "transformer": result_of("t", [seed(ood_length_score=0.93)])}).holds
+    assert not chomsky.winner_and_losers({"lstm": result_of("l", [seed(ood_length_score=0.8)]), "transformer": result_of("t", [seed()])}).holds
+    best = result_of("lstm", [seed(0, ood_length_score=0.6), seed(1, ood_length_score=0.95)])  # the best learned seed counts
+    assert chomsky.winner_only({"lstm": best, "transformer": result_of("t", [seed(ood_length_score=0.97)])}).holds
+    even = next(c for c in chomsky.claims(False) if c.key == "regular:even_pairs")
+    assert even.losing == () and even.optional == ("transformer",)
 
-    calls: list[list[str]] = []
-    fake = types.ModuleType("validity_fake_axis")
-    fake.main = lambda argv=None: calls.append(list(argv))
-    monkeypatch.setitem(sys.modules, "validity_fake_axis", fake)
-    monkeypatch.setitem(validity.AXES, "facts", "validity_fake_axis")
-    monkeypatch.setattr(sys, "argv", ["validity.py", "--only", "facts", "--smoke", "--out", "OUT"])
-    validity.main()
-    monkeypatch.setattr(sys, "argv", ["validity.py", "--only", "facts", "--out", "OUT", "--workers", "3", "--runs", "R"])
-    validity.main()
-    assert calls == [["--smoke", "--out", "OUT"], ["--out", "OUT", "--runs", "R", "--workers", "3"]]
-    assert set(validity.AXES) == {"facts", "rules", "shortcuts", "interpolation"}
-    for module in ("validity_facts", "validity_rules", "validity_shortcuts", "validity_interpolation"):
-        assert (ROOT / "benchmarks" / f"{module}.py").is_file()
+
+def test_looped_rule_needs_more_iterations_to_win() -> None:
+    def looped_of(scores: dict[int, float]) -> ArmResult:
+        return result_of("looped", [seed(by_iterations={str(k): {"ood_length_score": v} for k, v in scores.items()})])
+
+    transformer = result_of("transformer", [seed(ood_length_score=0.5)])
+    assert looped.more_iterations({"looped": looped_of({8: 0.6, 16: 0.95, 32: 0.97}), "transformer": transformer}).holds
+    assert not looped.more_iterations({"looped": looped_of({8: 0.95, 16: 0.96, 32: 0.97}), "transformer": transformer}).holds
+    assert not looped.more_iterations({"looped": looped_of({8: 0.6, 16: 0.7, 32: 0.8}), "transformer": transformer}).holds
+
+
+def test_facts_rules_and_shortcut_effects_net_of_the_no_cue_run() -> None:
+    assert facts.reversal({"m": result_of("m", [seed(ood_exact_match=0.02)])}, 0.1, 0.01).holds
+    assert not facts.reversal({"m": result_of("m", [seed(ood_exact_match=0.3)])}, 0.1, 0.01).holds
+
+    def cue_figures(drops: dict[str, float], baseline: float) -> dict[str, ArmResult]:
+        out = {"no cue": result_of("no cue", [seed(s, id_exact_match=0.98, ood_exact_match=0.98 - baseline) for s in range(2)])}
+        for label, drop in drops.items():
+            out[label] = result_of(label, [seed(s, id_exact_match=0.99, ood_exact_match=0.99 - drop - 0.01 * s) for s in range(2)])
+        return out
+
+    growing = cue_figures({"rho=0.5": 0.05, "rho=0.8": 0.2, "rho=0.95": 0.35, "rho=1": 0.5}, baseline=0.05)
+    assert shortcuts.monotone(growing).holds and shortcuts.size(growing).holds
+    small = cue_figures({"rho=0.5": 0.3, "rho=0.8": 0.32, "rho=0.95": 0.34, "rho=1": 0.36}, baseline=0.3)
+    assert shortcuts.monotone(small).holds and not shortcuts.size(small).holds  # 0.36 raw, 0.06 net of the baseline's 0.3
+    flat = cue_figures({"rho=0.5": 0.3, "rho=0.8": 0.3, "rho=0.95": 0.3, "rho=1": 0.3}, baseline=0.0)
+    assert not shortcuts.monotone(flat).holds
+
+
+def test_rules_and_interpolation_rules() -> None:
+    def diverse(values: list[float]) -> dict[str, ArmResult]:
+        return {f"N={n}": result_of(f"N={n}", [seed(ood_exact_match=v)]) for n, v in zip((4, 12, 36, 78), values)}
+
+    assert rules.diversity(diverse([0.1, 0.15, 0.3, 0.4])).holds
+    assert not rules.diversity(diverse([0.1, 0.12, 0.13, 0.15])).holds  # rises, but by less than 0.1
+    assert not rules.diversity(diverse([0.4, 0.3, 0.2, 0.1])).holds
+    by_length = {"ood": {"10": {"n": 50, "exact_match": 0.8}, "12": {"n": 50, "exact_match": 0.6}, "30": {"n": 100, "exact_match": 0.1}}}
+    model = {"m": result_of("m", [seed(by_length_detail=by_length)])}
+    assert interpolation.regimes(model, ((9, 16), (25, 32))).holds  # 0.7 between vs 0.1 beyond
+    close = {"ood": {"10": {"n": 50, "exact_match": 0.3}, "30": {"n": 100, "exact_match": 0.2}}}
+    assert not interpolation.regimes({"m": result_of("m", [seed(by_length_detail=close)])}, ((9, 16), (25, 32))).holds
+
+
+def test_grokking_rules_read_the_metric_history(tmp_path: Path) -> None:
+    def run(name: str, memorized: int, generalized: int | None, steps: int = 1000) -> dict[str, Any]:
+        folder = tmp_path / name
+        folder.mkdir()
+        rows = [{"seed": 0, "step": s, "train_exact_match": 1.0 if s >= memorized else 0.5,
+                 "id_exact_match": 1.0 if generalized is not None and s >= generalized else 0.2,
+                 "ood_exact_match": 1.0 if generalized is not None and s >= generalized else 0.2} for s in range(100, steps + 1, 100)]
+        (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return {"run_dir": str(folder), "steps": steps, "data": {"sizes": {"train": 10, "validation": 5, "test": 95}}}
+
+    def arm_of(label: str, memorized: int, generalized: int | None) -> ArmResult:
+        results = run(label, memorized, generalized)
+        return ArmResult(engine.Arm(label, "c", engine.Build.of("x:y"), ()), [seed(0, train_exact_match=1.0)], [{**results, "per_seed": []}])
+
+    assert grokking.delay({"f=0.5": arm_of("a", 100, 600)}).holds
+    assert not grokking.delay({"f=0.5": arm_of("b", 100, 400)}).holds
+    assert not grokking.delay({"f=0.5": arm_of("c", 100, None)}).holds
+    ordered = {"f=0.3": arm_of("d", 100, None), "f=0.5": arm_of("e", 100, 800), "f=0.7": arm_of("f", 100, 300)}
+    assert grokking.fraction(ordered).holds
+    reversed_ = {"f=0.3": arm_of("g", 100, 300), "f=0.5": arm_of("h", 100, 800), "f=0.7": arm_of("i", 100, 900)}
+    assert not grokking.fraction(reversed_).holds
+
+
+# -- reduced runs ------------------------------------------------------------------------------
+
+
+def test_one_axis_runs_end_to_end_and_merges_into_the_document(tmp_path: Path) -> None:
+    import validity
+
+    validity.main(["--smoke", "--axis", "facts", "--out", str(tmp_path), "--workers", "1"])
+    first = json.loads((tmp_path / "validity.json").read_text())
+    assert [c["key"] for c in first["claims"]] == ["reversal"]
+    assert first["claims"][0]["verdict"] in engine.VERDICTS
+    validity.main(["--smoke", "--axis", "interpolation", "--out", str(tmp_path), "--workers", "1"])
+    both = json.loads((tmp_path / "validity.json").read_text())
+    assert [c["axis"] for c in both["claims"]] == ["facts", "interpolation", "interpolation"]
+    assert both["claims"][0] == first["claims"][0]  # the facts axis untouched
+    page = (tmp_path / "validity.md").read_text()
+    assert "## Facts: the reversal curse" in page and "## Interpolation vs extrapolation" in page
+    assert "## Deferred to a GPU" in page
+    runs = list((tmp_path / "validity-runs").glob("*/*/results.json"))
+    assert len(runs) == 3  # one facts run, two interpolation runs
+    validity.main(["--smoke", "--axis", "facts", "--out", str(tmp_path), "--workers", "1"])  # reused, same figures
+    again = json.loads((tmp_path / "validity.json").read_text())
+    assert again["claims"][0]["arms"] == first["claims"][0]["arms"]
+    assert again["context"]["facts"]["reused"] == 1

@@ -1,0 +1,84 @@
+"""Split builders the axis specs name (``validity_axes.builders:FUNCTION``): pure functions of
+their arguments, every seed derived from a fixed label, so a run's split is the same whenever
+and wherever it is built."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+PROTOCOL_SEED = 20261203  # the fourth edition's split seeds: config_seed(PROTOCOL_SEED, label)
+
+
+def _seed(label: str) -> int:
+    from gengap.generators.seeding import config_seed
+
+    return config_seed(PROTOCOL_SEED, label)
+
+
+def _ranges(value: Any) -> Any:
+    """A side as the splits API takes it: (lo, hi) or a list of (lo, hi)."""
+    if value and isinstance(value[0], (list, tuple)):
+        return [tuple(r) for r in value]
+    return tuple(value)
+
+
+def length(task: str, train: Sequence[Any], test: Sequence[Any], sizes: dict[str, int], label: str, params: dict[str, Any] | None = None) -> Any:
+    """A sampled length split (gengap.splits.sample_length_split) of the task's size knob."""
+    from gengap.splits import sample_length_split
+
+    return sample_length_split(task, _ranges(train), _ranges(test), sizes, seed=_seed(label), base=params)
+
+
+def level(task: str, level_max: int, test_levels: Sequence[int], sizes: dict[str, int], label: str) -> Any:
+    from gengap.splits import sample_level_split
+
+    return sample_level_split(task, level_max, sizes, seed=_seed(label), test_levels=list(test_levels))
+
+
+def same_distribution(task: str, lengths: Sequence[int], sizes: dict[str, int], label: str, cue: dict[str, float] | None = None) -> Any:
+    """Train, validation and test from one setting (strategy iid; test inputs unseen in train and
+    validation), with shortcut cues (gengap.splits.cues) when ``cue`` gives their rates."""
+    from gengap.generators import get_task
+    from gengap.splits.api import sample_split
+    from gengap.splits.cues import apply_cue
+
+    params = get_task(task).with_size(*lengths)
+    result = sample_split(task, [params], [params], sizes, _seed(label), "iid", {})
+    return apply_cue(result, cue, _seed(label)) if cue else result
+
+
+def scan(strategy: str, options: dict[str, Any], label: str) -> Any:
+    """A split of all 20,910 SCAN commands."""
+    from gengap.generators import get_task
+    from gengap.splits import split
+
+    task = get_task("scan")
+    pool = list(task.enumerate(task.default_params()).records("scan"))
+    return split(pool, strategy, options, seed=_seed(label))
+
+
+def pool(task: str, params: dict[str, Any], n: int | None, strategy: str, options: dict[str, Any], label: str) -> Any:
+    """A split of a generated pool of n records (n None: the task's whole enumeration)."""
+    from gengap.generators import get_task
+    from gengap.splits import generate_records, split
+
+    spec = get_task(task)
+    typed = spec.make_params(params)
+    records = list(spec.enumerate(typed).records(task)) if n is None else generate_records(task, typed, n, _seed(label + "-pool"))
+    return split(records, strategy, options, seed=_seed(label))
+
+
+def reversal(params: dict[str, Any], holdout_fraction: float, label: str) -> Any:
+    """The reversal split of fact_reverse (every query of one world): ID = the forward lookups of
+    the held-out facts (in train: were they learned?), OOD = their reversed queries."""
+    from gengap.generators import get_task
+    from gengap.splits import SplitResult, split
+    from gengap.splits.facts import query_kind, reversed_fact
+
+    task = get_task("fact_reverse")
+    records = list(task.enumerate(task.make_params(params)).records(task.name))
+    result = split(records, "facts", {"by": "direction", "holdout_fraction": holdout_fraction}, seed=_seed(label))
+    held = {reversed_fact(r) for r in result.test}
+    forward = [r for r in result.train if query_kind(r) == "lookup" and reversed_fact(r) in held]
+    report = {**result.report, "evaluation": "ID = forward lookups of the held-out facts (in train); OOD = their reversed queries"}
+    return SplitResult(result.train, forward, result.test, report)

@@ -1,0 +1,95 @@
+"""Architectures on the Chomsky hierarchy (Deletang et al. 2023), in the paper's set-up: every
+model reads the input, then an empty output tape as long as the answer, and predicts every
+output position from that one pass (``output_mode: empty-tape``); the score is per-token
+accuracy averaged over the test lengths, best seed.
+
+Set-up (fixed before any run): regular tasks at the paper's lengths (train 1..40, test
+41..500); the context-free and context-sensitive tasks at train 1..20, test 21..100 (the
+paper's 1..40 / 41..500 is in the GPU protocol: `python benchmarks/gpu_protocol.py --protocol
+deletang`); 5,000 train, 500 validation, 500 test records; tiny presets (transformer 2 x 64
+RoPE; recurrent 1 x 128, stack and tape cells of 8); seeds 0 and 1 for the model expected to
+generalize, seed 0 for the others; trained until learned (ID >= 0.99 at two evaluations, then
+25 % more steps; caps 3,000 steps for the regular tasks, 4,000 for the others).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from validity_axes.common import EXACT, arm, build, f3
+from validity_engine import Claim, Decision, Figures
+
+SCORE_MIN = 0.9  # a model generalizes when its length score (best learned seed) reaches this
+REGULAR = ("parity_check", "even_pairs", "cycle_navigation")
+CONTEXT_FREE = ("reverse_string", "stack_manipulation")
+CONTEXT_SENSITIVE = ("duplicate_string",)
+COST = {"transformer": 3, "lstm": 2, "stack_rnn": 4, "tape_rnn": 6}
+PUBLISHED = {  # Deletang et al. 2023, Table 2 (best over seeds and encodings)
+    "regular": "Deletang et al.: LSTM 100 on every regular task; Transformer parity ~52, cycle_navigation 61.9",
+    "even_pairs": "Deletang et al.: LSTM 100; Transformer 96.4 (even pairs is first symbol = last symbol)",
+    "context_free": "Deletang et al.: Stack-RNN ~100 on reverse_string and stack_manipulation; LSTM and Transformer ~57-62",
+    "context_sensitive": "Deletang et al.: Tape-RNN ~100 on duplicate_string; Stack-RNN, LSTM, Transformer ~50-58",
+}
+PREVIOUS = {
+    "parity_check": "holds, autoregressive (lstm 1.000; transformer 0.515, never learned)",
+    "even_pairs": "holds, autoregressive (lstm 1.000, transformer 0.501 expected < 0.9 against the paper's 96.4)",
+    "cycle_navigation": "does not hold, autoregressive (lstm 0.339 after learning ID 0.956)",
+    "reverse_string": "holds, autoregressive (stack_rnn 1.000; lstm 0.606; transformer never learned)",
+    "stack_manipulation": "holds, autoregressive (stack_rnn 0.997; lstm and transformer never learned)",
+    "duplicate_string": "does not hold, autoregressive (tape_rnn never learned: ID 0.000)",
+}
+
+
+def _lengths(family: str, smoke: bool) -> tuple[tuple[int, int], tuple[int, int]]:
+    if smoke:
+        return (1, 4), (5, 6)
+    return ((1, 40), (41, 500)) if family == "regular" else ((1, 20), (21, 100))
+
+
+def _train(family: str, smoke: bool) -> dict[str, Any]:
+    if smoke:
+        return {"steps": 10, "eval_every": 5, "eval_examples": 16, "output_mode": "empty-tape"}
+    return {"steps": 3000 if family == "regular" else 4000, "eval_every": 250, "eval_examples": 256, "output_mode": "empty-tape"}
+
+
+def claims(smoke: bool) -> list[Claim]:
+    sizes = {"train": 5000, "validation": 500, "test": 500} if not smoke else {"train": 200, "validation": 40, "test": 40}
+    seeds = (0, 1) if not smoke else (0,)
+    families = {"regular": (REGULAR, "lstm", ("transformer",)), "context_free": (CONTEXT_FREE, "stack_rnn", ("lstm", "transformer")),
+                "context_sensitive": (CONTEXT_SENSITIVE, "tape_rnn", ("stack_rnn", "lstm", "transformer"))}
+    out = []
+    for family, (tasks, winner, losers) in families.items():
+        train, test = _lengths(family, smoke)
+        for task in tasks:
+            split = build("length", task=task, train=list(train), test=list(test), sizes=sizes, label=f"{task}-deletang-{train[1]}")
+            config = f"{task}-lengths-{train[0]}-{train[1]}"
+            arms = tuple(arm(a, config, split, seeds if a == winner else seeds[:1], cost=COST[a], arch=a, **_train(family, smoke))
+                         for a in (winner, *losers))
+            even = task == "even_pairs"
+            rule = (f"the {winner}'s length score ≥ {SCORE_MIN}" if even
+                    else f"the {winner}'s length score ≥ {SCORE_MIN} and every other model's < {SCORE_MIN}")
+            out.append(Claim(
+                "chomsky", f"{family}:{task}", f"{task}: the {winner} generalizes" + ("" if even else f" where {' and '.join(losers)} do not"),
+                arms, rule, PUBLISHED["even_pairs" if even else family], winner_only if even else winner_and_losers, learned=EXACT,
+                losing=() if even else losers, optional=losers if even else (), previous=PREVIOUS[task],
+                setup=f"Train lengths {train[0]}..{train[1]}, test {test[0]}..{test[1]}; empty output tape; "
+                      + ("the transformer is reported beside (the paper's Transformer scores 96.4 here: no expectation)." if even else
+                         f"{' and '.join(losers)} are losing arms (vacuous if they do not learn).")))
+    return out
+
+
+def _row(figures: Figures) -> str:
+    return ", ".join(f"{label} {f3(f.score)}" + ("" if f.learned else " (not learned)") for label, f in figures.items())
+
+
+def winner_and_losers(figures: Figures) -> Decision:
+    labels = list(figures)
+    winner, losers = figures[labels[0]], [figures[label] for label in labels[1:]]
+    holds = (winner.score is not None and winner.score >= SCORE_MIN
+             and all(f.score is not None and f.score < SCORE_MIN for f in losers))
+    return Decision(holds, f"length score: {_row(figures)}")
+
+
+def winner_only(figures: Figures) -> Decision:
+    winner = figures[list(figures)[0]]
+    return Decision(winner.score is not None and winner.score >= SCORE_MIN, f"length score: {_row(figures)}")

@@ -1,0 +1,54 @@
+"""Interpolation vs extrapolation (Barrett et al. 2018's regimes, on lengths): a model trained on
+lengths 1..8 and 17..24 does better on the lengths between (9..16) than beyond (25..32).
+
+Set-up (fixed before any run): sampled length splits with union sides (train 1..8 ∪ 17..24,
+test 9..16 ∪ 25..32; 5,000 / 500 / 500 records) of reverse_string and parity_check; a tiny
+transformer each, seeds 0 and 1, trained until learned (ID >= 0.95 at two evaluations, then
+25 % more steps; cap 4,000 steps). A regime's exact match pools the test records whose length
+lies in its range.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from validity_axes.common import LEARNED, arm, build, f3, mean
+from validity_engine import Claim, Decision, Figures
+
+MARGIN = 0.2
+TASKS = ("reverse_string", "parity_check")
+RANGES = (((1, 8), (17, 24)), ((9, 16), (25, 32)))
+PREVIOUS = {"reverse_string": "holds (0.46 between vs 0.03 beyond; one seed)", "parity_check": "holds (1.00 vs 0.74; one seed)"}
+
+
+def claims(smoke: bool) -> list[Claim]:
+    train_r, test_r = RANGES if not smoke else (((1, 3), (7, 9)), ((4, 6), (10, 12)))
+    sizes = {"train": 5000, "validation": 500, "test": 500} if not smoke else {"train": 200, "validation": 40, "test": 40}
+    train = {"steps": 4000, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+    seeds = (0, 1) if not smoke else (0,)
+    out = []
+    for task in TASKS:
+        split = build("length", task=task, train=[list(r) for r in train_r], test=[list(r) for r in test_r], sizes=sizes, label=f"{task}-interpolation")
+        model = arm("transformer", f"{task}-interpolation", split, seeds, cost=3, **train)
+        out.append(Claim(
+            "interpolation", f"interpolation:{task}", f"{task}: lengths between the train ranges are easier than lengths beyond them", (model,),
+            f"exact match on {test_r[0][0]}..{test_r[0][1]} minus exact match on {test_r[1][0]}..{test_r[1][1]} ≥ {MARGIN} (mean of learned seeds)",
+            "Barrett et al. 2018 (PGM): WReN ~64 % interpolation vs ~17 % extrapolation",
+            lambda figures, ranges=test_r: regimes(figures, ranges), learned=LEARNED, previous=PREVIOUS[task],
+            setup=f"Train {train_r[0][0]}..{train_r[0][1]} ∪ {train_r[1][0]}..{train_r[1][1]}, test {test_r[0][0]}..{test_r[0][1]} "
+                  f"(interpolation) ∪ {test_r[1][0]}..{test_r[1][1]} (extrapolation)."))
+    return out
+
+
+def _range(seed: Mapping[str, Any], bounds: Any) -> float | None:
+    cells = [c for length, c in seed["by_length_detail"]["ood"].items() if bounds[0] <= int(length) <= bounds[1] and c["n"]]
+    n = sum(c["n"] for c in cells)
+    return sum(c["exact_match"] * c["n"] for c in cells) / n if n else None
+
+
+def regimes(figures: Figures, ranges: Any) -> Decision:
+    (model,) = figures.values()
+    seeds = model.learned_seeds or model.seeds
+    inside, beyond = mean([_range(s, ranges[0]) for s in seeds]), mean([_range(s, ranges[1]) for s in seeds])
+    difference = None if inside is None or beyond is None else inside - beyond
+    return Decision(difference is not None and difference >= MARGIN, f"between {f3(inside)}, beyond {f3(beyond)}, difference {f3(difference)}")
