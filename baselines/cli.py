@@ -4,7 +4,8 @@
 used); each sets ``func`` to a command function taking the parsed namespace and returning an
 exit code. Errors are :class:`gengap.baselines.errors.BaselineError` (a ValueError), which the gengap
 CLI reports as one line with exit code 2. This module imports neither torch nor gengap:
-torch is imported when ``train`` or ``eval`` runs.
+torch is imported when ``train`` or ``eval`` runs (``train`` checks its settings and reads its data
+first, so that a usage error comes at once).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from gengap.baselines.errors import BaselineError
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as gengap.baselines.models.POSITIONAL
-PRESETS = ("tiny", "small", "base")  # same as gengap.baselines.training.PRESETS
-ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")  # same as gengap.baselines.architectures
+from gengap.baselines.settings import PRESETS as _PRESETS
+from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
+
+PRESETS = tuple(_PRESETS)
 
 
 def _distinct_integers(text: str, minimum: int, what: str) -> tuple[int, ...]:
@@ -152,19 +154,26 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from gengap.baselines.training import train_and_evaluate
-    except ImportError as err:
-        raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
+    """Check the settings and read the data (no torch yet: a usage error comes at once), then train."""
+    from gengap.baselines.data import load_split
+    from gengap.baselines.settings import make_settings
+
     if (args.release is None) == (args.suite is None):
         raise BaselineError("give a RELEASE_DIR or --suite SUITE.yaml (not both)")
-    source: Any = args.release
+    settings = _settings(args)
+    make_settings(None, settings).resolve()
     if args.suite is not None:
         build = getattr(args, "build_suite_split", None)
         if build is None or not args.config:
             raise BaselineError("--suite needs --config NAME (a <task>-<split> entry of the suite)")
-        source = build(args.suite, args.config)  # an in-memory SplitResult, supplied by the gengap CLI
-    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **_settings(args))
+        source = load_split(build(args.suite, args.config), args.config)  # an in-memory SplitResult, supplied by the gengap CLI
+    else:
+        source = load_split(args.release, args.config)
+    try:
+        from gengap.baselines.training import train_and_evaluate
+    except ImportError as err:
+        raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
+    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **settings)
     print(summary(results))
     print(f"wrote {args.out}/results.json")
     return 0

@@ -26,8 +26,8 @@ from torch import nn
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.spec import LOOPED_POSITIONAL
 
-LOOPED_POSITIONAL = ("rope", "nope")
 ROPE_BASE = 10000.0
 
 

@@ -135,8 +135,8 @@ def plan_runs(
 
 
 def resolved_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings as ``run.json`` records them (imports torch)."""
-    from gengap.baselines.training import make_settings
+    """The settings as ``run.json`` records them (BaselineError for a setting a run cannot take)."""
+    from gengap.baselines.settings import make_settings
 
     return make_settings(None, settings).resolve().to_json()
 
