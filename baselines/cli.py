@@ -78,7 +78,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi; looped rope (default) or nope; none for the recurrent ones")
     p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's)")
-    p.add_argument("--until-id", type=float, metavar="EM", help="stop once validation (ID) exact match reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--until-extra", type=float, metavar="F", help="with --until-id: once the rule is met at step s, train on to step ceil(s x (1 + F)), then stop (default 0)")
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
     p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
@@ -138,7 +139,7 @@ def add_commands(subparsers: Any) -> None:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
-        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "iterations": "iterations",
+        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "iterations": "iterations",
         "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
@@ -218,8 +219,11 @@ def summary(results: dict[str, Any]) -> str:
     ]
     for seed in results["per_seed"]:
         stop = ""
-        if seed.get("converged") is not None:
-            stop = f"  {'met' if seed['converged'] else 'did not meet'} --until-id {results['until_id']} (step {seed['stopped_at']})"
+        if seed.get("converged"):
+            at = f" at step {seed['learned_at']}" if seed.get("learned_at") is not None else ""
+            stop = f"  met --until-id {results['until_id']}{at}, stopped at step {seed['stopped_at']}"
+        elif seed.get("converged") is not None:
+            stop = f"  did not meet --until-id {results['until_id']} (step {seed['stopped_at']})"
         if seed.get("diverged_at") is not None:
             stop += f"  diverged: the loss was not finite at step {seed['diverged_at']}"
         lines.append(

@@ -16,13 +16,8 @@ import json
 from typing import Any, Mapping
 
 from gengap.baselines.errors import BaselineError, RunFileError
+from gengap.baselines.setup import TRAJECTORY  # the settings a resumed run must share with the interrupted one
 
-# Settings a resumed run must share with the interrupted one (they decide the trajectory).
-TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
-    "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "stream", "stream_params", "level",
-    "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
-)  # fmt: skip
 KEY = "run"  # where checkpoints and seed results carry the identity
 
 

@@ -74,7 +74,8 @@ class TrainSettings:
     iterations: int | None = None  # the looped model's iterations in training (default: the preset's)
     test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
     window: int = 0  # the looped model's attention window (0: the whole causal prefix)
-    until_id: float | None = None  # stop once periodic ID exact match reaches this at two consecutive evaluations (steps: the cap)
+    until_id: float | None = None  # the learned rule: periodic ID exact match averaged over input lengths reaches this at two consecutive evaluations (steps: the cap)
+    until_extra: float = 0.0  # once the rule is met at step s, train on to step ceil(s * (1 + until_extra)) (capped by steps), then stop
     reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
     schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
     full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
@@ -163,6 +164,8 @@ class TrainSettings:
             raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
         if self.until_id is not None and not 0 < self.until_id <= 1:
             raise BaselineError(f"until_id must be in (0, 1], got {self.until_id}")
+        if self.until_extra and self.until_id is None:
+            raise BaselineError("until_extra needs until_id: the extra steps follow the step the --until-id rule is met at")
         if not 0 < self.reach <= 1:
             raise BaselineError(f"reach must be in (0, 1], got {self.reach}")
         if self.schedule not in SCHEDULES:

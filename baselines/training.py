@@ -19,6 +19,10 @@
   states, progress) is replaced atomically; ``resume=True`` continues from it and ends
   with exactly the metrics of an uninterrupted run on the CPU (on CUDA up to the
   nondeterminism of its kernels);
+- with ``until_id`` a seed stops at the step gengap.baselines.learned.stop_step works out from
+  the periodic rows (the learned rule met at step s, then ``until_extra`` x s more steps, at
+  most ``steps``; an evaluation is made at that step); results record ``learned_at``,
+  ``stopped_at`` and ``converged``;
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
@@ -60,6 +64,7 @@ from gengap.baselines import run_files
 from gengap.baselines.model_size import check_model_size
 from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from gengap.baselines.label_noise import corrupt
+from gengap.baselines.learned import learned_at, stop_step
 from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
 from gengap.baselines.architectures import build
 from gengap.baselines.sequence_model import SequenceModel
@@ -406,7 +411,8 @@ class Run:
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
         clock = _Clock()
-        stopped = until_met(progress.history, s.until_id) or diverged_at(progress.history) is not None  # a resumed run that had stopped
+        stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)  # the learned rule's, from the history: resumable
+        stopped = progress.step >= stop or diverged_at(progress.history) is not None  # a resumed run that had stopped
         with bar:
             for step in range(progress.step + 1, s.steps + 1):
                 if stopped:
@@ -421,14 +427,15 @@ class Run:
                 clock.tokens += count
                 bar.update(1)
                 row = None
-                if step % s.eval_every == 0 or step == s.steps:
+                if step % s.eval_every == 0 or step == s.steps or step == stop:
                     if self.device.type == "cuda":
                         torch.cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
                     bar.set_postfix(loss=f"{row['loss']}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
                     clock.restart(window=True)  # evaluation time is not training time
-                    stopped = until_met(progress.history, s.until_id) or row["loss"] is None
+                    stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)
+                    stopped = step >= stop or row["loss"] is None
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
                     if row is None:
@@ -439,6 +446,7 @@ class Run:
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
         history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
+        learned = learned_at(history, s.until_id)
         by_iterations = {k: {side: self.evaluate(model, evals, s.mistakes, k) for side, evals in self.final.items()} for k in s.test_iterations}
         scores = by_iterations[s.test_iterations[0]]
         result = {
@@ -457,7 +465,8 @@ class Run:
             "train_tokens": tokens,
             "steps": s.steps,
             "stopped_at": progress.step,
-            "converged": until_met(history, s.until_id) if s.until_id is not None else None,
+            "learned_at": learned,  # the step the --until-id rule was first met (None: never, or no rule)
+            "converged": learned is not None if s.until_id is not None else None,  # met the rule
             "diverged_at": diverged_at(history),
             **reach_steps(history, s.reach),
         }
@@ -526,6 +535,8 @@ class Run:
             "ood_exact_match": scores["ood"]["exact_match"],
             "id_token_accuracy": scores["id"]["token_accuracy"],
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
+            "id_length_mean_exact_match": scores["id"]["length_mean_exact_match"],
+            "ood_length_mean_exact_match": scores["ood"]["length_mean_exact_match"],
             **({"train_exact_match": scores["train"]["exact_match"], "train_token_accuracy": scores["train"]["token_accuracy"]}
                if "train" in scores else {}),
             "tokens_per_s": rate,
@@ -561,14 +572,6 @@ def diverged_at(history: Sequence[Mapping[str, Any]]) -> int | None:
 
 def finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
-
-
-def until_met(history: Sequence[Mapping[str, Any]], threshold: float | None) -> bool:
-    """The stopping rule: the last two periodic evaluations both reached ID exact match >= threshold
-    (False without a threshold or with fewer than two evaluations)."""
-    if threshold is None or len(history) < 2:
-        return False
-    return all(row["id_exact_match"] is not None and row["id_exact_match"] >= threshold for row in history[-2:])
 
 
 class _Clock:
