@@ -83,6 +83,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
     p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
+    p.add_argument("--progressive-loss", type=float, metavar="A", help="looped: weight A in [0, 1] of the progressive loss (Bansal et al. 2022): per step, n random iterations without gradient, then 1..k-n with gradient from the detached state; loss (1 - A) x full + A x progressive (default 0)")
     p.add_argument("--window", type=int, help="looped: each position attends to itself and the WINDOW - 1 before it (default 0: the whole causal prefix)")
     p.add_argument("--seeds", type=parse_seeds, default=(0,), help="comma-separated seeds, e.g. 0,1,2 (default 0)")
     p.add_argument("--batch-size", type=int, help="training batch size (default: the preset's)")
@@ -140,7 +141,7 @@ def add_commands(subparsers: Any) -> None:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
         "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "iterations": "iterations",
-        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "schedule": "schedule",
+        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",

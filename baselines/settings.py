@@ -74,6 +74,7 @@ class TrainSettings:
     iterations: int | None = None  # the looped model's iterations in training (default: the preset's)
     test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
     window: int = 0  # the looped model's attention window (0: the whole causal prefix)
+    progressive_loss: float = 0.0  # looped: weight alpha in [0, 1] of the progressive loss (Bansal et al. 2022; gengap.baselines.looped)
     until_id: float | None = None  # the learned rule: periodic ID exact match averaged over input lengths reaches this at two consecutive evaluations (steps: the cap)
     until_extra: float = 0.0  # once the rule is met at step s, train on to step ceil(s * (1 + until_extra)) (capped by steps), then stop
     reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
@@ -180,6 +181,8 @@ class TrainSettings:
             raise BaselineError(f"test_iterations must be distinct positive integers, got {list(self.test_iterations)}")
         if self.arch != "looped" and (self.test_iterations not in ((), (self.iterations,)) or self.iterations not in (None, 1)):
             raise BaselineError(f"iterations and test_iterations apply to the looped architecture only, not {self.arch}")
+        if self.progressive_loss and self.arch != "looped":
+            raise BaselineError(f"progressive_loss applies to the looped architecture only, not {self.arch}")
         if self.layers is not None and self.d_model is not None and self.heads is not None and self.pos is not None:
             self.spec.check()
         if self.stream is None and (self.stream_params or self.level is not None or self.curriculum is not None or self.sizes):

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 # Settings a resumed run must share with the interrupted one (they decide the trajectory).
 TRAJECTORY = (
-    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "steps", "batch_size", "lr", "warmup",
+    "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "progressive_loss", "steps", "batch_size", "lr", "warmup",
     "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "until_extra", "stream", "stream_params", "level",
     "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
 )

@@ -12,7 +12,8 @@
 - AdamW (weight decay on matrices only), linear warmup then cosine decay to
   ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
   AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run);
-- the loss is the cross-entropy of the target tokens and the end token only;
+- the loss is the cross-entropy of the target tokens and the end token only (a looped model with
+  ``progressive_loss`` alpha: mixed with the progressive loss, gengap.baselines.looped);
 - every ``eval_every`` steps: greedy decoding of a fixed subset of validation (ID) and test
   (OOD), one line in ``metrics.jsonl``; every ``checkpoint_every`` steps the checkpoint
   ``seed-<s>/checkpoint.pt`` (gengap.baselines.checkpoints: model, optimizer, scheduler, RNG
@@ -67,6 +68,7 @@ from gengap.baselines.label_noise import corrupt
 from gengap.baselines.learned import learned_at, stop_step
 from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
 from gengap.baselines.architectures import build
+from gengap.baselines.looped import progressive_draw
 from gengap.baselines.sequence_model import SequenceModel
 from gengap.baselines.settings import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS, SCHEDULES, Preset, TrainSettings, make_settings, preset_of  # noqa: F401
 from gengap.baselines.stream_train import StreamPlan, StreamSource
@@ -206,13 +208,16 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float, schedule: st
 
 
 class Trainer:
-    """Optimizer, schedule and one training step of a model on an EncodedTrain."""
+    """Optimizer, schedule and one training step of a model on an EncodedTrain (with
+    ``progressive_loss``, the looped model's progressive loss drawn from ``data_seed``)."""
 
-    def __init__(self, model: SequenceModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool) -> None:
+    def __init__(self, model: SequenceModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool,
+                 data_seed: int = 0) -> None:
         self.model = model
         self.data = data
         self.settings = settings
         self.device = device
+        self.data_seed = data_seed
         params = [p for p in model.parameters() if p.requires_grad]
         self.params = params
         groups = [
@@ -227,27 +232,43 @@ class Trainer:
         self.forward = torch.compile(model) if compile_model else model
         self.autocast = lambda: autocast_context(device, settings.precision)
 
-    def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        return self.loss_logits(ids, labels)[0]
+    def loss(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> torch.Tensor:
+        return self.loss_logits(ids, labels, at)[0]
 
-    def loss_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss_logits(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """The loss of training step ``at`` and its logits: the cross-entropy of the target and end
+        tokens; with progressive_loss alpha, (1 - alpha) x that of the full pass + alpha x that of
+        the progressive pass drawn for (data seed, at) (alpha 1: its logits, no full pass)."""
+        alpha = self.settings.progressive_loss
         with self.autocast():
-            logits = self.forward(ids)
-        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE), logits
+            logits = self.forward(ids) if alpha < 1 else None
+            if alpha > 0:
+                frozen, iterations = progressive_draw(self.data_seed, at, int(self.settings.iterations))
+                partial = self.model.forward_progressive(ids, frozen, iterations)
+        if not alpha:
+            return cross_entropy(logits, labels), logits
+        if logits is None:
+            return cross_entropy(partial, labels), partial
+        return (1 - alpha) * cross_entropy(logits, labels) + alpha * cross_entropy(partial, labels), logits
 
-    def step(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        """One optimisation step; returns the (detached) loss without synchronising."""
-        return self.step_logits(ids, labels)[0]
+    def step(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> torch.Tensor:
+        """Optimisation step ``at``; returns the (detached) loss without synchronising."""
+        return self.step_logits(ids, labels, at)[0]
 
-    def step_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """One optimisation step; returns the (detached) loss and logits without synchronising."""
-        loss, logits = self.loss_logits(ids, labels)
+    def step_logits(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Optimisation step ``at``; returns the (detached) loss and logits without synchronising."""
+        loss, logits = self.loss_logits(ids, labels, at)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.params, self.settings.grad_clip)
         self.optimizer.step()
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
         return loss.detach(), logits.detach()
+
+
+def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (in fp32) of the positions whose label is not IGNORE."""
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE)
 
 
 # -- files -------------------------------------------------------------------------------
@@ -394,7 +415,7 @@ class Run:
             if resume and (folder / "result.json").exists():
                 return self.finished(folder / "result.json", seed)
         model = model if model is not None else self.new_model(init_seed)
-        trainer = Trainer(model, self.train, s, self.device, self.compile)
+        trainer = Trainer(model, self.train, s, self.device, self.compile, data_seed)
         source = self.source(data_seed)
         path = folder / "checkpoint.pt" if folder else None
         if resume and path is not None and path.exists():
@@ -419,10 +440,10 @@ class Run:
                     break
                 ids, labels, count = source.batch(step)
                 if source.needs_logits:
-                    loss, logits = trainer.step_logits(ids, labels)
+                    loss, logits = trainer.step_logits(ids, labels, step)
                     source.observe(step, logits, labels)
                 else:
-                    loss = trainer.step(ids, labels)
+                    loss = trainer.step(ids, labels, step)
                 progress.advance(step, loss, count)
                 clock.tokens += count
                 bar.update(1)
