@@ -11,6 +11,7 @@ first, so that a usage error comes at once).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -44,6 +45,17 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 def parse_counts(text: str) -> tuple[int, ...]:
     """'8,16,32' -> (8, 16, 32); distinct positive integers."""
     return _distinct_integers(text, 1, "--test-iterations")
+
+
+def parse_share(text: str) -> float:
+    """'0.95' -> 0.95: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
 
 
 def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
@@ -133,7 +145,8 @@ def add_commands(subparsers: Any) -> None:
 
     p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs (with divergence and novelty sections)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
-    p.add_argument("--out", metavar="FILE.md", help="write the report here and its plots next to it (FILE.png, FILE-divergence.png, FILE-novelty.png); default stdout")
+    p.add_argument("--out", metavar="FILE.md", help="write the report here, its plots (FILE.png, FILE-divergence.png, FILE-novelty.png, ...) and its rows (FILE.json) next to it; default stdout")
+    p.add_argument("--learned", type=parse_share, default=0.95, metavar="EM", help="a run trained without --until-id is marked not learned when a seed ends with ID exact match averaged over input lengths below EM (default 0.95)")
     p.add_argument("--force", action="store_true", help="replace existing regular files at --out and its plots' paths")
     p.set_defaults(func=cmd_report, report_outputs=None)  # the gengap CLI supplies its output discipline
 
@@ -264,14 +277,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
     with args.report_outputs(report_paths(args.out), args.force) if checked else nullcontext(None) as opener:
-        report = make_report(args.runs, args.out, opener=opener)
+        report = make_report(args.runs, args.out, opener=opener, learned=args.learned)
     from gengap.errors import one_line
 
     for warning in report["warnings"]:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
     if args.out:
-        plots = [str(path) for path in report["plots"].values()]
-        print(f"wrote {args.out}" + (f" and {', '.join(plots)}" if plots else ""))
+        written = [str(report["rows_file"]), *(str(path) for path in report["plots"].values())]
+        print(f"wrote {args.out} and {', '.join(written)}")
     else:
         sys.stdout.write(report["text"])
     return 0

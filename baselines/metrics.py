@@ -325,8 +325,9 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
     """
     result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
     # runs made before these figures existed have none of them: summarized over the seeds that do
-    for name in (*LENGTH_MEANS, "ood_length_score"):
-        result[name] = summarize([s[name] for s in per_seed if s.get(name) is not None])
+    for side in SIDES:  # older results: from their per-length exact matches (seed_length_mean)
+        result[f"{side}_length_mean_exact_match"] = summarize([v for s in per_seed if (v := seed_length_mean(s, side)) is not None])
+    result["ood_length_score"] = summarize([s["ood_length_score"] for s in per_seed if s.get("ood_length_score") is not None])
     checked = [s["converged"] for s in per_seed if s.get("converged") is not None]
     result["converged"] = {"met": sum(1 for c in checked if c), "checked": len(checked)}
     counts = sorted({k for s in per_seed for k in (s.get("by_iterations") or {})}, key=int)

@@ -276,7 +276,7 @@ def test_a_run_that_never_meets_the_criterion_says_so(small_split, tmp_path: Pat
     seed = results["per_seed"][0]
     assert (seed["stopped_at"], seed["converged"]) == (10, False)
     table = markdown(group_runs([results]))
-    assert "0/1 (ID ≥ 0.95)" in table and "†" in table and "never met the --until-id criterion" in table
+    assert "0/1 (ID ≥ 0.95)" in table and "†" in table and "not learned: the model never fit its train distribution" in table
 
 
 def test_a_run_resumed_after_it_stopped_trains_no_further(small_split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,9 +56,9 @@ def test_seeds_and_their_aggregate_carry_the_length_means_and_older_results_are_
     old = _seed(1, 0.9, {"2": 1.0, "5": 0.4})  # written before the per-length means existed
     assert seed_length_mean(new, "id") == 0.6 and seed_length_mean(old, "id") == pytest.approx(0.7)
     assert seed_length_mean({"by_length": {"id": {}}}, "id") is None
-    summary = aggregate([new, old])
-    assert summary["id_length_mean_exact_match"]["mean"] == 0.6 and summary["id_length_mean_exact_match"]["n"] == 1
-    assert aggregate([old])["id_length_mean_exact_match"]["n"] == 0
+    summary = aggregate([new, old])["id_length_mean_exact_match"]
+    assert summary["mean"] == pytest.approx(0.65) and summary["n"] == 2 and summary["min"] == pytest.approx(0.6)
+    assert aggregate([_seed(2, 0.9, {})])["id_length_mean_exact_match"]["n"] == 0  # no ID records: no figure
 
 
 # -- the rule --------------------------------------------------------------------------------
@@ -219,3 +219,66 @@ def test_until_extra_needs_until_id_and_a_non_negative_number() -> None:
         with pytest.raises(BaselineError, match="until_extra must be"):
             TrainSettings(until_id=0.9, until_extra=bad).resolve()
     assert TrainSettings(until_id=0.9, until_extra=0.25).resolve().until_extra == 0.25
+
+
+# -- the report's verdict ---------------------------------------------------------------------
+
+
+def results(config: str, seeds: list[dict], until_id: float | None = None, **extra) -> dict:
+    return {"config": config, "pos": "rope", "preset": "tiny", "steps": 10, "until_id": until_id, "per_seed": seeds,
+            "data": {"input_length": {"train": [1, 2]}}, **extra}
+
+
+def judged(id_by_length: float, converged: bool | None = None, seed: int = 0) -> dict:
+    return _seed(seed, 1.0, {"2": 1.0, "9": 2 * id_by_length - 1.0}, id_length_mean_exact_match=id_by_length, converged=converged)
+
+
+def test_rows_are_not_learned_when_a_seed_missed_its_rule_or_ended_below_the_threshold() -> None:
+    from gengap.baselines.report import group_runs
+
+    rows = group_runs([
+        results("until", [judged(1.0, True, 0), judged(1.0, False, 1)], until_id=0.99),  # seed 1 never met it (its final figure is 1.0)
+        results("met", [judged(0.2, True, 0)], until_id=0.99),  # met the rule: learned, whatever its final figure
+        results("plain", [judged(0.97, seed=0), judged(0.9, seed=1)]),
+        results("fine", [judged(0.97, seed=0), judged(0.96, seed=1)]),
+        results("old", [_seed(0, 0.99, {"2": 1.0, "30": 0.5})]),  # written before the per-length mean: from by_length (0.75)
+        results("llm", [judged(0.1)], kind="pretrained"),
+    ])
+    verdicts = {row["config"]: (row["learned"], row["unlearned_seeds"]) for row in rows}
+    assert verdicts == {"until": (False, [1]), "met": (True, []), "plain": (False, [1]), "fine": (True, []), "old": (False, [0]),
+                        "llm": (None, [])}
+    lenient = {row["config"]: row["learned"] for row in group_runs([results("plain", [judged(0.97), judged(0.9, seed=1)])], learned=0.9)}
+    assert lenient == {"plain": True}
+
+
+def test_the_table_marks_the_gap_of_a_run_not_learned_and_says_why_with_the_threshold() -> None:
+    from gengap.baselines.report import group_runs, markdown
+
+    rows = group_runs([results("plain", [judged(0.9)]), results("fine", [judged(0.97)]), results("llm", [judged(0.1)], kind="pretrained")])
+    table = markdown(rows)
+    lines = {line.split(" | ")[0][2:]: line for line in table.splitlines() if line.startswith("| ") and " | rope | " in line}
+    assert lines["plain"].count("†") == 1 and "| 1.000 ± 0.000 † |" in lines["plain"]  # beside the gap (ID 1.0 - OOD 0.0)
+    assert "†" not in lines["fine"] and "†" not in lines["llm"]
+    assert "| 0.900 ± 0.000 |" in lines["plain"]  # the ID-by-length column
+    assert ("† not learned: the model never fit its train distribution, so its gap measures nothing" in table
+            and "below 0.95: gengap report --learned EM" in table)
+    assert "below 0.8:" in markdown(group_runs([results("plain", [judged(0.5)])], learned=0.8), learned=0.8)
+    assert "not learned" not in markdown(group_runs([results("fine", [judged(0.97)])]))
+
+
+def test_the_report_writes_its_rows_with_the_verdict_to_file_json_and_takes_learned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gengap.cli import main
+
+    for name, seeds in {"plain": [judged(0.9)], "fine": [judged(0.97)]}.items():
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "results.json").write_text(json.dumps(results(name, seeds)))
+    assert main(["report", str(tmp_path / "runs"), "--out", str(tmp_path / "report.md")]) == 0
+    written = json.loads((tmp_path / "report.json").read_text())
+    assert written["format"] == "gengap-baseline-report/1" and written["learned"] == 0.95
+    assert {row["config"]: row["learned"] for row in written["rows"]} == {"plain": False, "fine": True}
+    assert "report.json" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "runs"), "--learned", "0.85"]) == 0
+    assert "†" not in capsys.readouterr().out
+    for bad in ("0", "1.5", "nan", "x"):
+        assert main(["report", str(tmp_path / "runs"), "--learned", bad]) == 2
+        assert capsys.readouterr().err == f"gengap: error: argument --learned: must be a number in (0, 1], got {bad!r}\n"
