@@ -143,7 +143,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             "config": group["config"],
             "arch": group["arch"],
             "pos": group["pos"],
-            "model": f"{label} ({labels[key]})" if labels[key] else label,
+            "model": _with_setup(label, labels[key]),
             "setup": labels[key],
             "preset": group["preset"],
             "until_id": group["until_id"],
@@ -161,6 +161,20 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             "novelty_records": _novelty_records(seeds),
         })
     return rows
+
+
+def _with_setup(label: str, setup: str) -> str:
+    return f"{label} ({setup})" if setup else label
+
+
+def run_models(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per run, the ``model`` of its row in :func:`group_runs` (with the settings that tell its setup
+    from the other setups of its config, model and preset), for tables of runs or seeds."""
+    keys = [(results["config"], setup_of(results)) for results in runs]
+    groups = {key: {"arch": results.get("arch", "transformer"), "pos": results["pos"], "preset": results.get("preset", "")}
+              for key, results in zip(keys, runs)}
+    labels = _setup_labels(groups)
+    return [_with_setup(model_label(groups[key]["arch"], groups[key]["pos"]), labels[key]) for key in keys]
 
 
 def _setup_labels(groups: Mapping[tuple[str, Setup], Mapping[str, Any]]) -> dict[tuple[str, Setup], str]:
@@ -505,9 +519,10 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     found = find_runs(paths)
     runs = [load_results(p) for p in found]
     rows = group_runs(runs, [path.parent for path in found], learned)
-    dynamics = with_curves(dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)]))
+    seeds = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)], run_models(runs))
+    dynamics = with_curves(seeds)  # what the dynamics plots draw
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
-    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
+    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
                 "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows)}
     plots: dict[str, Path] = {}
     rows_path: Path | None = None
