@@ -125,7 +125,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--level", type=int, help="with --stream: the task's difficulty level 1..10 (one level throughout)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="with --stream: set a task parameter at every level (repeatable)")
     p.add_argument("--sizes", type=parse_sizes, metavar="LO-HI,...", help="with --stream: levels 1..k are these ranges of the task's size knob instead of its levels, e.g. 1-5,6-10,11-20")
-    p.set_defaults(func=cmd_train)
+    p.set_defaults(func=cmd_train, heartbeat=None)  # the gengap CLI supplies its heartbeat (lines when stderr is not a terminal)
 
     p = subparsers.add_parser("eval", help="evaluate a pretrained Hugging Face causal LM (local directory) on one config: ID vs OOD gap")
     p.add_argument("model", metavar="MODEL_DIR", help="local Hugging Face model directory (config, weights, tokenizer)")
@@ -188,7 +188,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         from gengap.baselines.training import train_and_evaluate
     except ImportError as err:
         raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
-    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **settings)
+    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, heartbeat=getattr(args, "heartbeat", None), **settings)
     print(summary(results))
     print(f"wrote {args.out}/results.json")
     return 0

@@ -50,6 +50,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -73,6 +74,7 @@ from gengap.baselines.sequence_model import SequenceModel
 from gengap.baselines.settings import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS, SCHEDULES, Preset, TrainSettings, make_settings, preset_of  # noqa: F401
 from gengap.baselines.stream_train import StreamPlan, StreamSource
 from gengap.baselines.tokenizer import Tokenizer
+from gengap.baselines.train_progress import SeedStatus, postfix
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.reading import ReadError, read_json
 from gengap.generators.safe_files import atomic_write_text
@@ -80,6 +82,7 @@ from gengap.generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
 IGNORE = -100
+Heartbeat = Callable[[Callable[[], str]], AbstractContextManager[Any]]  # heartbeat(describe): lines while a seed trains
 
 
 def pick_device(name: str) -> torch.device:
@@ -302,6 +305,7 @@ class Run:
         out: Path | None,
         progress: bool,
         callback: Callable[[dict[str, Any]], None] | None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
         self.data = data
         self.settings = settings
@@ -309,6 +313,7 @@ class Run:
         self.out = out
         self.progress = progress
         self.callback = callback
+        self.heartbeat = heartbeat
         self.identity: dict[str, Any] | None = None  # the run's (gengap.baselines.run_identity), set with the run directory
         self.legacy_checkpoints = False  # checkpoints without an identity are accepted when run.json vouched for them
         self.stream = stream_plan(settings)
@@ -434,7 +439,8 @@ class Run:
         clock = _Clock()
         stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)  # the learned rule's, from the history: resumable
         stopped = progress.step >= stop or diverged_at(progress.history) is not None  # a resumed run that had stopped
-        with bar:
+        status = SeedStatus(f"train {self.data.name} {label} seed {seed}", progress.step, stop)
+        with bar, self.heartbeat(status.describe) if self.heartbeat is not None else nullcontext():
             for step in range(progress.step + 1, s.steps + 1):
                 if stopped:
                     break
@@ -447,16 +453,18 @@ class Run:
                 progress.advance(step, loss, count)
                 clock.tokens += count
                 bar.update(1)
+                status.step = step
                 row = None
                 if step % s.eval_every == 0 or step == s.steps or step == stop:
                     if self.device.type == "cuda":
                         torch.cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
-                    bar.set_postfix(loss=f"{row['loss']}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
+                    bar.set_postfix(postfix(row))
                     clock.restart(window=True)  # evaluation time is not training time
                     stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)
                     stopped = step >= stop or row["loss"] is None
+                    status.row, status.stop = row, stop
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
                     if row is None:
@@ -690,6 +698,7 @@ def train_and_evaluate(
     progress: bool | None = None,
     callback: Callable[[dict[str, Any]], None] | None = None,
     plots: bool = True,
+    heartbeat: Heartbeat | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Train and evaluate one config over the given seeds; returns (and writes) the results.
@@ -700,7 +709,10 @@ def train_and_evaluate(
     run directory is written (see the module doc), without it nothing is written and
     nothing can be resumed. ``callback(event)`` is called after every step with
     ``{"seed", "step", "checkpoint": saved?, "metrics": row or None}``; an exception it
-    raises (e.g. KeyboardInterrupt) stops the run as a kill would.
+    raises (e.g. KeyboardInterrupt) stops the run as a kill would. ``heartbeat(describe)``, a
+    context manager around each seed's training (the gengap CLI gives gengap.progress.Ticker),
+    may call ``describe()`` from another thread for a line on where the seed is
+    (gengap.baselines.train_progress); ``progress`` (default: stderr is a terminal) draws tqdm bars.
     """
     chosen = make_settings(settings, overrides).resolve()
     data = load_split(source, config)
@@ -714,7 +726,7 @@ def train_and_evaluate(
     if device.type == "cpu":
         torch.set_num_threads(1)
     try:
-        run = Run(data, chosen, device, out_path, progress, callback)
+        run = Run(data, chosen, device, out_path, progress, callback, heartbeat)
         check_model_size(chosen.spec, len(run.tokenizer), device)
         if out_path is not None:
             record = _run_record(data, chosen)
