@@ -282,3 +282,26 @@ def test_the_report_writes_its_rows_with_the_verdict_to_file_json_and_takes_lear
     for bad in ("0", "1.5", "nan", "x"):
         assert main(["report", str(tmp_path / "runs"), "--learned", bad]) == 2
         assert capsys.readouterr().err == f"gengap: error: argument --learned: must be a number in (0, 1], got {bad!r}\n"
+
+
+# -- the options ------------------------------------------------------------------------------
+
+
+def test_the_cli_and_sweep_files_take_until_extra_and_the_progressive_loss(tmp_path: Path) -> None:
+    import argparse
+
+    from gengap.baselines.cli import _settings, add_commands
+    from gengap.sweep_config import SweepError, parse_sweep
+
+    parser = argparse.ArgumentParser(prog="gengap")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["train", "rel", "--arch", "looped", "--until-id", "0.99", "--until-extra", "0.5", "--progressive-loss", "0.3", "--out", "o"])
+    chosen = _settings(args)
+    assert (chosen["until_extra"], chosen["progressive_loss"], chosen["until_id"]) == (0.5, 0.3, 0.99)
+    assert "until_extra" not in _settings(parser.parse_args(["train", "rel", "--out", "o"]))  # the default, 0, from the settings
+    (tmp_path / "suite.yaml").write_text("name: s\n")
+    sweep = parse_sweep("suite: suite.yaml\nconfigs: [a]\ntrain: {until_id: 0.99, until_extra: 0.5, progressive_loss: 1}\n", "s.yaml", tmp_path)
+    assert sweep.overrides == {"until_id": 0.99, "until_extra": 0.5, "progressive_loss": 1}
+    for bad in ("until_extra: -1", "progressive_loss: 1.5"):
+        with pytest.raises(SweepError, match=f"train.{bad.split(':')[0]}"):
+            parse_sweep(f"suite: suite.yaml\nconfigs: [a]\ntrain: {{{bad}}}\n", "s.yaml", tmp_path)
