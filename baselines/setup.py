@@ -18,6 +18,8 @@ TRAJECTORY = (
     "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "until_extra", "stream", "stream_params", "level",
     "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed",
 )
+# What runs made before a trajectory setting existed trained with (gengap.baselines.settings.TrainSettings' defaults).
+LEGACY_DEFAULTS = {"until_extra": 0.0, "progressive_loss": 0.0}
 # Further settings that change what a run trained or measured, but not its resumable trajectory.
 MEASURED = ("precision", "eval_limit", "test_iterations")
 # What configures an evaluation of a pretrained model (gengap.baselines.pretrained.EvalSettings, less its seed and machinery).
@@ -32,9 +34,11 @@ def setup_of(results: Mapping[str, Any]) -> Setup:
 
     Fields come from the results' settings, with ``arch``, ``pos``, ``preset`` and ``steps`` read
     from the results themselves (older runs recorded no settings) and ``data`` the data's
-    fingerprint; a field a run does not record is null.
+    fingerprint; a field a run does not record is null, but for the settings of LEGACY_DEFAULTS,
+    which read as what every run made before they existed trained with (so such a run pools
+    with a new one of its setup).
     """
-    settings = dict(results.get("settings") or {})
+    settings = {**LEGACY_DEFAULTS, **(results.get("settings") or {})}
     settings.update({name: results.get(name) for name in ("arch", "pos", "steps") if name in results})
     settings.setdefault("arch", "transformer")
     settings["preset"] = results.get("preset", "")

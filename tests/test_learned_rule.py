@@ -305,3 +305,18 @@ def test_the_cli_and_sweep_files_take_until_extra_and_the_progressive_loss(tmp_p
     for bad in ("until_extra: -1", "progressive_loss: 1.5"):
         with pytest.raises(SweepError, match=f"train.{bad.split(':')[0]}"):
             parse_sweep(f"suite: suite.yaml\nconfigs: [a]\ntrain: {{{bad}}}\n", "s.yaml", tmp_path)
+
+
+def test_a_run_made_before_until_extra_and_the_progressive_loss_pools_with_a_new_run_of_its_setup() -> None:
+    from gengap.baselines.report import group_runs
+    from gengap.baselines.settings import TrainSettings
+    from gengap.baselines.setup import LEGACY_DEFAULTS, setup_of
+
+    new = results("c", [judged(1.0, seed=0)], settings={"lr": 0.001, "until_extra": 0.0, "progressive_loss": 0.0})
+    old = results("c", [judged(1.0, seed=1)], settings={"lr": 0.001})
+    assert setup_of(new) == setup_of(old)
+    rows = group_runs([new, old])
+    assert [(row["model"], row["seeds"]) for row in rows] == [("rope", [0, 1])]
+    other = results("c", [judged(1.0, seed=2)], settings={"lr": 0.001, "until_extra": 0.5, "progressive_loss": 0.0})
+    assert [row["model"] for row in group_runs([new, other])] == ["rope (until_extra=0.0)", "rope (until_extra=0.5)"]
+    assert LEGACY_DEFAULTS == {name: getattr(TrainSettings(), name) for name in LEGACY_DEFAULTS}
