@@ -17,59 +17,13 @@ transformer (rope, nope, learned, sinusoidal, alibi) and the looped block (rope,
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
-from gengap.baselines.errors import BaselineError
-from gengap.baselines.looped import LOOPED_POSITIONAL, LoopedTransformer
-from gengap.baselines.models import POSITIONAL, ModelShape, build_model as build_transformer
+from gengap.baselines.looped import LoopedTransformer
+from gengap.baselines.models import build_model as build_transformer
 from gengap.baselines.recurrent import RECURRENT, RecurrentLM
 from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.spec import ARCHITECTURES, NO_POSITIONS, ModelShape, ModelSpec, positions_of  # noqa: F401  (their home was here)
 from gengap.baselines.stack_rnn import StackRNN
 from gengap.baselines.tape_rnn import TapeRNN
-
-ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
-NO_POSITIONS = "none"
-
-
-def positions_of(arch: str) -> tuple[str, ...]:
-    """The positional encodings an architecture takes (``("none",)`` for the recurrent ones)."""
-    if arch == "transformer":
-        return POSITIONAL
-    if arch == "looped":
-        return LOOPED_POSITIONAL
-    return (NO_POSITIONS,)
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """What builds a model besides the data: the architecture and its sizes."""
-
-    arch: str
-    pos: str
-    layers: int
-    d_model: int
-    heads: int = 1
-    memory_cell: int = 8
-    iterations: int = 1
-    window: int = 0  # looped: attention window (0: the whole causal prefix)
-
-    def check(self) -> None:
-        """BaselineError naming the first setting that the architecture cannot take."""
-        if self.arch not in ARCHITECTURES:
-            raise BaselineError(f"unknown architecture {self.arch!r}; choose one of {', '.join(ARCHITECTURES)}")
-        allowed = positions_of(self.arch)
-        if self.pos not in allowed:
-            if allowed == (NO_POSITIONS,):
-                raise BaselineError(f"{self.arch} has no positional encoding (pos must be {NO_POSITIONS!r}), got {self.pos!r}")
-            raise BaselineError(f"unknown positional encoding {self.pos!r} for {self.arch}; choose one of {', '.join(allowed)}")
-        if min(self.layers, self.d_model, self.heads, self.memory_cell, self.iterations) < 1:
-            raise BaselineError(f"layers, d_model, heads, memory_cell and iterations must be positive, got {asdict(self)}")
-        if self.arch in ("transformer", "looped"):
-            ModelShape(self.layers, self.d_model, self.heads).check()
-        if self.window < 0 or (self.window and self.arch != "looped"):
-            raise BaselineError(f"window applies to the looped architecture only and is non-negative, got {self.window} for {self.arch}")
-        if self.arch in ("stack_rnn", "tape_rnn") and self.layers != 1:
-            raise BaselineError(f"{self.arch} has a one-layer controller (layers must be 1), got {self.layers}")
 
 
 def build(spec: ModelSpec, vocab_size: int, max_len: int, pad_id: int = 0, sep_id: int = 1) -> SequenceModel:

@@ -4,12 +4,14 @@
 used); each sets ``func`` to a command function taking the parsed namespace and returning an
 exit code. Errors are :class:`gengap.baselines.errors.BaselineError` (a ValueError), which the gengap
 CLI reports as one line with exit code 2. This module imports neither torch nor gengap:
-torch is imported when ``train`` or ``eval`` runs.
+torch is imported when ``train`` or ``eval`` runs (``train`` checks its settings and reads its data
+first, so that a usage error comes at once).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -18,9 +20,10 @@ from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # same as gengap.baselines.models.POSITIONAL
-PRESETS = ("tiny", "small", "base")  # same as gengap.baselines.training.PRESETS
-ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")  # same as gengap.baselines.architectures
+from gengap.baselines.settings import PRESETS as _PRESETS
+from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
+
+PRESETS = tuple(_PRESETS)
 
 
 def _distinct_integers(text: str, minimum: int, what: str) -> tuple[int, ...]:
@@ -43,6 +46,17 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 def parse_counts(text: str) -> tuple[int, ...]:
     """'8,16,32' -> (8, 16, 32); distinct positive integers."""
     return _distinct_integers(text, 1, "--test-iterations")
+
+
+def parse_share(text: str) -> float:
+    """'0.95' -> 0.95: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
 
 
 def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
@@ -78,10 +92,12 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
-    p.add_argument("--until-id", type=float, metavar="EM", help="stop once validation (ID) exact match reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--until-extra", type=float, metavar="F", help="with --until-id: once the rule is met at step s, train on to step ceil(s x (1 + F)), then stop (default 0)")
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
     p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
+    p.add_argument("--progressive-loss", type=float, metavar="A", help="looped: weight A in [0, 1] of the progressive loss (Bansal et al. 2022): per step, n random iterations without gradient, then 1..k-n with gradient from the detached state; loss (1 - A) x full + A x progressive (default 0)")
     p.add_argument("--window", type=int, help="looped: each position attends to itself and the WINDOW - 1 before it (default 0: the whole causal prefix)")
     p.add_argument("--output-mode", choices=OUTPUT_MODES, help="autoregressive (default: input <sep> target <end>, greedy decoding) or "
                    "empty-tape (input <sep> then one blank per target token; every answer token predicted at its blank in one pass, as Deletang et al. 2023)")
@@ -114,7 +130,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--level", type=int, help="with --stream: the task's difficulty level 1..10 (one level throughout)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="with --stream: set a task parameter at every level (repeatable)")
     p.add_argument("--sizes", type=parse_sizes, metavar="LO-HI,...", help="with --stream: levels 1..k are these ranges of the task's size knob instead of its levels, e.g. 1-5,6-10,11-20")
-    p.set_defaults(func=cmd_train)
+    p.set_defaults(func=cmd_train, heartbeat=None)  # the gengap CLI supplies its heartbeat (lines when stderr is not a terminal)
 
     p = subparsers.add_parser("eval", help="evaluate a pretrained Hugging Face causal LM (local directory) on one config: ID vs OOD gap")
     p.add_argument("model", metavar="MODEL_DIR", help="local Hugging Face model directory (config, weights, tokenizer)")
@@ -134,15 +150,16 @@ def add_commands(subparsers: Any) -> None:
 
     p = subparsers.add_parser("report", help="markdown table of ID, OOD and gap over baseline runs (with divergence and novelty sections)")
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (or folders holding several)")
-    p.add_argument("--out", metavar="FILE.md", help="write the report here and its plots next to it (FILE.png, FILE-divergence.png, FILE-novelty.png); default stdout")
+    p.add_argument("--out", metavar="FILE.md", help="write the report here, its plots (FILE.png, FILE-divergence.png, FILE-novelty.png, ...) and its rows (FILE.json) next to it; default stdout")
+    p.add_argument("--learned", type=parse_share, default=0.95, metavar="EM", help="a run trained without --until-id is marked not learned when a seed ends with ID exact match averaged over input lengths below EM (default 0.95)")
     p.add_argument("--force", action="store_true", help="replace existing regular files at --out and its plots' paths")
     p.set_defaults(func=cmd_report, report_outputs=None)  # the gengap CLI supplies its output discipline
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
-        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "iterations": "iterations",
-        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "schedule": "schedule",
+        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "iterations": "iterations",
+        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
@@ -158,19 +175,26 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from gengap.baselines.training import train_and_evaluate
-    except ImportError as err:
-        raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
+    """Check the settings and read the data (no torch yet: a usage error comes at once), then train."""
+    from gengap.baselines.data import load_split
+    from gengap.baselines.settings import make_settings
+
     if (args.release is None) == (args.suite is None):
         raise BaselineError("give a RELEASE_DIR or --suite SUITE.yaml (not both)")
-    source: Any = args.release
+    settings = _settings(args)
+    make_settings(None, settings).resolve()
     if args.suite is not None:
         build = getattr(args, "build_suite_split", None)
         if build is None or not args.config:
             raise BaselineError("--suite needs --config NAME (a <task>-<split> entry of the suite)")
-        source = build(args.suite, args.config)  # an in-memory SplitResult, supplied by the gengap CLI
-    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, **_settings(args))
+        source = load_split(build(args.suite, args.config), args.config)  # an in-memory SplitResult, supplied by the gengap CLI
+    else:
+        source = load_split(args.release, args.config)
+    try:
+        from gengap.baselines.training import train_and_evaluate
+    except ImportError as err:
+        raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
+    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, heartbeat=getattr(args, "heartbeat", None), **settings)
     print(summary(results))
     print(f"wrote {args.out}/results.json")
     return 0
@@ -219,8 +243,11 @@ def summary(results: dict[str, Any]) -> str:
     ]
     for seed in results["per_seed"]:
         stop = ""
-        if seed.get("converged") is not None:
-            stop = f"  {'met' if seed['converged'] else 'did not meet'} --until-id {results['until_id']} (step {seed['stopped_at']})"
+        if seed.get("converged"):
+            at = f" at step {seed['learned_at']}" if seed.get("learned_at") is not None else ""
+            stop = f"  met --until-id {results['until_id']}{at}, stopped at step {seed['stopped_at']}"
+        elif seed.get("converged") is not None:
+            stop = f"  did not meet --until-id {results['until_id']} (step {seed['stopped_at']})"
         if seed.get("diverged_at") is not None:
             stop += f"  diverged: the loss was not finite at step {seed['diverged_at']}"
         lines.append(
@@ -260,14 +287,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
     with args.report_outputs(report_paths(args.out), args.force) if checked else nullcontext(None) as opener:
-        report = make_report(args.runs, args.out, opener=opener)
+        report = make_report(args.runs, args.out, opener=opener, learned=args.learned)
     from gengap.errors import one_line
 
     for warning in report["warnings"]:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
     if args.out:
-        plots = [str(path) for path in report["plots"].values()]
-        print(f"wrote {args.out}" + (f" and {', '.join(plots)}" if plots else ""))
+        written = [str(report["rows_file"]), *(str(path) for path in report["plots"].values())]
+        print(f"wrote {args.out} and {', '.join(written)}")
     else:
         sys.stdout.write(report["text"])
     return 0

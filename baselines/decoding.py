@@ -24,9 +24,8 @@ from typing import Any, Callable, Sequence
 import torch
 
 from gengap.baselines.models import SeqModel
+from gengap.baselines.settings import PRECISIONS
 
-
-PRECISIONS = ("auto", "fp32", "bf16")
 
 
 def autocast_context(device: torch.device, precision: str = "auto") -> Any:

@@ -14,6 +14,11 @@ train's). Per seed, the outcome is:
 The training fraction of a config is its train part's share of all its records (train,
 validation and test): for a split of a whole finite task (``pool: all``), Power et al.'s
 training fraction.
+
+The "Training dynamics" table names each run's model as the gap table does (with the settings
+that tell setups apart), counts a seed that two runs of one setup hold once (the later run's),
+and names below it the seeds it leaves out for want of a train curve, with the reason (a
+stream run has no fixed train part).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+from gengap.baselines.setup import setup_of
 
 OUTCOMES = ("generalized", "memorized", "neither")
 
@@ -61,30 +68,37 @@ def training_fraction(results: Mapping[str, Any]) -> float | None:
     return int(sizes.get("train") or 0) / total if total else None
 
 
-def dynamics_rows(runs: Sequence[tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:
-    """One row per (run, seed) that recorded first steps: config, model, preset, lr, weight
-    decay, label noise, training fraction, first steps, delay, outcome, and the seed's
-    periodic (step, train, validation) exact matches for the curve."""
+def dynamics_rows(runs: Sequence[tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]], models: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per (run, seed) that recorded first steps: config, model (what the plots group
+    by), label (what the table shows), preset, lr, weight decay, label noise, training fraction,
+    first steps, delay, outcome, stream (None for a run on the train part), and the seed's
+    periodic (step, train, validation) exact matches for the curve. models: per run, its label
+    (gengap.baselines.report.run_models: the model with the settings that tell its setup from
+    the others'; default the model). A seed that several runs of one setup hold is one row, the
+    last run's (as the gap table counts it)."""
     from gengap.baselines.report import model_label
 
-    out = []
-    for results, history in runs:
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for index, (results, history) in enumerate(runs):
         settings = results.get("settings") or {}
+        model = model_label(results.get("arch", "transformer"), results["pos"])
+        label = models[index] if models is not None else model
         for seed in results.get("per_seed", []):
             kind = outcome(seed)
             if kind is None:
                 continue
             curve = [(row["step"], row.get("train_exact_match"), row.get("id_exact_match")) for row in history if row.get("seed") == seed["seed"]]
             first = seed["first_step"]
-            out.append({
-                "config": results["config"], "model": model_label(results.get("arch", "transformer"), results["pos"]),
+            key = (results["config"], setup_of(results), seed["seed"])
+            out[key] = {  # the later run counts, in the place of the first
+                "config": results["config"], "model": model, "label": label,
                 "preset": results.get("preset", ""), "seed": seed["seed"], "lr": settings.get("lr"), "weight_decay": settings.get("weight_decay"),
-                "label_noise": settings.get("label_noise", 0.0), "fraction": training_fraction(results),
+                "label_noise": settings.get("label_noise", 0.0), "fraction": training_fraction(results), "stream": settings.get("stream"),
                 "threshold": first.get("threshold"), "train_step": first.get("train"), "id_step": first.get("id"),
                 "delay": seed.get("grokking_delay"), "outcome": kind, "steps": seed.get("stopped_at", results.get("steps")),
                 "train_exact_match": seed.get("train_exact_match"), "id_exact_match": seed.get("id_exact_match"), "curve": curve,
-            })
-    return out
+            }
+    return list(out.values())
 
 
 def _step(value: int | None) -> str:
@@ -97,9 +111,10 @@ def with_curves(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def dynamics_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """The markdown of "Training dynamics" (None when no run recorded a train curve)."""
-    rows = with_curves(rows)
-    if not rows:
+    """The markdown of "Training dynamics" (None when no run recorded a train curve); the seeds
+    without a train curve are named below the table with the reason."""
+    shown = with_curves(rows)
+    if not shown:
         return None
     lines = [
         "## Training dynamics",
@@ -112,14 +127,32 @@ def dynamics_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
         "| config | model | preset | seed | lr | weight decay | label noise | training fraction | train reaches at | validation reaches at | delay | outcome |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
+    for row in shown:
         fraction = "n/a" if row["fraction"] is None else f"{row['fraction']:.3f}"
         delay = "n/a" if row["delay"] is None else f"{row['delay']:.1f}"
         lines.append(
-            f"| {row['config']} | {row['model']} | {row['preset']} | {row['seed']} | {row['lr']:g} | {row['weight_decay']:g} | "
+            f"| {row['config']} | {row['label']} | {row['preset']} | {row['seed']} | {row['lr']:g} | {row['weight_decay']:g} | "
             f"{row['label_noise']:g} | {fraction} | {_step(row['train_step'])} | {_step(row['id_step'])} | {delay} | {row['outcome']} |"
         )
+    left_out = left_out_lines(rows)
+    if left_out:
+        lines += ["", "Not in the table (no train exact match to compare validation with):", "", *left_out]
     return "\n".join(lines) + "\n"
+
+
+def left_out_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per config, model and preset whose seeds have no train curve, with the reason: a
+    stream run has no fixed train part to measure; another run recorded none (an older run, or
+    its metrics.jsonl is missing)."""
+    shown = {id(row) for row in with_curves(rows)}
+    groups: dict[tuple[str, str, str, bool], list[int]] = {}
+    for row in rows:
+        if id(row) not in shown:
+            groups.setdefault((row["config"], row["label"], row["preset"], row.get("stream") is not None), []).append(row["seed"])
+    reasons = {True: "a stream run trains on generated records: it has no fixed train part to measure",
+               False: "its metrics.jsonl holds no train exact match (a run made before it was recorded, or the file is missing)"}
+    return [f"- {config} {model} {preset}, seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}: {reasons[stream]}"
+            for (config, model, preset, stream), seeds in groups.items()]
 
 
 def grid_cells(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[tuple[float, float], list[str]]]:

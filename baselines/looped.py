@@ -14,10 +14,20 @@ information from further away need more iterations (``window`` 0: the whole caus
 each of the run's test iteration counts in turn: a model trained with k iterations can be
 evaluated with 2k or 4k. The decoding cache holds keys and values per iteration and layer.
 Input and output embeddings are tied; dropout is 0.
+
+The progressive loss (Bansal et al. 2022, "End-to-end algorithm synthesis with recurrent
+networks"; ``progressive_loss`` alpha > 0 in training) trains the block to improve any state it
+is handed: per step, n ~ U{0..k-1} iterations run without gradient, the state is detached, and
+j ~ U{1..k-n} more run with gradient from it (:meth:`LoopedTransformer.forward_progressive`; k
+the training iterations); the loss is (1 - alpha) x the cross-entropy of the k-iteration
+logits + alpha x that of these (alpha 1: no k-iteration pass). n and j come from the
+``progressive-loss`` stream of the seed's data seed and the step (:func:`progressive_draw`), so
+a resumed run draws what an uninterrupted one did.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -26,8 +36,9 @@ from torch import nn
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.spec import LOOPED_POSITIONAL
+from gengap.generators.seeding import labels_key, stream
 
-LOOPED_POSITIONAL = ("rope", "nope")
 ROPE_BASE = 10000.0
 
 
@@ -135,21 +146,31 @@ class LoopedTransformer(SequenceModel):
         return x, presents
 
     def loop(
-        self, ids: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, iterations: int, cache: list | None
+        self, ids: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, iterations: int, cache: list | None, frozen: int = 0
     ) -> tuple[torch.Tensor, list]:
+        """Logits after ``iterations`` iterations (with input recall) and the new cache; the first
+        ``frozen`` run without gradient and the state after them is detached."""
         e = self.embed(ids)
         h = torch.zeros_like(e)
         new_cache = []
         for i in range(iterations):
-            h, presents = self.run_block(h + e, positions, allowed, cache[i] if cache is not None else None)
+            with torch.no_grad() if i < frozen else nullcontext():
+                h, presents = self.run_block(h + e, positions, allowed, cache[i] if cache is not None else None)
+            if i + 1 == frozen:
+                h = h.detach()
             new_cache.append(presents)
         return self.head(self.norm(h)), new_cache
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.forward_progressive(ids, 0, self.iterations)
+
+    def forward_progressive(self, ids: torch.Tensor, frozen: int, iterations: int) -> torch.Tensor:
+        """Training logits after ``frozen`` iterations without gradient, the state detached, then
+        ``iterations`` more with gradient from it (frozen 0: the plain forward pass)."""
         batch, length = ids.shape
         positions = torch.arange(length, device=ids.device).expand(batch, length)
         allowed = allowed_keys(torch.ones_like(ids), length, self.window)
-        return self.loop(ids, positions, allowed, self.iterations, None)[0]
+        return self.loop(ids, positions, allowed, frozen + iterations, None, frozen)[0]
 
     def step(
         self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any = None, use_cache: bool = False
@@ -158,3 +179,12 @@ class LoopedTransformer(SequenceModel):
             raise BaselineError(f"a cache of {len(cache)} iterations cannot continue with {self.eval_iterations}")
         logits, new_cache = self.loop(ids, positions, allowed_keys(mask, ids.shape[1], self.window), self.eval_iterations, cache)
         return logits, (new_cache if use_cache else None)
+
+
+def progressive_draw(data_seed: int, step: int, iterations: int) -> tuple[int, int]:
+    """(n, j) of training step ``step`` for a model trained with ``iterations`` (k) iterations:
+    n ~ U{0..k-1} iterations without gradient, then j ~ U{1..k-n} with; a pure function of
+    (data seed, step) (stream ``progressive-loss``)."""
+    rng = stream(data_seed, (*labels_key("progressive-loss"), step))
+    frozen = int(rng.integers(0, iterations))
+    return frozen, int(rng.integers(1, iterations - frozen + 1))

@@ -21,9 +21,12 @@ Definitions (pure Python, no torch):
 - by task: the same two figures per record ``task`` (a multi-task config's tasks; one entry
   for a config of one task);
 - gap = ID exact match - OOD exact match (validation vs test);
-- length score (Deletang et al. 2023): per-token accuracy averaged over the input lengths of a
-  set (each length counts once, however many records it has); over seeds the paper reports
-  the maximum, gengap reports it beside the mean;
+- per-length means (Deletang et al. 2023's averaging): a figure averaged over the input lengths
+  of a set, each length once however many records it has, so that a few short inputs (of
+  which there are few distinct ones, and many records) do not dominate it. The length score
+  is per-token accuracy averaged so (over seeds the paper reports the maximum, gengap reports
+  it beside the mean); ``length_mean_exact_match`` is exact match averaged so, for ID
+  (validation: what ``--until-id`` and the report's "learned" verdict read) and OOD (test);
 - over seeds: mean, sample standard deviation (0 for one seed), min and max, and the share of
   seeds whose OOD exact match reaches ``SOLVED`` (0.95); per length, per novelty bucket and per
   task the same summary of the seeds' exact matches.
@@ -202,10 +205,12 @@ def score(
                 slot[1].append(accuracy)
         if not ok and len(wrong) < mistakes:
             wrong.append({"id": str(record.get("id", "")), "input": record["input"], "target": record["target"], "prediction": prediction})
+    lengths = {str(k): {**_figures(*by_length[k]), **_part_figures(by_length_parts[k])} for k in sorted(by_length)}
     return {
         **_figures(exact, token),
+        "length_mean_exact_match": length_mean(lengths, "exact_match"),
         **_part_figures(parts),
-        "by_length": {str(k): {**_figures(*by_length[k]), **_part_figures(by_length_parts[k])} for k in sorted(by_length)},
+        "by_length": lengths,
         "by_difficulty": {
             name: {label: _figures(*cells[label]) for label in sorted(cells, key=_sort_key)}
             for name, cells in sorted(by_feature.items())
@@ -224,10 +229,31 @@ def gap(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> float:
 PART_HEADLINE = ("id_answer_exact_match", "ood_answer_exact_match", "id_trace_exact_match", "ood_trace_exact_match")
 
 
+def over_lengths(values: Iterable[float | None]) -> float | None:
+    """The mean of per-length figures, each input length once (None when there are none)."""
+    known = [float(v) for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def length_mean(by_length: Mapping[str, Mapping[str, Any]], figure: str) -> float | None:
+    """A figure (``exact_match``, ``token_accuracy``) of a score's ``by_length`` cells averaged over
+    input lengths (None for a set without records)."""
+    return over_lengths(cell.get(figure) for cell in by_length.values())
+
+
 def length_score(by_length: Mapping[str, Mapping[str, Any]]) -> float | None:
     """Per-token accuracy averaged over input lengths (None for a set without records)."""
-    values = [cell["token_accuracy"] for cell in by_length.values() if cell.get("token_accuracy") is not None]
-    return sum(values) / len(values) if values else None
+    return length_mean(by_length, "token_accuracy")
+
+
+def seed_length_mean(seed: Mapping[str, Any], side: str) -> float | None:
+    """A seed result's exact match averaged over the input lengths of side ("id" or "ood"): its
+    ``<side>_length_mean_exact_match``, or for a result written before that existed the mean of its
+    per-length exact matches."""
+    recorded = seed.get(f"{side}_length_mean_exact_match")
+    if recorded is not None:
+        return float(recorded)
+    return over_lengths(((seed.get("by_length") or {}).get(side) or {}).values())
 
 
 def iteration_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
@@ -238,9 +264,15 @@ def iteration_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any])
         "ood_exact_match": ood_score["exact_match"],
         "id_token_accuracy": id_score["token_accuracy"],
         "ood_token_accuracy": ood_score["token_accuracy"],
+        **length_means(id_score, ood_score),
         "ood_length_score": length_score(ood_score["by_length"]),
         "ood_token_accuracy_by_length": {k: v["token_accuracy"] for k, v in ood_score["by_length"].items()},
     }
+
+
+def length_means(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, float | None]:
+    """``id_length_mean_exact_match`` and ``ood_length_mean_exact_match`` of two scores."""
+    return {f"{side}_length_mean_exact_match": length_mean(s["by_length"], "exact_match") for side, s in (("id", id_score), ("ood", ood_score))}
 
 
 def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,6 +284,7 @@ def seed_summary(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> d
         "gap": gap(id_score, ood_score),
         "id_token_accuracy": id_score["token_accuracy"],
         "ood_token_accuracy": ood_score["token_accuracy"],
+        **length_means(id_score, ood_score),
         "ood_length_score": length_score(ood_score["by_length"]),
         "by_length": {
             "id": {k: v["exact_match"] for k, v in id_score["by_length"].items()},
@@ -279,17 +312,21 @@ def summarize(values: Sequence[float]) -> dict[str, Any]:
 
 
 HEADLINE = ("id_exact_match", "ood_exact_match", "gap", "id_token_accuracy", "ood_token_accuracy")
-ITERATION_HEADLINE = ("id_exact_match", "ood_exact_match", "id_token_accuracy", "ood_token_accuracy", "ood_length_score")
+LENGTH_MEANS = ("id_length_mean_exact_match", "ood_length_mean_exact_match")
+ITERATION_HEADLINE = ("id_exact_match", "ood_exact_match", "id_token_accuracy", "ood_token_accuracy", *LENGTH_MEANS, "ood_length_score")
 
 
 def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) -> dict[str, Any]:
-    """Headline figures over seeds, per-length and per-novelty-bucket exact match over seeds, and the solved share.
+    """Headline figures over seeds (with the per-length means and the length score, over the seeds
+    that have them), per-length and per-novelty-bucket exact match over seeds, and the solved share.
 
     ``by_novelty[side][bucket]`` summarizes the exact matches of the seeds that have the bucket
     (seeds of runs made before novelty existed have none and are skipped).
     """
     result: dict[str, Any] = {name: summarize([s[name] for s in per_seed]) for name in HEADLINE}
     # runs made before these figures existed have none of them: summarized over the seeds that do
+    for side in SIDES:  # older results: from their per-length exact matches (seed_length_mean)
+        result[f"{side}_length_mean_exact_match"] = summarize([v for s in per_seed if (v := seed_length_mean(s, side)) is not None])
     result["ood_length_score"] = summarize([s["ood_length_score"] for s in per_seed if s.get("ood_length_score") is not None])
     checked = [s["converged"] for s in per_seed if s.get("converged") is not None]
     result["converged"] = {"met": sum(1 for c in checked if c), "checked": len(checked)}
@@ -297,7 +334,7 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
     if counts:
         result["by_iterations"] = {
             k: {name: summarize([s["by_iterations"][k][name] for s in per_seed if k in (s.get("by_iterations") or {})
-                                 and s["by_iterations"][k][name] is not None])
+                                 and s["by_iterations"][k].get(name) is not None])
                 for name in ITERATION_HEADLINE}
             for k in counts
         }

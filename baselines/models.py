@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import torch
@@ -31,8 +31,8 @@ from torch import nn
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.sequence_model import SequenceModel
+from gengap.baselines.spec import POSITIONAL, ModelShape  # noqa: F401  (their home was here)
 
-POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")
 HF_CLASS = {
     "learned": "GPT2LMHeadModel",
     "sinusoidal": "GPT2LMHeadModel",
@@ -42,21 +42,6 @@ HF_CLASS = {
 }
 EXTRAPOLATING = ("rope", "nope", "sinusoidal", "alibi")
 SINUSOID_MIN_POSITIONS = 2048
-
-
-@dataclass(frozen=True)
-class ModelShape:
-    layers: int
-    d_model: int
-    heads: int
-
-    def check(self) -> None:
-        if self.layers < 1 or self.d_model < 1 or self.heads < 1:
-            raise BaselineError(f"layers, d_model and heads must be positive, got {asdict(self)}")
-        if self.d_model % self.heads:
-            raise BaselineError(f"d_model ({self.d_model}) must be divisible by heads ({self.heads})")
-        if (self.d_model // self.heads) % 2:
-            raise BaselineError(f"the head size d_model/heads = {self.d_model // self.heads} must be even")
 
 
 def sinusoid_table(positions: int, d_model: int) -> torch.Tensor:

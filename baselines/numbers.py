@@ -66,6 +66,7 @@ RANGES: dict[str, Range] = {
     "mistakes": _count(0), "computation_steps": Range(0, MAX_COMPUTATION_STEPS, integer=True), "noise_seed": SEED, "init_seed": SEED, "data_seed": SEED, "level": _count(1),
     "lr": Range(0.0, math.inf, low_open=True), "weight_decay": Range(0.0, math.inf), "grad_clip": Range(0.0, math.inf, low_open=True),
     "min_lr_ratio": _share(), "until_id": _share(low_open=True), "reach": _share(low_open=True), "label_noise": _share(high_open=True),
+    "until_extra": Range(0.0, math.inf), "progressive_loss": _share(),
 }
 LISTS: dict[str, Range] = {"seeds": SEED, "test_iterations": _count(1)}
 

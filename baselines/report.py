@@ -8,9 +8,14 @@ setup hold is reported (:func:`duplicate_warnings`). Figures are mean ± sample 
 seeds. A row's ``model`` names what was trained: the positional encoding for a transformer
 (``rope``), the architecture otherwise (``lstm``), with its encoding for the looped model
 (``looped-rope``). The table also gives the length score of Deletang et al. (per-token
-accuracy averaged over OOD input lengths, best seed) and, for runs trained with
-``--until-id``, how many seeds met it; a gap whose seeds did not all meet it is marked, since
-a model that did not learn its train distribution measures no generalization gap.
+accuracy averaged over OOD input lengths, best seed), ID exact match averaged over input
+lengths and, for runs trained with ``--until-id``, how many seeds met it. Each row has a
+verdict, ``learned`` (:mod:`gengap.baselines.learned`): False ("not learned", marked beside
+the gap) when some seed trained with ``--until-id`` never met it, or, trained without one,
+ended with ID exact match averaged over input lengths below ``learned`` (``gengap report
+--learned EM``, default 0.95): a model that never fit its train distribution measures no
+generalization gap. A pretrained model's evaluation has no verdict (None: it was not trained
+here). With ``--out FILE.md`` the rows also go to FILE.json (:func:`rows_json`).
 
 Besides the table (with each config's compound divergence D_C when its runs recorded it) and
 the plot of exact match by input length, a report has:
@@ -35,7 +40,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from gengap.baselines.data import DIVERGENCE_KEYS, divergence_of
 from gengap.baselines.dynamics import dynamics_rows, dynamics_section, has_fractions, has_grid, read_history, with_curves
 from gengap.baselines.errors import BaselineError
+from gengap.baselines.learned import LEARNED, seed_learned
 from gengap.baselines.metrics import NOVELTY_BUCKETS, aggregate
+from gengap.baselines.run_files import strict_json
 from gengap.baselines.plots import Opener
 from gengap.baselines.setup import SETUP_FIELDS, Setup, describe, differences, setup_of
 from gengap.generators.safe_files import atomic_file
@@ -85,7 +92,7 @@ def load_results(path: Path) -> dict[str, Any]:
     return results
 
 
-def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None = None) -> list[dict[str, Any]]:
+def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None = None, learned: float = LEARNED) -> list[dict[str, Any]]:
     """Pool runs by their whole setup (:func:`gengap.baselines.setup.setup_of`: config, model, preset, steps,
     stream and curriculum, optimizer, label noise, data, ...), so that only seeds of one training
     setup are aggregated; per group the seeds' aggregate, the train length range, the divergence
@@ -96,7 +103,8 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
     Groups of one config, model and preset that differ in setup get the differing settings in their
     ``model`` label (``rope (stream=none)`` and ``rope (stream="addition")``) and in ``setup``.
     A seed given twice with one setup: the later run counts, and the row's ``duplicates`` lists
-    (seed, [sources]) with sources (default: the runs' positions) naming the runs.
+    (seed, [sources]) with sources (default: the runs' positions) naming the runs. ``learned``
+    and ``unlearned_seeds``: the row's verdict (:func:`verdict`, threshold ``learned``).
     """
     names = [str(s) for s in sources] if sources is not None else [f"run {i + 1}" for i in range(len(runs))]
     groups: dict[tuple[str, Setup], dict[str, Any]] = {}
@@ -106,6 +114,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
         group = groups.setdefault(key, {
             "config": key[0], "arch": results.get("arch", "transformer"), "pos": results["pos"], "preset": results.get("preset", ""),
             "per_seed": {}, "sources": {}, "steps": set(), "train_range": None, "divergence": divergence_of(None), "until_id": results.get("until_id"),
+            "pretrained": results.get("kind") == "pretrained",
         })
         for seed in results["per_seed"]:
             group["per_seed"][seed["seed"]] = seed  # the same seed twice: the later run counts
@@ -129,14 +138,17 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
         seeds = [group["per_seed"][s] for s in sorted(group["per_seed"])]
         summary = aggregate(seeds)
         label = model_label(group["arch"], group["pos"])
+        unlearned = [] if group["pretrained"] else [s["seed"] for s in seeds if seed_learned(s, learned) is False]
         rows.append({
             "config": group["config"],
             "arch": group["arch"],
             "pos": group["pos"],
-            "model": f"{label} ({labels[key]})" if labels[key] else label,
+            "model": _with_setup(label, labels[key]),
             "setup": labels[key],
             "preset": group["preset"],
             "until_id": group["until_id"],
+            "learned": verdict(seeds, learned) if not group["pretrained"] else None,
+            "unlearned_seeds": unlearned,
             "steps": sorted(s for s in group["steps"] if s is not None),
             "seeds": sorted(group["per_seed"]),
             "duplicates": [(seed, runs_of) for seed, runs_of in sorted(group["sources"].items()) if len(runs_of) > 1],
@@ -149,6 +161,20 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             "novelty_records": _novelty_records(seeds),
         })
     return rows
+
+
+def _with_setup(label: str, setup: str) -> str:
+    return f"{label} ({setup})" if setup else label
+
+
+def run_models(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per run, the ``model`` of its row in :func:`group_runs` (with the settings that tell its setup
+    from the other setups of its config, model and preset), for tables of runs or seeds."""
+    keys = [(results["config"], setup_of(results)) for results in runs]
+    groups = {key: {"arch": results.get("arch", "transformer"), "pos": results["pos"], "preset": results.get("preset", "")}
+              for key, results in zip(keys, runs)}
+    labels = _setup_labels(groups)
+    return [_with_setup(model_label(groups[key]["arch"], groups[key]["pos"]), labels[key]) for key in keys]
 
 
 def _setup_labels(groups: Mapping[tuple[str, Setup], Mapping[str, Any]]) -> dict[tuple[str, Setup], str]:
@@ -199,21 +225,32 @@ def _num(value: float | None) -> str:
 
 
 NOT_LEARNED = "†"
+REPORT_FORMAT = "gengap-baseline-report/1"  # FILE.json beside a report FILE.md
+
+
+def verdict(seeds: Sequence[Mapping[str, Any]], threshold: float = LEARNED) -> bool | None:
+    """A row's verdict: False when some seed did not learn (:func:`gengap.baselines.learned.seed_learned`),
+    True when every seed did, None when no seed says (no ID figures)."""
+    verdicts = [seed_learned(seed, threshold) for seed in seeds]
+    if any(v is False for v in verdicts):
+        return False
+    return True if verdicts and all(verdicts) else None
 
 
 def not_learned(row: Mapping[str, Any]) -> bool:
-    """Whether some seed of a row trained with --until-id never met it."""
-    met = row["aggregate"].get("converged") or {}
-    return bool(met.get("checked")) and met["met"] < met["checked"]
+    """Whether a row's verdict is "not learned" (its gap measures nothing)."""
+    return row.get("learned") is False
 
 
-def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+def markdown(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED) -> str:
     """The report table (one row per config x model x preset); D_C = compound divergence, n/a when unknown;
-    length score = per-token accuracy averaged over OOD input lengths, best seed (Deletang et al.)."""
+    length score = per-token accuracy averaged over OOD input lengths, best seed (Deletang et al.);
+    ID by length = ID exact match averaged over input lengths; † beside the gap: not learned
+    (the footnote names ``learned``, the threshold the rows were judged by)."""
     lines = [
-        "| config | model | preset | steps | seeds | ID exact match | OOD exact match | gap (ID - OOD) | OOD token acc. | "
+        "| config | model | preset | steps | seeds | ID exact match | ID by length | OOD exact match | gap (ID - OOD) | OOD token acc. | "
         "length score (best seed) | OOD solved (>= 0.95) | met --until-id | D_C |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         a = row["aggregate"]
@@ -225,14 +262,20 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
         gap = _pm(a["gap"]) + (f" {NOT_LEARNED}" if not_learned(row) else "")
         lines.append(
             f"| {row['config']} | {row['model']} | {row['preset']} | {steps} | {n} | {_pm(a['id_exact_match'])} | "
-            f"{_pm(a['ood_exact_match'])} | {gap} | {_pm(a['ood_token_accuracy'])} | "
+            f"{_pm(a.get('id_length_mean_exact_match') or {})} | {_pm(a['ood_exact_match'])} | {gap} | {_pm(a['ood_token_accuracy'])} | "
             f"{_num((a.get('ood_length_score') or {}).get('max'))} | {solved}/{n} | {until} | {_num(row.get('compound_divergence'))} |"
         )
     if any(not_learned(row) for row in rows):
-        lines += ["", f"{NOT_LEARNED} some seeds never met the --until-id criterion (ID exact match at two consecutive "
-                  "evaluations) within their steps: a model that did not learn its train distribution measures no "
-                  "generalization gap."]
+        lines += ["", f"{NOT_LEARNED} not learned: the model never fit its train distribution, so its gap measures nothing "
+                  f"(a seed trained with --until-id never met it, or, trained without it, ended with ID exact match averaged "
+                  f"over input lengths below {learned:g}: gengap report --learned EM)."]
     return "\n".join(lines) + "\n"
+
+
+def rows_json(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED) -> str:
+    """The report's rows as JSON (``format`` gengap-baseline-report/1, the ``learned`` threshold,
+    ``rows``: every row of :func:`group_runs`, with its ``learned`` verdict), NaN written as null."""
+    return strict_json({"format": REPORT_FORMAT, "learned": learned, "rows": list(rows)}, indent=1) + "\n"
 
 
 def iterations_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
@@ -450,17 +493,20 @@ PLOT_SUFFIXES = ("divergence", "novelty", "dynamics", "delay", "grid")  # FILE-<
 
 def report_paths(out: str | Path) -> list[Path]:
     """Every file a report written to out may write: out itself, FILE.png and FILE-<plot>.png for
-    the divergence, novelty, dynamics (grokking curves), delay and grid plots (FILE: out without
-    its suffix)."""
+    the divergence, novelty, dynamics (grokking curves), delay and grid plots, and FILE.json (the
+    rows) (FILE: out without its suffix)."""
     target = Path(out)
-    paths = [target, target.with_suffix(".png"), *(target.with_name(f"{target.stem}-{name}.png") for name in PLOT_SUFFIXES)]
+    paths = [target, target.with_suffix(".png"), *(target.with_name(f"{target.stem}-{name}.png") for name in PLOT_SUFFIXES),
+             target.with_suffix(".json")]
     if len(set(paths)) < len(paths):
-        raise BaselineError(f"the report {target} would overwrite its own plots: give --out a name ending in .md")
+        raise BaselineError(f"the report {target} would overwrite its own plots or rows: give --out a name ending in .md")
     return paths
 
 
-def make_report(paths: Iterable[str | Path], out: str | Path | None = None, opener: Opener | None = None) -> dict[str, Any]:
-    """{"text", "rows", "plots", "warnings"}: with out, writes out (markdown) and its plots next to it.
+def make_report(paths: Iterable[str | Path], out: str | Path | None = None, opener: Opener | None = None,
+                learned: float = LEARNED) -> dict[str, Any]:
+    """{"text", "rows", "rows_file", "plots", "warnings"}: with out, writes out (markdown), its plots and FILE.json
+    (the rows, :func:`rows_json`) next to it; rows are judged learned or not at threshold ``learned``.
 
     warnings: one line per seed held by more than one run of one setup (:func:`duplicate_warnings`).
 
@@ -472,14 +518,16 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     """
     found = find_runs(paths)
     runs = [load_results(p) for p in found]
-    rows = group_runs(runs, [path.parent for path in found])
-    dynamics = with_curves(dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)]))
-    head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows)
-    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(dynamics),
+    rows = group_runs(runs, [path.parent for path in found], learned)
+    seeds = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)], run_models(runs))
+    dynamics = with_curves(seeds)  # what the dynamics plots draw
+    head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
+    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
                 "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows)}
     plots: dict[str, Path] = {}
+    rows_path: Path | None = None
     if out is not None:
-        target, length_png, divergence_png, novelty_png, dynamics_png, delay_png, grid_png = report_paths(out)
+        target, length_png, divergence_png, novelty_png, dynamics_png, delay_png, grid_png, rows_path = report_paths(out)
         if target.parent and not target.parent.exists():
             raise BaselineError(f"the folder of {target} does not exist")
         from gengap.baselines.plots import plot_delay, plot_divergence, plot_grid, plot_grokking, plot_novelty, plot_report
@@ -506,9 +554,11 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
                 if plot in plots:
                     text += f"\n![{captions[plot]}]({plots[plot].name})\n"
     if out is not None:
+        with (opener or atomic_file)(rows_path) as handle:
+            handle.write(rows_json(rows, learned).encode("utf-8"))
         with (opener or atomic_file)(Path(out)) as handle:
             handle.write(text.encode("utf-8"))
-    return {"text": text, "rows": rows, "plots": plots, "warnings": duplicate_warnings(rows)}
+    return {"text": text, "rows": rows, "rows_file": rows_path, "plots": plots, "warnings": duplicate_warnings(rows)}
 
 
 def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:

@@ -10,7 +10,7 @@ makes (:func:`gengap.baselines.training.train_and_evaluate`), so a run directory
 command writes for the same settings. :func:`run_sweep` skips finished runs (results.json
 present, same settings), hands the others to an engine (an iterator of outcomes, e.g.
 :func:`gengap.baselines.sweep_ray.run_on_ray`), records every outcome in ``OUT/sweep.json`` and
-ends with ``gengap report`` over the finished runs (``OUT/report.md`` and its plots).
+ends with ``gengap report`` over the finished runs (``OUT/report.md``, its plots and ``OUT/report.json``).
 
 This module imports neither torch nor Ray at import time.
 """
@@ -135,8 +135,8 @@ def plan_runs(
 
 
 def resolved_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings as ``run.json`` records them (imports torch)."""
-    from gengap.baselines.training import make_settings
+    """The settings as ``run.json`` records them (BaselineError for a setting a run cannot take)."""
+    from gengap.baselines.settings import make_settings
 
     return make_settings(None, settings).resolve().to_json()
 

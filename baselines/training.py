@@ -15,7 +15,8 @@
 - sequences follow the run's layout (``output_mode`` and ``computation_steps``,
   gengap.baselines.layout; n input, m target tokens, c computation steps): ``autoregressive``
   reads ``input <sep> <blank>*(c n) target <end>``, the loss is the cross-entropy of the
-  target tokens and the end token only, answers are decoded greedily from ``input <sep>
+  target tokens and the end token only (a looped model with ``progressive_loss`` alpha: mixed
+  with the progressive loss, gengap.baselines.looped), answers are decoded greedily from ``input <sep>
   <blank>*(c n)``; ``empty-tape`` reads ``input <sep> <blank>*(c n) <blank>*m``, the loss is
   at the m output-tape positions (each predicts its target token, no shift, no end token) and
   the answer is the argmax there, from one forward pass. ``<blank>`` joins the vocabulary
@@ -27,6 +28,10 @@
   states, progress) is replaced atomically; ``resume=True`` continues from it and ends
   with exactly the metrics of an uninterrupted run on the CPU (on CUDA up to the
   nondeterminism of its kernels);
+- with ``until_id`` a seed stops at the step gengap.baselines.learned.stop_step works out from
+  the periodic rows (the learned rule met at step s, then ``until_extra`` x s more steps, at
+  most ``steps``; an evaluation is made at that step); results record ``learned_at``,
+  ``stopped_at`` and ``converged``;
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
   novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
 
@@ -52,8 +57,8 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -63,231 +68,29 @@ import torch.nn.functional as F
 from gengap.baselines import checkpoints
 from gengap.baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from gengap.baselines.data import SplitData, load_split, subset
-from gengap.baselines.decoding import PRECISIONS, autocast_context, greedy_decode, tape_decode
+from gengap.baselines.decoding import autocast_context, greedy_decode, tape_decode
 from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines import run_files
 from gengap.baselines.model_size import check_model_size
 from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from gengap.baselines.label_noise import corrupt
 from gengap.baselines.layout import IGNORE, Layout
-from gengap.baselines.numbers import check_numbers
+from gengap.baselines.learned import learned_at, stop_step
 from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
-from gengap.baselines.architectures import ARCHITECTURES, ModelSpec, build, positions_of
-from gengap.baselines.models import ModelShape
+from gengap.baselines.architectures import build
+from gengap.baselines.looped import progressive_draw
 from gengap.baselines.sequence_model import SequenceModel
-from gengap.baselines.setup import TRAJECTORY
+from gengap.baselines.settings import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS, SCHEDULES, Preset, TrainSettings, make_settings, preset_of  # noqa: F401
 from gengap.baselines.stream_train import StreamPlan, StreamSource
 from gengap.baselines.tokenizer import Tokenizer
+from gengap.baselines.train_progress import SeedStatus, postfix
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.reading import ReadError, read_json
 from gengap.generators.safe_files import atomic_write_text
 from gengap.generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
-
-
-@dataclass(frozen=True)
-class Preset:
-    layers: int
-    d_model: int
-    heads: int
-    batch_size: int
-    lr: float
-    steps: int
-    iterations: int = 1  # the looped model's training iterations
-
-
-PRESETS: dict[str, Preset] = {  # the transformer's
-    "tiny": Preset(layers=2, d_model=64, heads=4, batch_size=64, lr=3e-3, steps=2000),  # CPU tests
-    "small": Preset(layers=4, d_model=256, heads=4, batch_size=128, lr=1e-3, steps=10000),
-    "base": Preset(layers=8, d_model=512, heads=8, batch_size=128, lr=5e-4, steps=20000),  # GPU
-}
-# rnn, lstm, stack_rnn, tape_rnn: one layer (Deletang et al. use 256 units and batch 128)
-RECURRENT_PRESETS: dict[str, Preset] = {
-    "tiny": Preset(layers=1, d_model=128, heads=1, batch_size=64, lr=3e-3, steps=2000),
-    "small": Preset(layers=1, d_model=256, heads=1, batch_size=128, lr=1e-3, steps=10000),
-    "base": Preset(layers=1, d_model=256, heads=1, batch_size=128, lr=1e-3, steps=50000),
-}
-# looped: one weight-tied layer iterated in depth
-LOOPED_PRESETS: dict[str, Preset] = {
-    "tiny": Preset(layers=1, d_model=64, heads=4, batch_size=64, lr=3e-3, steps=2000, iterations=8),
-    "small": Preset(layers=1, d_model=256, heads=4, batch_size=128, lr=1e-3, steps=10000, iterations=8),
-    "base": Preset(layers=2, d_model=512, heads=8, batch_size=128, lr=5e-4, steps=20000, iterations=8),
-}
-
-
-def preset_of(arch: str, name: str) -> Preset:
-    """The preset ``name`` of an architecture (BaselineError for an unknown name)."""
-    if name not in PRESETS:
-        raise BaselineError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-    if arch == "transformer":
-        return PRESETS[name]
-    return (LOOPED_PRESETS if arch == "looped" else RECURRENT_PRESETS)[name]
-
-
-SCHEDULES = ("cosine", "constant")
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """Everything that configures a run; None means the preset's (or a derived) default."""
-
-    arch: str = "transformer"  # gengap.baselines.architectures.ARCHITECTURES
-    pos: str | None = None  # default: rope for the transformer and looped, none for the recurrent models
-    preset: str = "small"
-    layers: int | None = None
-    d_model: int | None = None
-    heads: int | None = None
-    memory_cell: int = 8  # width of a stack or tape cell (stack_rnn, tape_rnn)
-    iterations: int | None = None  # the looped model's iterations in training (default: the preset's)
-    test_iterations: tuple[int, ...] = ()  # the looped model's iterations in the final evaluation, each in turn (default: iterations)
-    window: int = 0  # the looped model's attention window (0: the whole causal prefix)
-    until_id: float | None = None  # stop once periodic ID exact match reaches this at two consecutive evaluations (steps: the cap)
-    reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
-    schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
-    full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
-    label_noise: float = 0.0  # share of training targets replaced by wrong answers, in training only (gengap.baselines.label_noise)
-    noise_seed: int = 0  # the seed of which targets label noise corrupts (the same for every seed of the run)
-    steps: int | None = None
-    batch_size: int | None = None
-    lr: float | None = None
-    warmup: int | None = None  # default: min(steps // 10, 1000)
-    min_lr_ratio: float = 0.1
-    weight_decay: float = 0.1
-    grad_clip: float = 1.0
-    seeds: tuple[int, ...] = (0,)
-    init_seed: int | None = None  # same init for every seed when set
-    data_seed: int | None = None  # same data order for every seed when set
-    eval_every: int | None = None  # default: steps // 10
-    eval_examples: int = 512  # validation / test examples decoded at each periodic evaluation
-    eval_limit: int | None = None  # cap on the final evaluation (None: every example)
-    eval_batch_size: int = 256
-    checkpoint_every: int | None = None  # default: eval_every
-    mistakes: int = 20
-    device: str = "auto"  # auto, cpu, cuda, cuda:N
-    compile: bool | None = None  # default: on CUDA only
-    precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
-    fused: bool | None = None  # fused AdamW; default: on CUDA only
-    kv_cache: bool = True
-    stream: str | None = None  # train from a record stream of this task, or of a mixture file (.yaml, .yml, .json), instead of the train part
-    stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)
-    level: int | None = None  # the stream's level (one level; or use curriculum)
-    curriculum: str | None = None  # a curriculum spec over the stream's levels (gengap.generators.curriculum)
-    sizes: tuple[tuple[int, int], ...] = ()  # levels 1..k as bands of the task's size knob instead of its levels
-    output_mode: str = "autoregressive"  # the layout (gengap.baselines.layout): autoregressive or empty-tape
-    computation_steps: int = 0  # c: c x (input length) blank tokens between the input and the output (0..16)
-
-    def resolve(self) -> "TrainSettings":
-        """Settings with the preset's and derived defaults filled in; BaselineError if invalid."""
-        check_numbers({f.name: getattr(self, f.name) for f in fields(self)})
-        if self.arch not in ARCHITECTURES:
-            raise BaselineError(f"unknown architecture {self.arch!r}; choose one of {', '.join(ARCHITECTURES)}")
-        preset = preset_of(self.arch, self.preset)
-        pos = self.pos if self.pos is not None else positions_of(self.arch)[0]
-        iterations = self.iterations if self.iterations is not None else preset.iterations
-        steps = self.steps if self.steps is not None else preset.steps
-        eval_every = self.eval_every if self.eval_every is not None else max(1, steps // 10)
-        resolved = replace(
-            self,
-            pos=pos,
-            iterations=iterations,
-            test_iterations=tuple(int(k) for k in self.test_iterations) or (iterations,),
-            layers=self.layers if self.layers is not None else preset.layers,
-            d_model=self.d_model if self.d_model is not None else preset.d_model,
-            heads=self.heads if self.heads is not None else preset.heads,
-            steps=steps,
-            batch_size=self.batch_size if self.batch_size is not None else preset.batch_size,
-            lr=self.lr if self.lr is not None else preset.lr,
-            warmup=self.warmup if self.warmup is not None else min(steps // 10, 1000),
-            eval_every=eval_every,
-            checkpoint_every=self.checkpoint_every if self.checkpoint_every is not None else eval_every,
-            seeds=tuple(int(s) for s in self.seeds),
-            stream_params=tuple((str(k), str(v)) for k, v in self.stream_params),
-            sizes=tuple((int(lo), int(hi)) for lo, hi in self.sizes),
-        )
-        resolved.check()
-        return resolved
-
-    def check(self) -> None:
-        check_numbers({f.name: getattr(self, f.name) for f in fields(self)})
-        positive = ("layers", "d_model", "heads", "steps", "batch_size", "eval_every", "eval_examples", "eval_batch_size", "checkpoint_every")
-        for name in positive:
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise BaselineError(f"{name} must be at least 1, got {value}")
-        if self.lr is not None and not self.lr > 0:
-            raise BaselineError(f"lr must be positive, got {self.lr}")
-        if self.warmup is not None and self.warmup < 0:
-            raise BaselineError(f"warmup must be non-negative, got {self.warmup}")
-        if not 0 <= self.min_lr_ratio <= 1:
-            raise BaselineError(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
-        if self.weight_decay < 0 or self.grad_clip <= 0:
-            raise BaselineError("weight_decay must be >= 0 and grad_clip > 0")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
-            raise BaselineError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
-        if self.eval_limit is not None and self.eval_limit < 1:
-            raise BaselineError(f"eval_limit must be at least 1, got {self.eval_limit}")
-        if self.precision not in PRECISIONS:
-            raise BaselineError(f"unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}")
-        if self.mistakes < 0:
-            raise BaselineError(f"mistakes must be non-negative, got {self.mistakes}")
-        if self.until_id is not None and not 0 < self.until_id <= 1:
-            raise BaselineError(f"until_id must be in (0, 1], got {self.until_id}")
-        if not 0 < self.reach <= 1:
-            raise BaselineError(f"reach must be in (0, 1], got {self.reach}")
-        if self.schedule not in SCHEDULES:
-            raise BaselineError(f"unknown schedule {self.schedule!r}; choose one of {', '.join(SCHEDULES)}")
-        if not 0 <= self.label_noise < 1:
-            raise BaselineError(f"label_noise must be in [0, 1), got {self.label_noise}")
-        if self.noise_seed < 0:
-            raise BaselineError(f"noise_seed must be non-negative, got {self.noise_seed}")
-        if self.stream is not None and (self.full_batch or self.label_noise):
-            raise BaselineError("full_batch and label_noise apply to a config's train part, not to a stream")
-        if any(k < 1 for k in self.test_iterations) or len(set(self.test_iterations)) != len(self.test_iterations):
-            raise BaselineError(f"test_iterations must be distinct positive integers, got {list(self.test_iterations)}")
-        if self.arch != "looped" and (self.test_iterations not in ((), (self.iterations,)) or self.iterations not in (None, 1)):
-            raise BaselineError(f"iterations and test_iterations apply to the looped architecture only, not {self.arch}")
-        if self.layers is not None and self.d_model is not None and self.heads is not None and self.pos is not None:
-            self.spec.check()
-        if self.stream is None and (self.stream_params or self.level is not None or self.curriculum is not None or self.sizes):
-            raise BaselineError("level, curriculum, sizes and stream parameters need a stream (--stream TASK)")
-        self.layout.check()
-
-    @property
-    def layout(self) -> Layout:
-        """The run's sequence layout (gengap.baselines.layout)."""
-        return Layout(self.output_mode, self.computation_steps)
-
-    @property
-    def shape(self) -> ModelShape:
-        assert self.layers and self.d_model and self.heads, "resolve() first"
-        return ModelShape(self.layers, self.d_model, self.heads)
-
-    @property
-    def spec(self) -> ModelSpec:
-        """The model's architecture and sizes (resolved settings only)."""
-        assert self.layers and self.d_model and self.heads and self.pos and self.iterations, "resolve() first"
-        return ModelSpec(self.arch, self.pos, self.layers, self.d_model, self.heads, self.memory_cell, self.iterations, self.window)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["seeds"] = list(self.seeds)
-        data["test_iterations"] = list(self.test_iterations)
-        data["stream_params"] = [list(pair) for pair in self.stream_params]
-        data["sizes"] = [list(pair) for pair in self.sizes]
-        return data
-
-
-def make_settings(settings: TrainSettings | None, overrides: Mapping[str, Any]) -> TrainSettings:
-    known = {f.name for f in fields(TrainSettings)}
-    unknown = sorted(set(overrides) - known)
-    if unknown:
-        raise BaselineError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    values = dict(overrides)
-    for name in ("seeds", "test_iterations", "stream_params", "sizes"):
-        if name in values:
-            values[name] = tuple(tuple(v) if isinstance(v, (list, tuple)) else v for v in values[name])
-    return replace(settings or TrainSettings(), **values)
+Heartbeat = Callable[[Callable[[], str]], AbstractContextManager[Any]]  # heartbeat(describe): lines while a seed trains
 
 
 def pick_device(name: str) -> torch.device:
@@ -417,13 +220,16 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float, schedule: st
 
 
 class Trainer:
-    """Optimizer, schedule and one training step of a model on an EncodedTrain."""
+    """Optimizer, schedule and one training step of a model on an EncodedTrain (with
+    ``progressive_loss``, the looped model's progressive loss drawn from ``data_seed``)."""
 
-    def __init__(self, model: SequenceModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool) -> None:
+    def __init__(self, model: SequenceModel, data: EncodedTrain, settings: TrainSettings, device: torch.device, compile_model: bool,
+                 data_seed: int = 0) -> None:
         self.model = model
         self.data = data
         self.settings = settings
         self.device = device
+        self.data_seed = data_seed
         params = [p for p in model.parameters() if p.requires_grad]
         self.params = params
         groups = [
@@ -438,27 +244,43 @@ class Trainer:
         self.forward = torch.compile(model) if compile_model else model
         self.autocast = lambda: autocast_context(device, settings.precision)
 
-    def loss(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        return self.loss_logits(ids, labels)[0]
+    def loss(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> torch.Tensor:
+        return self.loss_logits(ids, labels, at)[0]
 
-    def loss_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss_logits(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """The loss of training step ``at`` and its logits: the cross-entropy of the target and end
+        tokens; with progressive_loss alpha, (1 - alpha) x that of the full pass + alpha x that of
+        the progressive pass drawn for (data seed, at) (alpha 1: its logits, no full pass)."""
+        alpha = self.settings.progressive_loss
         with self.autocast():
-            logits = self.forward(ids)
-        return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE), logits
+            logits = self.forward(ids) if alpha < 1 else None
+            if alpha > 0:
+                frozen, iterations = progressive_draw(self.data_seed, at, int(self.settings.iterations))
+                partial = self.model.forward_progressive(ids, frozen, iterations)
+        if not alpha:
+            return cross_entropy(logits, labels), logits
+        if logits is None:
+            return cross_entropy(partial, labels), partial
+        return (1 - alpha) * cross_entropy(logits, labels) + alpha * cross_entropy(partial, labels), logits
 
-    def step(self, ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        """One optimisation step; returns the (detached) loss without synchronising."""
-        return self.step_logits(ids, labels)[0]
+    def step(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> torch.Tensor:
+        """Optimisation step ``at``; returns the (detached) loss without synchronising."""
+        return self.step_logits(ids, labels, at)[0]
 
-    def step_logits(self, ids: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """One optimisation step; returns the (detached) loss and logits without synchronising."""
-        loss, logits = self.loss_logits(ids, labels)
+    def step_logits(self, ids: torch.Tensor, labels: torch.Tensor, at: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Optimisation step ``at``; returns the (detached) loss and logits without synchronising."""
+        loss, logits = self.loss_logits(ids, labels, at)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.params, self.settings.grad_clip)
         self.optimizer.step()
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
         return loss.detach(), logits.detach()
+
+
+def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (in fp32) of the positions whose label is not IGNORE."""
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE)
 
 
 # -- files -------------------------------------------------------------------------------
@@ -493,6 +315,7 @@ class Run:
         out: Path | None,
         progress: bool,
         callback: Callable[[dict[str, Any]], None] | None,
+        heartbeat: Heartbeat | None = None,
     ) -> None:
         self.data = data
         self.settings = settings
@@ -500,6 +323,7 @@ class Run:
         self.out = out
         self.progress = progress
         self.callback = callback
+        self.heartbeat = heartbeat
         self.identity: dict[str, Any] | None = None  # the run's (gengap.baselines.run_identity), set with the run directory
         self.legacy_checkpoints = False  # checkpoints without an identity are accepted when run.json vouched for them
         self.stream = stream_plan(settings)
@@ -613,7 +437,7 @@ class Run:
             if resume and (folder / "result.json").exists():
                 return self.finished(folder / "result.json", seed)
         model = model if model is not None else self.new_model(init_seed)
-        trainer = Trainer(model, self.train, s, self.device, self.compile)
+        trainer = Trainer(model, self.train, s, self.device, self.compile, data_seed)
         source = self.source(data_seed)
         path = folder / "checkpoint.pt" if folder else None
         if resume and path is not None and path.exists():
@@ -630,29 +454,34 @@ class Run:
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
         clock = _Clock()
-        stopped = until_met(progress.history, s.until_id) or diverged_at(progress.history) is not None  # a resumed run that had stopped
-        with bar:
+        stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)  # the learned rule's, from the history: resumable
+        stopped = progress.step >= stop or diverged_at(progress.history) is not None  # a resumed run that had stopped
+        status = SeedStatus(f"train {self.data.name} {label} seed {seed}", progress.step, stop)
+        with bar, self.heartbeat(status.describe) if self.heartbeat is not None else nullcontext():
             for step in range(progress.step + 1, s.steps + 1):
                 if stopped:
                     break
                 ids, labels, count = source.batch(step)
                 if source.needs_logits:
-                    loss, logits = trainer.step_logits(ids, labels)
+                    loss, logits = trainer.step_logits(ids, labels, step)
                     source.observe(step, logits, labels)
                 else:
-                    loss = trainer.step(ids, labels)
+                    loss = trainer.step(ids, labels, step)
                 progress.advance(step, loss, count)
                 clock.tokens += count
                 bar.update(1)
+                status.step = step
                 row = None
-                if step % s.eval_every == 0 or step == s.steps:
+                if step % s.eval_every == 0 or step == s.steps or step == stop:
                     if self.device.type == "cuda":
                         torch.cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
-                    bar.set_postfix(loss=f"{row['loss']}", id=f"{row['id_exact_match']:.3f}", ood=f"{row['ood_exact_match']:.3f}")
+                    bar.set_postfix(postfix(row))
                     clock.restart(window=True)  # evaluation time is not training time
-                    stopped = until_met(progress.history, s.until_id) or row["loss"] is None
+                    stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)
+                    stopped = step >= stop or row["loss"] is None
+                    status.row, status.stop = row, stop
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
                     if row is None:
@@ -663,6 +492,7 @@ class Run:
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
         history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
+        learned = learned_at(history, s.until_id)
         by_iterations = {k: {side: self.evaluate(model, evals, s.mistakes, k) for side, evals in self.final.items()} for k in s.test_iterations}
         scores = by_iterations[s.test_iterations[0]]
         result = {
@@ -681,7 +511,8 @@ class Run:
             "train_tokens": tokens,
             "steps": s.steps,
             "stopped_at": progress.step,
-            "converged": until_met(history, s.until_id) if s.until_id is not None else None,
+            "learned_at": learned,  # the step the --until-id rule was first met (None: never, or no rule)
+            "converged": learned is not None if s.until_id is not None else None,  # met the rule
             "diverged_at": diverged_at(history),
             **reach_steps(history, s.reach),
         }
@@ -750,6 +581,8 @@ class Run:
             "ood_exact_match": scores["ood"]["exact_match"],
             "id_token_accuracy": scores["id"]["token_accuracy"],
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
+            "id_length_mean_exact_match": scores["id"]["length_mean_exact_match"],
+            "ood_length_mean_exact_match": scores["ood"]["length_mean_exact_match"],
             **({"train_exact_match": scores["train"]["exact_match"], "train_token_accuracy": scores["train"]["token_accuracy"]}
                if "train" in scores else {}),
             "tokens_per_s": rate,
@@ -785,14 +618,6 @@ def diverged_at(history: Sequence[Mapping[str, Any]]) -> int | None:
 
 def finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
-
-
-def until_met(history: Sequence[Mapping[str, Any]], threshold: float | None) -> bool:
-    """The stopping rule: the last two periodic evaluations both reached ID exact match >= threshold
-    (False without a threshold or with fewer than two evaluations)."""
-    if threshold is None or len(history) < 2:
-        return False
-    return all(row["id_exact_match"] is not None and row["id_exact_match"] >= threshold for row in history[-2:])
 
 
 class _Clock:
@@ -890,6 +715,7 @@ def train_and_evaluate(
     progress: bool | None = None,
     callback: Callable[[dict[str, Any]], None] | None = None,
     plots: bool = True,
+    heartbeat: Heartbeat | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Train and evaluate one config over the given seeds; returns (and writes) the results.
@@ -900,7 +726,10 @@ def train_and_evaluate(
     run directory is written (see the module doc), without it nothing is written and
     nothing can be resumed. ``callback(event)`` is called after every step with
     ``{"seed", "step", "checkpoint": saved?, "metrics": row or None}``; an exception it
-    raises (e.g. KeyboardInterrupt) stops the run as a kill would.
+    raises (e.g. KeyboardInterrupt) stops the run as a kill would. ``heartbeat(describe)``, a
+    context manager around each seed's training (the gengap CLI gives gengap.progress.Ticker),
+    may call ``describe()`` from another thread for a line on where the seed is
+    (gengap.baselines.train_progress); ``progress`` (default: stderr is a terminal) draws tqdm bars.
     """
     chosen = make_settings(settings, overrides).resolve()
     data = load_split(source, config)
@@ -914,7 +743,7 @@ def train_and_evaluate(
     if device.type == "cpu":
         torch.set_num_threads(1)
     try:
-        run = Run(data, chosen, device, out_path, progress, callback)
+        run = Run(data, chosen, device, out_path, progress, callback, heartbeat)
         check_model_size(chosen.spec, len(run.tokenizer), device)
         if out_path is not None:
             record = _run_record(data, chosen)

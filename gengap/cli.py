@@ -680,7 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     add_baseline_commands(commands)
-    commands.choices["train"].set_defaults(build_suite_split=suite_split)
+    commands.choices["train"].set_defaults(build_suite_split=suite_split, heartbeat=Ticker)
     commands.choices["report"].set_defaults(report_outputs=atomic_outputs)
 
     p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")

@@ -21,7 +21,7 @@ from gengap.baselines.sequence_model import input_lengths
 from gengap.baselines.stack_rnn import grown, update_stack
 from gengap.baselines.tape_rnn import action_indices, update_tape
 from gengap.baselines.tokenizer import Tokenizer
-from gengap.baselines.training import DataOrder, EncodedTrain, IGNORE, TrainSettings, train_and_evaluate, until_met
+from gengap.baselines.training import DataOrder, EncodedTrain, IGNORE, TrainSettings, train_and_evaluate
 from gengap.splits import sample_length_split
 
 OTHERS = ("rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
@@ -239,26 +239,19 @@ def test_a_looped_model_evaluated_with_more_iterations_runs_more_iterations(smal
         model.step(ids[:, :1], torch.ones(2, 6, dtype=torch.long), torch.full((2, 1), 5), cache=cache, use_cache=True)
 
 
-# -- the stopping rule ----------------------------------------------------------------------
-
-
-def test_until_met_needs_two_consecutive_evaluations() -> None:
-    rows = lambda *ems: [{"id_exact_match": em} for em in ems]  # noqa: E731
-    assert not until_met(rows(0.99), 0.95)  # one evaluation is not two
-    assert until_met(rows(0.5, 0.96, 0.95), 0.95)
-    assert not until_met(rows(0.96, 0.94), 0.95)
-    assert not until_met(rows(0.99, 0.99), None)
+# -- the stopping rule (its pieces: tests/test_learned_rule.py) ---------------------------------
 
 
 def _scripted(monkeypatch: pytest.MonkeyPatch, id_ems: list[float]) -> None:
-    """Periodic evaluations report these ID exact matches in turn (the final evaluation runs for real)."""
+    """Periodic evaluations report these ID exact matches (plain and per-length mean) in turn (the final evaluation runs for real)."""
     script = iter(id_ems)
     evaluate = training.Run.evaluate
 
     def scripted(self, model, side, mistakes, iterations=None):
         scores = evaluate(self, model, side, mistakes, iterations)
         if side is self.periodic["id"]:
-            scores = {**scores, "exact_match": next(script)}
+            value = next(script)
+            scores = {**scores, "exact_match": value, "length_mean_exact_match": value}
         return scores
 
     monkeypatch.setattr(training.Run, "evaluate", scripted)
@@ -283,7 +276,7 @@ def test_a_run_that_never_meets_the_criterion_says_so(small_split, tmp_path: Pat
     seed = results["per_seed"][0]
     assert (seed["stopped_at"], seed["converged"]) == (10, False)
     table = markdown(group_runs([results]))
-    assert "0/1 (ID ≥ 0.95)" in table and "†" in table and "never met the --until-id criterion" in table
+    assert "0/1 (ID ≥ 0.95)" in table and "†" in table and "not learned: the model never fit its train distribution" in table
 
 
 def test_a_run_resumed_after_it_stopped_trains_no_further(small_split, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -230,9 +230,9 @@ def test_resume_restores_rng_states_and_trims_metrics(small_split, tmp_path: Pat
     draws: list[tuple[float, float, float]] = []
     step = training.Trainer.step
 
-    def drawing_step(self, ids, labels):
+    def drawing_step(self, ids, labels, *at):
         draws.append(_draws())
-        return step(self, ids, labels)
+        return step(self, ids, labels, *at)
 
     monkeypatch.setattr(training.Trainer, "step", drawing_step)
     settings = dict(pos="learned", preset="tiny", steps=80, eval_every=20, checkpoint_every=40, eval_examples=8,

@@ -265,3 +265,28 @@ def test_a_noisy_full_batch_run_resumes_exactly(modular, tmp_path: Path) -> None
     rows = lambda name: [{k: v for k, v in json.loads(line).items() if k not in ("tokens_per_s", "train_seconds")}  # noqa: E731
                          for line in (tmp_path / name / "metrics.jsonl").read_text().splitlines()]
     assert rows("cut") == rows("whole")
+
+
+def test_the_dynamics_table_tells_setups_apart_counts_a_duplicate_seed_once_and_names_the_runs_it_leaves_out(tmp_path: Path) -> None:
+    """Issue 39 item 13: two setups labelled alike, a seed the duplicate warning drops still listed,
+    and stream runs left out silently."""
+    short, long_ = fake("a", 1e-3, 1.0, (10, 200)), {**fake("a", 1e-3, 1.0, (10, 400)), "steps": 600}
+    again = fake("a", 1e-3, 1.0, (20, 250))  # seed 0 of short's setup again: the later run counts
+    stream = {**fake("a", 1e-3, 1.0, (None, 100), seed=3), "settings": {"lr": 1e-3, "weight_decay": 1.0, "label_noise": 0.0, "stream": "reverse_string"}}
+    curve = lambda seed: "".join(json.dumps({"seed": seed, "step": s, "train_exact_match": 1.0, "id_exact_match": 0.5}) + "\n" for s in (10, 200))  # noqa: E731
+    for name, results, history in [("1-short", short, curve(0)), ("2-long", long_, curve(0)), ("3-again", again, curve(0)),
+                                   ("4-stream", stream, json.dumps({"seed": 3, "step": 100, "id_exact_match": 1.0}) + "\n")]:
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "results.json").write_text(json.dumps(results))
+        (tmp_path / "runs" / name / "metrics.jsonl").write_text(history)
+    report = make_report([tmp_path / "runs"])
+    section = report["text"][report["text"].index("## Training dynamics"):]
+    table = [line for line in section.splitlines() if line.startswith("| a |")]
+    assert table == [
+        "| a | rope (steps=300, stream=none) | tiny | 0 | 0.001 | 1 | 0 | 0.500 | 20 | 250 | 12.5 | generalized |",  # 3-again, not 1-short
+        "| a | rope (steps=600, stream=none) | tiny | 0 | 0.001 | 1 | 0 | 0.500 | 10 | 400 | 40.0 | generalized |",
+    ]
+    assert "- a rope (steps=300, stream=reverse_string) tiny, seed 3: a stream run trains on generated records" in section
+    assert len(report["warnings"]) == 1 and "seed 0 is in 2 runs" in report["warnings"][0]
+    gap_rows = {row["model"] for row in report["rows"]}
+    assert {line.split(" | ")[1] for line in table} <= gap_rows  # the labels of the gap table

@@ -56,7 +56,7 @@ def runs(tmp_path: Path) -> Path:
     return tmp_path / "runs"
 
 
-REPORT_FILES = ["report.md", "report.png", "report-divergence.png", "report-novelty.png"]
+REPORT_FILES = ["report.md", "report.json", "report.png", "report-divergence.png", "report-novelty.png"]
 
 
 def prepare(kind: str, built: Path, runs: Path, home: Path) -> tuple[list[str], str]:
@@ -88,7 +88,7 @@ def test_a_link_at_the_lock_is_never_followed(built_outputs: Path, runs: Path, v
     home = tmp_path / "home"
     home.mkdir()
     args, name = prepare(kind, built_outputs, runs, home)
-    locked = "report-novelty.png" if kind == "report" and link == "dangling" else name  # a later lock of report's four
+    locked = "report-novelty.png" if kind == "report" and link == "dangling" else name  # a later lock of report's files
     target = victims / ("thesis.tex" if link == "to a file" else "created.txt")
     (home / lock_name(locked)).symlink_to(target)
     before = tree(tmp_path)

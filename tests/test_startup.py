@@ -42,3 +42,13 @@ def test_generate_imports_no_heavy_package_and_one_task_module() -> None:
 @pytest.mark.parametrize("argv", [("--help",), ("list",)])
 def test_help_and_list_import_no_heavy_package(argv: tuple[str, ...]) -> None:
     assert heavy(modules_after(*argv)) == []
+
+
+@pytest.mark.parametrize("bad", [("--until-id", "1.5"), ("--preset", "tiny", "--d-model", "30"), ()])
+def test_a_train_usage_error_comes_before_torch_is_imported(bad: tuple[str, ...], tmp_path) -> None:
+    """Bad settings, or a release that is not there, are refused (one line) without importing torch."""
+    done = subprocess.run([sys.executable, "-c", PROBE, "train", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"), *bad],
+                          capture_output=True, text=True, check=True)
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("gengap: error: ") and len(lines) == 2
+    assert heavy(set(json.loads(lines[-1]))) == []
