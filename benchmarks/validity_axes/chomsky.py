@@ -42,7 +42,7 @@ PREVIOUS = {
 
 def _lengths(family: str, smoke: bool) -> tuple[tuple[int, int], tuple[int, int]]:
     if smoke:
-        return (1, 4), (5, 6)
+        return (1, 8), (9, 10)
     return ((1, 40), (41, 500)) if family == "regular" else ((1, 20), (21, 100))
 
 
@@ -69,13 +69,17 @@ def claims(smoke: bool) -> list[Claim]:
             rule = (f"the {winner}'s length score ≥ {SCORE_MIN}" if even
                     else f"the {winner}'s length score ≥ {SCORE_MIN} and every other model's < {SCORE_MIN}")
             out.append(Claim(
-                "chomsky", f"{family}:{task}", f"{task}: the {winner} generalizes" + ("" if even else f" where {' and '.join(losers)} do not"),
+                "chomsky", f"{family}:{task}", f"{task}: the {winner} generalizes" + ("" if even else f" where {_names(losers)} {'does' if len(losers) == 1 else 'do'} not"),
                 arms, rule, PUBLISHED["even_pairs" if even else family], winner_only if even else winner_and_losers, learned=EXACT,
                 losing=() if even else losers, optional=losers if even else (), previous=PREVIOUS[task],
                 setup=f"Train lengths {train[0]}..{train[1]}, test {test[0]}..{test[1]}; empty output tape; "
                       + ("the transformer is reported beside (the paper's Transformer scores 96.4 here: no expectation)." if even else
                          f"{' and '.join(losers)} are losing arms (vacuous if they do not learn).")))
     return out
+
+
+def _names(labels: tuple[str, ...]) -> str:
+    return " and ".join(f"the {label}" for label in labels) if len(labels) < 3 else ", ".join(f"the {label}" for label in labels[:-1]) + f" and the {labels[-1]}"
 
 
 def _row(figures: Figures) -> str:

@@ -26,7 +26,7 @@ MIN_SPLITS = 3  # claim 2: splits with enough records in both groups
 
 def _configs(smoke: bool) -> dict[str, Any]:
     n_train, n_test = (8365, 1045) if not smoke else (600, 150)
-    steps = {} if not smoke else {"steps": 2000}
+    steps = {} if not smoke else {"steps": 20000}
     configs = {"scan-simple": build("scan", strategy="iid", options={"test_fraction": 0.2}, label="scan-simple")}
     for target in (TARGETS if not smoke else (0.3,)):
         name = f"scan-mcd_dc{round(target * 1000):04d}"

@@ -49,7 +49,7 @@ def _scale(smoke: bool) -> tuple[dict[str, int], dict[str, Any], tuple[int, ...]
 def _split(task: str, smoke: bool, **params: Any) -> Any:
     train, test, base = TASKS[task]
     if smoke:
-        train, test = (1, 4), (5, 6)
+        train, test = (1, 8), (9, 10)
     sizes, _, _ = _scale(smoke)
     return build("length", task=task, train=list(train), test=list(test), sizes=sizes, label=f"{task}-length", params={**base, **params})
 
