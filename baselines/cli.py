@@ -196,6 +196,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
     results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, heartbeat=getattr(args, "heartbeat", None), **settings)
     print(summary(results))
+    for warning in results.get("warnings", []):
+        print(f"gengap: warning: {warning}", file=sys.stderr)
     print(f"wrote {args.out}/results.json")
     return 0
 

@@ -105,6 +105,26 @@ class StreamPlan:
         return {"mixture": self.source, "components": self.mixture.describe()}
 
 
+def reach_warnings(probe: Sequence[Record], test: Sequence[Record]) -> list[str]:
+    """A warning when a stream's levels (``probe``: block 0 of each) reach input lengths of the
+    config's test part: those test records are then in distribution for the run, not OOD."""
+    if not probe or not test:
+        return []
+    longest = max(_input_length(r) for r in probe)
+    lengths = sorted(_input_length(r) for r in test)
+    inside = sum(1 for n in lengths if n <= longest)
+    if not inside:
+        return []
+    return [f"the stream's levels reach input length {longest}, inside the test part's lengths {lengths[0]}..{lengths[-1]}: "
+            f"{inside} of its {len(lengths)} records are in distribution for this run, not OOD (give a curriculum or sizes "
+            "that stay below the test lengths)"]
+
+
+def _input_length(record: Record) -> int:
+    value = record.get("difficulty", {}).get("input_length")
+    return int(value) if isinstance(value, int) else len(record["input"].split())
+
+
 class StreamSource:
     """One seed's training batches from a stream (see the module doc)."""
 

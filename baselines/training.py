@@ -81,7 +81,7 @@ from gengap.baselines.architectures import build
 from gengap.baselines.looped import progressive_draw
 from gengap.baselines.sequence_model import SequenceModel
 from gengap.baselines.settings import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS, SCHEDULES, Preset, TrainSettings, make_settings, preset_of  # noqa: F401
-from gengap.baselines.stream_train import StreamPlan, StreamSource
+from gengap.baselines.stream_train import StreamPlan, StreamSource, reach_warnings
 from gengap.baselines.tokenizer import Tokenizer
 from gengap.baselines.train_progress import SeedStatus, postfix
 from gengap.generators.exclusion import Exclusion
@@ -792,6 +792,7 @@ def train_and_evaluate(
         if run.stream is not None:
             results["stream"] = {**run.stream.describe(), "excluded_inputs": len(run.exclusion or ()),
                                  "exclusion_bytes": run.exclusion.nbytes if run.exclusion is not None else 0}
+            results["warnings"] = reach_warnings(run.probe, data.test)
         if out_path is not None:
             if plots:
                 from gengap.baselines.plots import plot_curriculum, plot_run

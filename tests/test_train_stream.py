@@ -212,3 +212,18 @@ def test_grpo_records_per_step_reads_the_trainers_settings() -> None:
         grpo_records_per_step(args(shuffle=True))
     with pytest.raises(ValueError, match="whole optimizer steps"):
         grpo_records_per_step(args(per_device=2, generations=2, iterations=3))
+
+
+def test_a_stream_whose_levels_reach_the_test_lengths_is_warned_about(parity_split) -> None:
+    """Issue 39 item 11: levels 1-3 of parity_check reach lengths 11..15, over the test part's 6..8."""
+    from gengap.baselines.stream_train import reach_warnings
+
+    reached = train_and_evaluate(parity_split, **{**RUN, "steps": 4, "eval_every": 2, "checkpoint_every": 2}, progress=False, plots=False)
+    (warning,) = reached["warnings"]
+    assert warning.startswith("the stream's levels reach input length ") and "inside the test part's lengths 6..8: 20 of its 20 records" in warning
+    below = train_and_evaluate(parity_split, **{**RUN, "steps": 4, "eval_every": 2, "checkpoint_every": 2, "curriculum": "fixed:1",
+                                                "stream_params": (("max_length", "5"),)}, progress=False, plots=False)
+    assert below["warnings"] == []
+    short = [{"input": "1 0", "difficulty": {"input_length": 2}}]
+    assert reach_warnings(short, [{"input": "1 0 1", "difficulty": {"input_length": 3}}]) == []
+    assert reach_warnings([], []) == []
