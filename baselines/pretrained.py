@@ -40,6 +40,7 @@ from gengap.baselines.data import SplitData, load_split
 from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines.metrics import aggregate, make_buckets, score, seed_summary
 from gengap.baselines.numbers import EVAL_RANGES, check_numbers
+from gengap.baselines.run_files import strict_json
 from gengap.baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.prompts import config_prompter
@@ -288,6 +289,6 @@ def evaluate_pretrained(
 
         made = plot_run(results, out_path / "plots" / "accuracy_by_length.png")
         results["plots"] = [str(Path(made).relative_to(out_path))] if made else []
-        atomic_write(out_path / "results.json", json.dumps(results, indent=1) + "\n")
+        atomic_write(out_path / "results.json", strict_json(results, indent=1) + "\n")  # a NaN figure as null
     return results
 

@@ -17,7 +17,6 @@ This module imports neither torch nor Ray at import time.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.report import model_label
+from gengap.generators.jsonl import json_text
 from gengap.generators.safe_files import atomic_write_text, create_new, make_directory
 from gengap.generators.reading import ReadError, read_json
 
@@ -192,7 +192,7 @@ def write_state(out: Path, sweep: Mapping[str, Any], runs: Sequence[RunSpec], ou
         "sweep": dict(sweep),
         "runs": [{**spec.to_json(), **({k: v for k, v in asdict(outcomes[spec.name]).items() if k != "run"} if spec.name in outcomes else {"status": "pending"})} for spec in runs],
     }
-    atomic_write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n", tmp_name=f".{STATE_FILE}.tmp")
+    atomic_write_text(out / STATE_FILE, json_text(state, indent=1), tmp_name=f".{STATE_FILE}.tmp")
 
 
 def run_sweep(

@@ -41,6 +41,20 @@ def read_records(path: Path | str, error: type[Exception], check: Callable[[Any,
     return records
 
 
+class NonFiniteError(ValueError):
+    """A value gengap was to write as JSON holds NaN or an infinity (JSON has no such numbers)."""
+
+
+def json_text(value: Any, indent: int | None = 2) -> str:
+    """value as JSON text (indented) with a final newline, the form of every report and
+    manifest gengap writes; NonFiniteError when a number in it is NaN or infinite: gengap never
+    writes the non-standard ``NaN``/``Infinity`` tokens, which its own reader refuses."""
+    try:
+        return json.dumps(value, indent=indent, allow_nan=False) + "\n"
+    except ValueError:
+        raise NonFiniteError("a number to write as JSON is NaN or infinite (gengap writes only finite numbers); nothing was written") from None
+
+
 def dumps_record(record: Record) -> str:
     """The canonical JSON text of one record (no newline)."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False)

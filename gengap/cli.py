@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
 import numpy as np
 
 from gengap.generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
+from gengap.generators.jsonl import NonFiniteError, json_text
 from gengap.generators.plugins import PluginError
 from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
@@ -383,7 +384,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
         for part, rows in result.parts().items():
             (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
-        (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
+        (staging / "report.json").write_text(json_text(result.report), encoding="utf-8")
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
@@ -411,7 +412,7 @@ def cmd_divergence(args: argparse.Namespace) -> int:
         raise UsageError("both files need at least one record")
     figures = divergence_report(train, test, args.abstract_lexical)
     if args.json:
-        print(json.dumps(figures, indent=2))
+        sys.stdout.write(json_text(figures))
     else:
         print(f"atom_divergence {_fmt(figures['atom_divergence'])}")
         print(f"compound_divergence {_fmt(figures['compound_divergence'])}")
@@ -758,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = args.func(args)
             _flush_stdout()
             return code
-        except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError) as err:  # a task module's defect: one line too
+        except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError, NonFiniteError) as err:  # a task module's defect: one line too
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (gengap.baselines.errors.RunFileError)
         except OSError as err:

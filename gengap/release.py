@@ -28,6 +28,7 @@ from gengap.data_cards import card_files
 from gengap.generators import BlockPlan, dumps_record, get_task
 from gengap.generators.batch import Record
 from gengap.generators.extras import install_hint
+from gengap.generators.jsonl import json_text
 from gengap.generators.plugins import provenance
 from gengap.generators.registry import task_module
 from gengap.data_cards.common import plot_paths
@@ -334,7 +335,7 @@ def release_plugins(suite: dict[str, Any]) -> dict[str, Any]:
 
 def manifest_text(manifest: dict[str, Any]) -> str:
     """manifest.json's bytes (as text) for a manifest."""
-    return json.dumps(manifest, indent=2) + "\n"
+    return json_text(manifest)
 
 
 def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:

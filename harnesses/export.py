@@ -52,6 +52,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gengap.generators import get_task
 from gengap.generators.extras import install_hint
+from gengap.generators.jsonl import json_text
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
@@ -424,5 +425,5 @@ def export_release(
     if to == "lm-eval":
         manifest["group"] = source.name
         manifest["groups"] = lm_eval_group_names(source.name)
-    (out_path / EXPORT_MARKER).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    (out_path / EXPORT_MARKER).write_text(json_text(manifest, indent=1), encoding="utf-8")
     return manifest
