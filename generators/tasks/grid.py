@@ -52,7 +52,9 @@ demonstrations, costing it the fewest recolours that make it (:func:`recolours_n
 per colour the map changes, and one more per cycle of colours that no other colour joins, as
 a swap of two colours takes three). tests/test_grid_program.py holds this checker to an
 exhaustive enumeration of every program of up to 2 primitives. Level 10 takes ~0.2 s of CPU
-per record.
+per record, the largest records the parameters allow (5 demonstrations of 30 x 30 grids,
+depth 4) ~1.5 s; a record asks for no more (``meta.max_depth`` keeps to its parameter's range,
+at most 5 demonstrations, grids at most 30 x 30).
 Features: ``depth``, ``demos``, ``height``, ``width`` (of the grids the record starts from),
 ``answer_rows`` and ``answer_columns``.
 """
@@ -70,7 +72,7 @@ from gengap.generators.batch import Batch, concat
 from gengap.generators.derivation import Tree, structure_atoms, structure_compounds
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
-from gengap.generators.task import Task, meta_value
+from gengap.generators.task import Task
 from gengap.generators.tasks._demonstrations import split_demonstrations
 from gengap.generators.text import join_chars
 
@@ -344,7 +346,7 @@ class GridProgram(Task[GridProgramParams]):
     def solve(self, example: Mapping[str, Any]) -> str:
         """An answer the demonstrations allow (the first in sorted order; see ``check_answer``);
         ValueError when none does."""
-        answers = grid_answers(example["input"], int(meta_value(example, "max_depth")))
+        answers = grid_answers(example["input"], self.meta(example, "max_depth"))
         if not answers:
             raise ValueError("no program of the set maps every demonstration")
         return min(answers)
@@ -353,10 +355,35 @@ class GridProgram(Task[GridProgramParams]):
         """Whether prediction is the query's output under some program of 1..max_depth
         primitives that maps every demonstration (any of them when several do)."""
         try:
-            answers = grid_answers(example["input"], int(meta_value(example, "max_depth")))
+            answers = grid_answers(example["input"], self.meta(example, "max_depth"))
         except (ValueError, KeyError, TypeError):
             return False
         return " ".join(prediction.split()) in answers
+
+    def structure_problem(self, example: Mapping[str, Any]) -> str | None:
+        """Why the record's structure is not a program that made it: one of 1..meta.max_depth
+        primitives (recolour of two different colours) that maps every demonstration, keeps its
+        grids within 30 x 30 and turns the query into the target."""
+        try:
+            steps = read_program(example["structure"])
+            depth = self.meta(example, "max_depth")
+            demos, query = parse_grids(example["input"])
+            target = parse_grid(example["target"].split())
+        except (ValueError, KeyError, TypeError) as err:
+            return f"structure is not a program of the record: {err}"
+        if len(steps) > depth:
+            return f"structure is a program of {len(steps)} primitives; the record allows at most {depth} (meta.max_depth)"
+        if any(name == "recolour" and args[0] == args[1] for name, args in steps):
+            return "structure recolours a colour to itself (a recolour takes two different colours)"
+        for number, (source, image) in enumerate([*demos, (query, target)], start=1):
+            try:
+                made = run_program(steps, source, bounded=True)
+            except ValueError as err:
+                return f"structure is not a program of the record: {err}"
+            if made != image:
+                what = f"demonstration {number}" if number <= len(demos) else "the query's target"
+                return f"structure is a program that does not give {what}"
+        return None
 
     def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
         return structure_atoms(example)  # the input does not determine the structure
@@ -397,7 +424,8 @@ Grid = list[list[int]]
 
 
 def parse_grid(tokens: Sequence[str]) -> Grid:
-    """A grid from its tokens (digits, rows ended by ``|``); ValueError unless rectangular and non-empty."""
+    """A grid from its tokens (digits, rows ended by ``|``); ValueError unless rectangular,
+    non-empty and at most MAX_SIDE x MAX_SIDE (no grid of a record is larger)."""
     rows: Grid = [[]]
     for token in tokens:
         if token == ROW:
@@ -408,12 +436,14 @@ def parse_grid(tokens: Sequence[str]) -> Grid:
             raise ValueError(f"unexpected token {token!r} in a grid")
     if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise ValueError("a grid is a non-empty rectangle of digits, rows ended by |")
+    if len(rows) > MAX_SIDE or len(rows[0]) > MAX_SIDE:
+        raise ValueError(f"a grid of {len(rows)} x {len(rows[0])} cells is larger than {MAX_SIDE} x {MAX_SIDE}")
     return rows
 
 
 def parse_grids(text: str) -> tuple[list[tuple[Grid, Grid]], Grid]:
     """(demonstration pairs, query grid) of an input ``g > g ; ... ; g > ?``; ValueError when malformed."""
-    demos, query = split_demonstrations(text.split(), SEP, MAPS, ASK)
+    demos, query = split_demonstrations(text.split(), SEP, MAPS, ASK, MAX_DEMOS)
     return [(parse_grid(a), parse_grid(b)) for a, b in demos], parse_grid(query)
 
 
@@ -476,9 +506,13 @@ def primitive(name: str, g: Grid, args: tuple[int, ...] = ()) -> Grid:
     raise ValueError(f"unknown primitive {name!r}")
 
 
-def run_program(steps: Sequence[tuple[str, tuple[int, ...]]], g: Grid) -> Grid:
+def run_program(steps: Sequence[tuple[str, tuple[int, ...]]], g: Grid, bounded: bool = False) -> Grid:
+    """The grid the steps make from g; bounded: ValueError once a grid grows past 30 x 30 (no
+    program of a record does), so a forged program cannot make the work explode."""
     for name, args in steps:
         g = primitive(name, g, args)
+        if bounded and (len(g) > MAX_SIDE or len(g[0]) > MAX_SIDE):
+            raise ValueError(f"its grids grow past {MAX_SIDE} x {MAX_SIDE}")
     return g
 
 

@@ -1,0 +1,44 @@
+"""A forger who recomputes every hash: after changing a release's data files, every figure a
+hash covers is made consistent again (data_files, each config's files, the fingerprint, the
+card files, SHA256SUMS), so plain verify sees no checksum problem. What is left to catch is
+what the files say against what the manifest states (tests/test_verify_cross_checks.py) and
+each record against its task (tests/test_record_bounds.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from gengap.release import fingerprint, manifest_text, write_checksums
+
+
+def rehash(root: Path, change_manifest: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Recompute every hash of the release at root from its data files as they are now (after
+    change_manifest(manifest), if given); returns the manifest written."""
+    from gengap.data_cards import write_cards
+
+    manifest = json.loads((root / "manifest.json").read_text())
+    if change_manifest is not None:
+        change_manifest(manifest)
+    for path in manifest["data_files"]:
+        data = (root / path).read_bytes()
+        info = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": data.count(b"\n")}
+        manifest["data_files"][path] = info
+        for config in manifest["configs"]:
+            for part in config["files"].values():
+                if part["path"] == path:
+                    part.update(info)
+    manifest["fingerprint"] = fingerprint(manifest["data_files"])
+    (root / "manifest.json").write_text(manifest_text(manifest), encoding="utf-8")
+    write_cards(manifest, root)
+    write_checksums(root)
+    return manifest
+
+
+def edit_records(path: Path, change: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Rewrite a JSONL data file after change(records) (records as parsed)."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    change(records)
+    path.write_text("".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
