@@ -41,6 +41,7 @@ from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines.metrics import aggregate, make_buckets, score, seed_summary
 from gengap.baselines.numbers import EVAL_RANGES, check_numbers
 from gengap.baselines.run_files import strict_json
+from gengap.generators.safe_files import placement_problem
 from gengap.baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.prompts import config_prompter
@@ -194,6 +195,9 @@ def evaluate_pretrained(
     settings = make_eval_settings(overrides)
     data = load_split(source, config)
     out_path = Path(out) if out is not None else None
+    placed = placement_problem(out_path, [model_dir, *([source] if isinstance(source, (str, Path)) else [])]) if out_path is not None else None
+    if placed is not None:  # never inside the model or the release evaluated, nor any release
+        raise BaselineError(placed)
     if out_path is not None and out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir())):
         raise BaselineError(f"{out_path} is not empty: choose another directory")
     tasks = list(dict.fromkeys(str(r.get("task")) for part in data.parts().values() for r in part))

@@ -29,6 +29,7 @@ The pieces are plain functions over the rows of :func:`group_runs`, for benchmar
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -453,6 +454,8 @@ def report_paths(out: str | Path) -> list[Path]:
     the divergence, novelty, dynamics (grokking curves), delay and grid plots (FILE: out without
     its suffix)."""
     target = Path(out)
+    if target.name in ("", ".", "..") or str(out).endswith(("/", os.sep)):
+        raise BaselineError(f"the report --out {str(out)!r} names a directory, not a file: give a file name ending in .md")
     paths = [target, target.with_suffix(".png"), *(target.with_name(f"{target.stem}-{name}.png") for name in PLOT_SUFFIXES)]
     if len(set(paths)) < len(paths):
         raise BaselineError(f"the report {target} would overwrite its own plots: give --out a name ending in .md")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
 import numpy as np
 
 from gengap.generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
-from gengap.generators.jsonl import NonFiniteError, json_text
+from gengap.generators.jsonl import NonFiniteError, json_text, sealed_json_text
 from gengap.generators.plugins import PluginError
 from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
@@ -166,7 +167,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
     _check_generate_size(task.name, params, args)
-    target = atomic_output(args.out, args.force) if args.out else _stdout()
+    target = atomic_output(args.out, args.force) if args.out is not None else _stdout()
     if args.all:
         try:
             batch = task.enumerate(params)
@@ -209,7 +210,7 @@ def _check_generate_size(task: str, params: Any, args: argparse.Namespace) -> No
             f"{given} is more than the limit of {limit.max_records:,} records "
             f"(raise it with --max-records N or {ENVIRONMENT_VARIABLE}=N)"
         )
-    if args.out:
+    if args.out is not None:
         target = check_writable_file(args.out, args.force)
         if count is not None and count > SIZE_CHECKED_FROM:
             check_space(target, count * record_bytes(task, params))
@@ -381,10 +382,13 @@ def cmd_split(args: argparse.Namespace) -> int:
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
     warnings = add_warnings(result.report, shortfall_warnings(result.report))
+    parts = {f"{part}.jsonl": "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
+    files = {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": data.count(b"\n")} for name, data in parts.items()}
+    report_text = sealed_json_text({**result.report, "files": files})  # hashes and seal prove the directory gengap's (gengap.ownership)
     with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
-        for part, rows in result.parts().items():
-            (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
-        (staging / "report.json").write_text(json_text(result.report), encoding="utf-8")
+        for name, data in parts.items():
+            (staging / name).write_bytes(data)
+        (staging / "report.json").write_text(report_text, encoding="utf-8")
     report = result.report
     for warning in warnings:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
