@@ -10,8 +10,9 @@ record.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from gengap.generators import UnknownTaskError, get_task
 from gengap.generators.batch import Record
@@ -32,7 +33,38 @@ def _own_atoms(record: Mapping[str, Any]) -> Counter[str] | None:
     return tree_atoms(tree) if found is None and tree is not None else found
 
 
+_REMEMBERED: dict[tuple[int, str, bool], tuple[Mapping[str, Any], Counter[str]]] | None = None
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """Within the block, record_atoms and record_compounds work out each record's once (by the
+    record object; callers must not change a record meanwhile): a check that reads them twice,
+    for divergences and then for novelty, pays once."""
+    global _REMEMBERED
+    outer = _REMEMBERED
+    _REMEMBERED = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _REMEMBERED = outer
+
+
+def _recall(kind: str, record: Mapping[str, Any], abstract: bool, compute: Any) -> Counter[str]:
+    if _REMEMBERED is None:
+        return compute()
+    key = (id(record), kind, abstract)
+    found = _REMEMBERED.get(key)
+    if found is None or found[0] is not record:
+        found = _REMEMBERED[key] = (record, compute())  # the record kept: its id stays its own
+    return found[1]
+
+
 def record_atoms(record: Mapping[str, Any]) -> Counter[str]:
+    return _recall("atoms", record, False, lambda: _record_atoms(record))
+
+
+def _record_atoms(record: Mapping[str, Any]) -> Counter[str]:
     task = _task(record)
     found = task.atoms(record) if task is not None else _own_atoms(record)
     return found if found is not None else Counter(record["input"].split())
@@ -41,6 +73,10 @@ def record_atoms(record: Mapping[str, Any]) -> Counter[str]:
 def record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
     """Compounds of a record; with abstract_lexical, lexical items are written * (structure only;
     no effect on compounds a record lists in meta.compounds)."""
+    return _recall("compounds", record, abstract_lexical, lambda: _record_compounds(record, abstract_lexical))
+
+
+def _record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
     task = _task(record)
     if task is not None:
         found = task.compounds(record, abstract_lexical)

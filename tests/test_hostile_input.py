@@ -476,8 +476,9 @@ def test_verify_checks_the_fingerprint_a_citation_gives(release: Path, tmp_path:
 
 
 def test_a_forger_who_recomputes_every_hash_passes_plain_verify_but_not_the_cited_fingerprint(release: Path, tmp_path: Path) -> None:
-    """What docs/releases.md says plain verify cannot detect: a correct record dropped, everything
-    recomputed. The fingerprint changes, so the cited one catches it."""
+    """What docs/releases.md says plain verify cannot detect: a correct record dropped, every
+    hash, the split report and the novelty of the records recomputed. The fingerprint changes,
+    so the cited one catches it."""
     root = copy_of(release, tmp_path)
     cited = json.loads((root / "manifest.json").read_text())["fingerprint"]
     lines = (root / TRAIN).read_text().splitlines()[1:]
@@ -495,6 +496,11 @@ def test_a_forger_who_recomputes_every_hash_passes_plain_verify_but_not_the_cite
 
     write_cards(manifest, root)
     write_checksums(root)
+    failed(gengap(tmp_path, "verify", "release"), "report gives sizes")  # what the manifest states is no longer the files'
+    from tests.forgery import rehash, restate
+
+    restate(root)  # the report and the records' novelty rewritten too
+    rehash(root)
     assert gengap(tmp_path, "verify", "release").returncode == 0
     failed(gengap(tmp_path, "verify", "release", "--expect-fingerprint", cited), f"not the expected sha256:{cited}")
 
