@@ -133,7 +133,9 @@ def test_release_configs_lists_what_the_manifest_lists_and_refuses_symlinks(tmp_
         (tmp_path / "data" / name / "train.jsonl").write_text("")
     (tmp_path / "data" / ".hidden").mkdir()
     assert release_configs(tmp_path) == ["a-x", "b-x"]
-    assert release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "c-x"}, {"name": "../../etc"}, 5]}) == ["b-x"]
+    assert release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "../../etc"}, 5]}) == ["b-x"]
+    with pytest.raises(ReadError, match="config c-x of manifest.json has no data/c-x/train.jsonl"):  # listed, gone: never silently left out
+        release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "c-x"}]})
     with pytest.raises(ReadError, match="has no list of configs"):
         release_configs(tmp_path, {"configs": {"b-x": {}}})
     assert release_part(tmp_path, "a-x", "test") is None and release_part(tmp_path, "a-x", "train") == tmp_path / "data/a-x/train.jsonl"
