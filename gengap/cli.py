@@ -760,7 +760,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with terminate_as_interrupt():
         try:
             args = parser.parse_args(argv)
-            code = args.func(args)
+            try:
+                code = args.func(args)
+            except SystemExit as err:  # code gengap runs (a plugin's task) cannot decide its exit status
+                raise UsageError(f"the command was ended by sys.exit({err.code!r}) in code it ran (a plugin's?): gengap does not take that as its result") from None
             _flush_stdout()
             return code
         except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError, NonFiniteError) as err:  # a task module's defect: one line too
