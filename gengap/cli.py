@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Sequence
 
 import numpy as np
 
@@ -187,7 +187,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar, \
             Ticker(lambda: f"generate: {written[0]:,} of {args.n:,} {task.name} records written"):
         hashes = _write_blocks(plan, args.workers, handle, bar, written)
-    _warn_repeats(hashes)
+        warning = repeat_warning(*repeated(hashes))  # before the file is published: after that, the command has succeeded
+    if warning is not None:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -247,13 +249,6 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _
             written[0] += plan.block_length(block)
     handle.flush()
     return hashes
-
-
-def _warn_repeats(hashes: Iterable[np.ndarray]) -> None:
-    """gengap: warning: N of M records repeat an input already drawn (nothing when none do)."""
-    warning = repeat_warning(*repeated(hashes))
-    if warning is not None:
-        print(f"gengap: warning: {warning}", file=sys.stderr)
 
 
 # -- check -----------------------------------------------------------------------------
@@ -381,7 +376,20 @@ def cmd_split(args: argparse.Namespace) -> int:
             result = apply_cue(result, cue, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
+    from gengap.splits.tasks import pool_tasks
+
+    # everything said after publishing is worked out first: once the directory is there, the command has succeeded
     warnings = add_warnings(result.report, shortfall_warnings(result.report))
+    several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
+    keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
+    repeats = repeat_warning(*repeated([record_input_keys(keyed)]))  # stderr only: report.json is unchanged
+    report = result.report
+    summary = (
+        f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
+        f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
+        f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
+    )
+    cued = cue_summary(report["cue"]) if "cue" in report else None
     parts = {f"{part}.jsonl": "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
     files = {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": data.count(b"\n")} for name, data in parts.items()}
     report_text = sealed_json_text({**result.report, "files": files})  # hashes and seal prove the directory gengap's (gengap.ownership)
@@ -389,22 +397,11 @@ def cmd_split(args: argparse.Namespace) -> int:
         for name, data in parts.items():
             (staging / name).write_bytes(data)
         (staging / "report.json").write_text(report_text, encoding="utf-8")
-    report = result.report
-    for warning in warnings:
+    for warning in [*warnings, *([repeats] if repeats else [])]:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
-
-    from gengap.splits.tasks import pool_tasks
-
-    several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
-    keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
-    _warn_repeats([record_input_keys(keyed)])  # stderr only: report.json is unchanged
-    print(
-        f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
-        f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
-        f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
-    )
-    if "cue" in report:
-        print(cue_summary(report["cue"]))
+    print(summary)
+    if cued is not None:
+        print(cued)
     return 0
 
 

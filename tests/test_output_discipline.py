@@ -320,3 +320,27 @@ def test_without_flock_support_writing_still_works(tmp_path: Path, monkeypatch: 
         handle.write(b"data\n")
     assert out.read_bytes() == b"data\n"
     assert os.listdir(tmp_path) == ["x.jsonl"]
+
+
+# -- publish last (issue 38, item 13) -------------------------------------------------------------
+
+
+def _out_of_memory(*args: object, **kwargs: object) -> object:
+    raise MemoryError
+
+
+@pytest.mark.parametrize("command", ["split", "generate"])
+def test_memory_running_out_after_the_work_publishes_nothing(tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Under `ulimit -v`, split exited 2 "out of memory" after its output directory was published:
+    what the command says afterwards (repeat warnings, the summary) is now worked out before."""
+    import gengap.cli as cli
+
+    pool = tmp_path / "pool.jsonl"
+    assert main(["generate", "parity_check", "--n", "40", "--out", str(pool)]) == 0
+    monkeypatch.setattr(cli, "repeated", _out_of_memory)
+    out = tmp_path / "out"
+    argv = ["split", str(pool), "--strategy", "iid", "--out", str(out)] if command == "split" else ["generate", "parity_check", "--n", "40", "--out", str(out)]
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "gengap: error: out of memory (see the record limits in the README)\n"
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["pool.jsonl"]
