@@ -105,6 +105,8 @@ def test_the_deepest_records_tasks_write_read_back() -> None:
     "text, reason",
     [
         ("a: .nan", "line 1: .nan is not a finite number"),
+        ('a: 1\nb: "x\\ud800y"', "line 2: a string holds a lone UTF-16 surrogate"),
+        ('"\\udfff": 1', "line 1: a string holds a lone UTF-16 surrogate"),
         ("a: [1, -.INF]", "line 1: -.INF is not a finite number"),
         ("a: 1.0e+999", "line 1: 1.0e+999 is not a finite number"),
         ("a: 1\nb: " + "1" * 101, "line 2: an integer has 101 digits"),
