@@ -318,7 +318,13 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
             yield source
             return
         with tempfile.SpooledTemporaryFile(max_size=STDIN_IN_MEMORY) as spool:
-            shutil.copyfileobj(source, spool)
+            try:
+                shutil.copyfileobj(source, spool)
+            except OSError as err:  # beyond STDIN_IN_MEMORY the spool is a file in TMPDIR
+                raise UsageError(
+                    f"cannot spool standard input to the temporary directory {tempfile.gettempdir()!r}: {err.strerror or err} "
+                    "(set TMPDIR to a directory with room, or give a file)"
+                ) from None
             spool.seek(0)
             yield spool  # type: ignore[misc]
     finally:

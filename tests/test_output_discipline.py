@@ -344,3 +344,27 @@ def test_memory_running_out_after_the_work_publishes_nothing(tmp_path: Path, com
     assert main(argv) == 2
     assert capsys.readouterr().err == "gengap: error: out of memory (see the record limits in the README)\n"
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["pool.jsonl"]
+
+
+FULL_SPOOL = """\
+import sys
+import gengap.parallel as parallel
+parallel._spool_path = lambda spool, block: "/dev/full"  # every spool write: ENOSPC, as in a full TMPDIR
+from gengap.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_temporary_directory_is_named_not_taken_for_standard_output(tmp_path: Path) -> None:
+    """Issue 38, item 19: generate with workers spools blocks to TMPDIR; a full TMPDIR was reported
+    as "cannot write to standard output"."""
+    from tests.output_helpers import _environment
+
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_SPOOL, "generate", "parity_check", "--n", "25000", "--workers", "2"],
+        capture_output=True, text=True, timeout=300, env=_environment(),
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith("gengap: error: ") and done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert "standard output" not in done.stderr and "temporary directory" in done.stderr and "No space left on device" in done.stderr
