@@ -6,7 +6,8 @@ directory, an export) holds a describing file, its *marker* (manifest.json, repo
 gengap-export.json), that gives the sha256 of every file gengap wrote there (a release's
 card files, plots and manifest through its SHA256SUMS, whose own bytes must be exactly the
 lines gengap writes); a split's report.json and an export's marker are sealed by the sha256
-of their own text (``marker_sha256``), so an edit of the marker itself shows too. The directory is gengap's only when
+of their own text (``marker_sha256``), so an edit of the marker itself shows too. The
+directory is gengap's only when
 
 - the marker is a regular file whose content is gengap's own format for it (a release
   manifest whose fingerprint is the one of the data files it lists, at the layout's paths; a
