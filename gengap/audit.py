@@ -23,6 +23,7 @@ from gengap.generators.cues import strip_cue_input
 from gengap.generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
 from gengap.cross_check import report_problems
+from gengap.splits.atoms import remembered
 
 PARTS = ("train", "validation", "test")
 
@@ -92,6 +93,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
     if not isinstance(configs, list):
         audit.problems.append("manifest.json has no list of configs")
         return audit
+    cache: dict[tuple[Any, ...], Any] = {}
+    cached_for: list[str] = []
     for config in configs:
         try:
             files = {part: dict(info) for part, info in config["files"].items()}
@@ -126,5 +129,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
                 if shared:
                     audit.problems.append(f"record: {name}: {shared} test inputs also occur in train or validation")
         if len(parts) == len(PARTS):  # every record of the config valid: what the manifest states about them (gengap.cross_check)
-            audit.problems += report_problems(config, parts, sizes)
+            if tasks != cached_for:  # one memory of atoms and compounds for consecutive configs of the same tasks (one pool)
+                cache, cached_for = {}, tasks
+            with remembered(cache):
+                audit.problems += report_problems(config, parts, sizes)
     return audit

@@ -11,6 +11,7 @@ record.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -33,17 +34,19 @@ def _own_atoms(record: Mapping[str, Any]) -> Counter[str] | None:
     return tree_atoms(tree) if found is None and tree is not None else found
 
 
-_REMEMBERED: dict[tuple[int, str, bool], tuple[Mapping[str, Any], Counter[str]]] | None = None
+_REMEMBERED: dict[tuple[Any, ...], Counter[str]] | None = None
 
 
 @contextlib.contextmanager
-def remembered() -> Iterator[None]:
-    """Within the block, record_atoms and record_compounds work out each record's once (by the
-    record object; callers must not change a record meanwhile): a check that reads them twice,
-    for divergences and then for novelty, pays once."""
+def remembered(cache: dict[tuple[Any, ...], Counter[str]] | None = None) -> Iterator[None]:
+    """Within the block, record_atoms and record_compounds work each record's out once, by what
+    they are read from (task, input, structure and meta): a check that reads them twice, for
+    divergences and then for novelty, and for the same records in several configs (a release's
+    SCAN configs split one pool), pays once. cache: a dict to keep between blocks (the
+    caller's, e.g. for one task's configs); the callers must not change a record meanwhile."""
     global _REMEMBERED
     outer = _REMEMBERED
-    _REMEMBERED = {} if outer is None else outer
+    _REMEMBERED = cache if cache is not None else ({} if outer is None else outer)
     try:
         yield
     finally:
@@ -53,11 +56,28 @@ def remembered() -> Iterator[None]:
 def _recall(kind: str, record: Mapping[str, Any], abstract: bool, compute: Any) -> Counter[str]:
     if _REMEMBERED is None:
         return compute()
-    key = (id(record), kind, abstract)
-    found = _REMEMBERED.get(key)
-    if found is None or found[0] is not record:
-        found = _REMEMBERED[key] = (record, compute())  # the record kept: its id stays its own
-    return found[1]
+    try:
+        key = (kind, abstract, record.get("task"), record.get("input"), _text(record.get("structure")), _plain(record.get("meta")))
+        found = _REMEMBERED.get(key)
+    except (TypeError, ValueError):  # not JSON (a record the Python API built): no key, no memory
+        return compute()
+    if found is None:
+        found = _REMEMBERED[key] = compute()
+    return found
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _plain(meta: Any) -> Any:
+    """A hashable key of a record's meta: its sorted items when they are plain scalars (the
+    common case, cheap), else its JSON text."""
+    if isinstance(meta, dict):
+        items = tuple(sorted(meta.items()))
+        if all(isinstance(value, (str, int, float, bool)) or value is None for _, value in items):
+            return items
+    return _text(meta)
 
 
 def record_atoms(record: Mapping[str, Any]) -> Counter[str]:

@@ -120,3 +120,21 @@ def test_a_forged_structure_in_a_release_fails_plain_verify(copy: Path, capsys: 
     code, err = verify(copy, capsys)
     assert code == 1 and "data/letter_analogy-iid/train.jsonl line 1: " in err
     assert "structure composes 4 transformations; the record allows at most 2" in err or "structure is a composition that does not give" in err or "target" in err
+
+
+def test_remembered_atoms_and_compounds_are_those_of_each_records_content() -> None:
+    """verify works each record's atoms and compounds out once, across the configs that share
+    records; a record that differs in its structure or meta is worked out on its own."""
+    import numpy as np
+
+    from gengap.generators import get_task
+    from gengap.splits.atoms import record_atoms, record_compounds, remembered
+
+    first, second = get_task("scan").generate(np.random.default_rng(0), 2, get_task("scan").default_params()).records("scan")
+    forged = {**first, "structure": second["structure"]}
+    plain = [record_compounds(r) for r in (first, second, forged)] + [record_atoms(forged)]
+    cache: dict = {}
+    with remembered(cache):
+        assert [record_compounds(r) for r in (first, second, forged)] + [record_atoms(forged)] == plain
+        assert record_compounds(dict(first)) is record_compounds(first)  # a copy (another config's record): worked out once
+    assert plain[2] != plain[0] and cache
