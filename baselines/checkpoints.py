@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import torch
 
-from gengap.baselines.errors import RunFileError
+from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines.run_identity import KEY
 from gengap.generators.safe_files import atomic_file
 
@@ -71,9 +71,14 @@ def set_rng_states(states: Mapping[str, Any]) -> None:
 
 def save_checkpoint(path: Path, state: dict[str, Any]) -> None:
     """torch.save state to path atomically, through path.tmp (created exclusively, never
-    through a link, removed when the write fails, e.g. on a full disk)."""
-    with atomic_file(path) as handle:
-        torch.save(state, handle)
+    through a link, removed when the write fails, e.g. on a full disk); BaselineError when
+    torch's writer fails (on a full disk it reports ``unexpected pos``, a RuntimeError),
+    OSError naming the file when the file system refuses the write."""
+    try:
+        with atomic_file(path) as handle:
+            torch.save(state, handle)
+    except RuntimeError as err:
+        raise BaselineError(f"cannot write the checkpoint {path}: {_first_line(err)} (is the disk full?); the previous checkpoint, if any, is kept") from None
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:

@@ -287,8 +287,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from gengap.baselines.report import make_report, report_paths
 
+    if args.out is not None and not str(args.out):
+        raise BaselineError("--out '' is empty: give a file name ending in .md, or leave out --out for standard output")
     checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
-    with args.report_outputs(report_paths(args.out), args.force) if checked else nullcontext(None) as opener:
+    with args.report_outputs(report_paths(args.out), args.force, args.runs) if checked else nullcontext(None) as opener:
         report = make_report(args.runs, args.out, opener=opener, learned=args.learned)
     from gengap.errors import one_line
 

@@ -3,49 +3,20 @@
 ``check_numbers(values)`` takes the numeric fields of :class:`gengap.baselines.training.TrainSettings`
 (None stands for the preset's default and is skipped) and raises BaselineError naming the
 first one out of range. The same check serves ``gengap train``'s options, sweep files and the
-Python API, so ``--lr inf`` or ``weight_decay: nan`` never reaches the optimizer.
+Python API, so ``--lr inf`` or ``weight_decay: nan`` never reaches the optimizer. The ranges
+are :class:`gengap.generators.numbers.Range`, the rule every number gengap reads keeps to.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.layout import MAX_COMPUTATION_STEPS
+from gengap.generators.numbers import Range
 
 MAX_COUNT = 10**12  # steps, sizes and counts beyond this are typos, not runs (and overflow int64 arithmetic)
-
-
-@dataclass(frozen=True)
-class Range:
-    """Accepted values: low <= x <= high (open ends exclude the bound); integer: ints only."""
-
-    low: float
-    high: float
-    integer: bool = False
-    low_open: bool = False
-    high_open: bool = False
-
-    def describe(self) -> str:
-        if self.integer:
-            return f"an integer from {int(self.low)} to {int(self.high):,}"
-        if math.isinf(self.high):
-            return f"a finite number {'>' if self.low_open else '>='} {self.low:g}"
-        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-        return f"a number in {left}{self.low:g}, {self.high:g}{right}"
-
-    def holds(self, value: Any) -> bool:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        if self.integer and not isinstance(value, int):
-            return False
-        if not self.integer and not math.isfinite(value):
-            return False
-        above = value > self.low if self.low_open else value >= self.low
-        below = value < self.high if self.high_open else value <= self.high
-        return above and below
 
 
 def _count(low: int) -> Range:

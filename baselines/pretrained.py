@@ -40,6 +40,8 @@ from gengap.baselines.data import SplitData, load_split
 from gengap.baselines.errors import BaselineError, RunFileError
 from gengap.baselines.metrics import aggregate, make_buckets, score, seed_summary
 from gengap.baselines.numbers import EVAL_RANGES, check_numbers
+from gengap.baselines.run_files import strict_json
+from gengap.generators.safe_files import placement_problem
 from gengap.baselines.training import RESULTS_FORMAT, _length_range, atomic_write, device_name, pick_device
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.prompts import config_prompter
@@ -113,6 +115,8 @@ def load_model(model_dir: str | Path, device: torch.device) -> tuple[Any, Any]:
     path = Path(model_dir)
     if not path.is_dir():
         raise BaselineError(f"{model_dir} is not a directory (gengap eval reads a local Hugging Face model)")
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        raise BaselineError(f"{model_dir} has no tokenizer files ({', '.join(TOKENIZER_FILES[:2])}, ...): gengap eval needs the model's tokenizer beside it")
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
@@ -124,11 +128,16 @@ def load_model(model_dir: str | Path, device: torch.device) -> tuple[Any, Any]:
     except Exception as err:  # e.g. safetensors' error for a truncated weights file
         raise RunFileError(f"cannot load a causal LM from {model_dir}: {type(err).__name__}: {err}") from None
     tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None and tokenizer.eos_token is None:  # a bare WordLevel tokenizer, say: batches cannot be padded
+        raise RunFileError(f"{model_dir}: the tokenizer has neither a pad token nor an end token (eos): gengap eval needs one to pad batches and end answers")
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     check_tokenizer_fits(model, tokenizer, model_dir)
     model.to(device).eval()
     return model, tokenizer
+
+
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model")
 
 
 def check_tokenizer_fits(model: Any, tokenizer: Any, model_dir: str | Path) -> None:
@@ -176,6 +185,11 @@ def generate(
     return outputs, produced
 
 
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
 def model_name(model_dir: str | Path) -> str:
     return Path(model_dir).resolve().name
 
@@ -193,6 +207,9 @@ def evaluate_pretrained(
     settings = make_eval_settings(overrides)
     data = load_split(source, config)
     out_path = Path(out) if out is not None else None
+    placed = placement_problem(out_path, [model_dir, *([source] if isinstance(source, (str, Path)) else [])]) if out_path is not None else None
+    if placed is not None:  # never inside the model or the release evaluated, nor any release
+        raise BaselineError(placed)
     if out_path is not None and out_path.exists() and (not out_path.is_dir() or any(out_path.iterdir())):
         raise BaselineError(f"{out_path} is not empty: choose another directory")
     tasks = list(dict.fromkeys(str(r.get("task")) for part in data.parts().values() for r in part))
@@ -214,17 +231,21 @@ def evaluate_pretrained(
     generations: list[dict[str, Any]] = []
     produced, seconds = 0, 0.0
     for side, records in sides.items():
-        if settings.chat:
-            prompts = [tokenizer.apply_chat_template(prompter.chat(r), add_generation_prompt=True, tokenize=False) for r in records]
-            budgets = [settings.max_new_tokens or CHAT_MAX_NEW_TOKENS] * len(records)
-        else:
-            prompts = [prompter.text(r) for r in records]
-            budgets = [
-                settings.max_new_tokens or len(tokenizer(" " + r["target"], add_special_tokens=False)["input_ids"]) + settings.slack
-                for r in records
-            ]
         started = time.perf_counter()
-        outputs, count = generate(model, tokenizer, prompts, budgets, settings.batch_size, device, not settings.chat, progress)
+        try:
+            if settings.chat:
+                prompts = [tokenizer.apply_chat_template(prompter.chat(r), add_generation_prompt=True, tokenize=False) for r in records]
+                budgets = [settings.max_new_tokens or CHAT_MAX_NEW_TOKENS] * len(records)
+            else:
+                prompts = [prompter.text(r) for r in records]
+                budgets = [
+                    settings.max_new_tokens or len(tokenizer(" " + r["target"], add_special_tokens=False)["input_ids"]) + settings.slack
+                    for r in records
+                ]
+            started = time.perf_counter()
+            outputs, count = generate(model, tokenizer, prompts, budgets, settings.batch_size, device, not settings.chat, progress)
+        except (ValueError, IndexError, KeyError, TypeError) as err:  # a tokenizer or model that transformers cannot run as loaded
+            raise RunFileError(f"cannot generate with the model in {model_dir}: {type(err).__name__}: {_first_line(err)}") from None
         seconds += time.perf_counter() - started
         produced += count
         verdicts = [score_output(r, text) for r, text in zip(records, outputs)]
@@ -288,6 +309,6 @@ def evaluate_pretrained(
 
         made = plot_run(results, out_path / "plots" / "accuracy_by_length.png")
         results["plots"] = [str(Path(made).relative_to(out_path))] if made else []
-        atomic_write(out_path / "results.json", json.dumps(results, indent=1) + "\n")
+        atomic_write(out_path / "results.json", strict_json(results, indent=1) + "\n")  # a NaN figure as null
     return results
 

@@ -34,6 +34,7 @@ The pieces are plain functions over the rows of :func:`group_runs`, for benchmar
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -496,6 +497,8 @@ def report_paths(out: str | Path) -> list[Path]:
     the divergence, novelty, dynamics (grokking curves), delay and grid plots, and FILE.json (the
     rows) (FILE: out without its suffix)."""
     target = Path(out)
+    if target.name in ("", ".", "..") or str(out).endswith(("/", os.sep)):
+        raise BaselineError(f"the report --out {str(out)!r} names a directory, not a file: give a file name ending in .md")
     paths = [target, target.with_suffix(".png"), *(target.with_name(f"{target.stem}-{name}.png") for name in PLOT_SUFFIXES),
              target.with_suffix(".json")]
     if len(set(paths)) < len(paths):

@@ -10,14 +10,14 @@ makes (:func:`gengap.baselines.training.train_and_evaluate`), so a run directory
 command writes for the same settings. :func:`run_sweep` skips finished runs (results.json
 present, same settings), hands the others to an engine (an iterator of outcomes, e.g.
 :func:`gengap.baselines.sweep_ray.run_on_ray`), records every outcome in ``OUT/sweep.json`` and
-ends with ``gengap report`` over the finished runs (``OUT/report.md``, its plots and ``OUT/report.json``).
+ends with ``gengap report`` over the finished runs (``OUT/report.md``, its plots and ``OUT/report.json``,
+whose sha256 sweep.json then records: gengap.sweep_command rewrites only report files it wrote).
 
 This module imports neither torch nor Ray at import time.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,6 +26,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.report import model_label
+from gengap.generators.digests import file_sha256
+from gengap.generators.jsonl import json_text
 from gengap.generators.safe_files import atomic_write_text, create_new, make_directory
 from gengap.generators.reading import ReadError, read_json
 
@@ -185,14 +187,39 @@ def execute(spec: RunSpec) -> Outcome:
 Engine = Callable[[Sequence[RunSpec]], Iterator[Outcome]]
 
 
-def write_state(out: Path, sweep: Mapping[str, Any], runs: Sequence[RunSpec], outcomes: Mapping[str, Outcome]) -> None:
-    """OUT/sweep.json (atomically): the sweep, its runs and their outcomes so far."""
+def write_state(
+    out: Path, sweep: Mapping[str, Any], runs: Sequence[RunSpec], outcomes: Mapping[str, Outcome], report: Mapping[str, str] | None = None
+) -> None:
+    """OUT/sweep.json (atomically): the sweep, its runs and their outcomes so far, and the sha256
+    of the report files gengap wrote there (``report``: what lets the next run rewrite them,
+    gengap.sweep_command)."""
     state = {
         "format": SWEEP_FORMAT,
         "sweep": dict(sweep),
         "runs": [{**spec.to_json(), **({k: v for k, v in asdict(outcomes[spec.name]).items() if k != "run"} if spec.name in outcomes else {"status": "pending"})} for spec in runs],
+        "report": dict(report or {}),
     }
-    atomic_write_text(out / STATE_FILE, json.dumps(state, indent=1) + "\n", tmp_name=f".{STATE_FILE}.tmp")
+    atomic_write_text(out / STATE_FILE, json_text(state, indent=1), tmp_name=f".{STATE_FILE}.tmp")
+
+
+REPORT_FILE = "report.md"
+
+
+def report_hashes(out: Path) -> dict[str, str]:
+    """The sha256 of the report files present in the sweep directory (report.md and its plots)."""
+    from gengap.baselines.report import report_paths
+
+    return {path.name: file_sha256(path) for path in report_paths(out / REPORT_FILE) if path.is_file()}
+
+
+def recorded_report(out: Path) -> dict[str, str]:
+    """The report hashes the sweep directory's sweep.json records ({} when it records none)."""
+    try:
+        state = read_json(out / STATE_FILE)
+    except ReadError:
+        return {}
+    report = state.get("report") if isinstance(state, dict) else None
+    return {str(k): str(v) for k, v in report.items()} if isinstance(report, dict) else {}
 
 
 def run_sweep(
@@ -208,6 +235,7 @@ def run_sweep(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     make_directory(out / "runs")  # a link there would take every run outside the sweep directory
+    written = recorded_report(out)  # the report files of an earlier run stay vouched for until rewritten
     outcomes: dict[str, Outcome] = {}
     todo = []
     for spec in runs:
@@ -216,17 +244,18 @@ def run_sweep(
             on_outcome(outcomes[spec.name])
         else:
             todo.append(spec)
-    write_state(out, sweep or {}, runs, outcomes)
+    write_state(out, sweep or {}, runs, outcomes, written)
     if todo:
         for outcome in engine(todo):
             outcomes[outcome.run] = outcome
-            write_state(out, sweep or {}, runs, outcomes)
+            write_state(out, sweep or {}, runs, outcomes, written)
             on_outcome(outcome)
     finished = [spec.out for spec in runs if outcomes[spec.name].status != "failed"]
     if report and finished:
         from gengap.baselines.report import make_report
 
-        make_report(finished, out / "report.md")
+        make_report(finished, out / REPORT_FILE)
+        write_state(out, sweep or {}, runs, outcomes, report_hashes(out))
     return outcomes
 
 

@@ -86,7 +86,7 @@ from gengap.baselines.tokenizer import Tokenizer
 from gengap.baselines.train_progress import SeedStatus, postfix
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.reading import ReadError, read_json
-from gengap.generators.safe_files import atomic_write_text
+from gengap.generators.safe_files import atomic_write_text, placement_problem
 from gengap.generators.seeding import data_seed_of, epoch_rng, init_seed_of
 
 RESULTS_FORMAT = "gengap-baseline-results/1"
@@ -739,6 +739,9 @@ def train_and_evaluate(
     if progress is None:
         progress = sys.stderr.isatty()
     out_path = Path(out) if out is not None else None
+    placed = placement_problem(out_path, [source] if isinstance(source, (str, Path)) else []) if out_path is not None else None
+    if placed is not None:  # never inside the release trained on, nor any release
+        raise BaselineError(placed)
     threads = torch.get_num_threads()
     if device.type == "cpu":
         torch.set_num_threads(1)

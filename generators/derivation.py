@@ -32,16 +32,20 @@ COMPOUND_MAX_NODES = 5
 
 def is_tree(value: Any) -> bool:
     """Whether value is a derivation: a non-empty str leaf, or a list ``[rule, child, ...]``
-    with a non-empty str rule and trees as children (checked without recursion)."""
+    with a non-empty str rule and trees as children (checked without recursion). A list met
+    twice (a cycle, or a node shared by two parents: what the Python API can build, never
+    JSON) makes it no tree, so the check ends on any value."""
     stack = [value]
+    seen: set[int] = set()
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             if not node:
                 return False
             continue
-        if not isinstance(node, list) or not node or not isinstance(node[0], str) or not node[0]:
+        if not isinstance(node, list) or not node or not isinstance(node[0], str) or not node[0] or id(node) in seen:
             return False
+        seen.add(id(node))
         stack.extend(node[1:])
     return True
 

@@ -41,6 +41,41 @@ def read_records(path: Path | str, error: type[Exception], check: Callable[[Any,
     return records
 
 
+class NonFiniteError(ValueError):
+    """A value gengap was to write as JSON holds NaN or an infinity (JSON has no such numbers)."""
+
+
+def json_text(value: Any, indent: int | None = 2) -> str:
+    """value as JSON text (indented) with a final newline, the form of every report and
+    manifest gengap writes; NonFiniteError when a number in it is NaN or infinite: gengap never
+    writes the non-standard ``NaN``/``Infinity`` tokens, which its own reader refuses."""
+    try:
+        return json.dumps(value, indent=indent, allow_nan=False) + "\n"
+    except ValueError:
+        raise NonFiniteError("a number to write as JSON is NaN or infinite (gengap writes only finite numbers); nothing was written") from None
+
+
+SEAL = "marker_sha256"  # the last key of a sealed document: the sha256 of its text without it
+
+
+def sealed_json_text(value: dict[str, Any], indent: int | None = 2) -> str:
+    """json_text of value with SEAL added last: the sha256 of json_text(value), so that any edit
+    of the file shows (a marker gengap writes, gengap.ownership)."""
+    text = json_text(value, indent)
+    return json_text({**value, SEAL: hashlib.sha256(text.encode()).hexdigest()}, indent)
+
+
+def is_sealed(data: bytes, document: Any, indent: int | None = 2) -> bool:
+    """Whether data (whose parsed JSON is document) is exactly what sealed_json_text writes."""
+    if not isinstance(document, dict) or not isinstance(document.get(SEAL), str) or list(document)[-1] != SEAL:
+        return False
+    unsealed = {key: item for key, item in document.items() if key != SEAL}
+    try:
+        return sealed_json_text(unsealed, indent).encode() == data
+    except NonFiniteError:
+        return False
+
+
 def dumps_record(record: Record) -> str:
     """The canonical JSON text of one record (no newline)."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False)

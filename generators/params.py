@@ -4,15 +4,21 @@ A task declares its parameters as a frozen dataclass subclassing :class:`Params`
 each field made by :func:`knob`. Construction coerces an integer given for a float field
 to a float (so ``1`` from YAML and ``1.0`` from the command line are one setting, with one
 canonical JSON and hence one seed), validates types, ranges and choices and then calls
-``check_consistency`` for cross-field rules (e.g. min <= max). Any violation raises
-:class:`ParamError` with a one-line message naming the parameter.
+``check_consistency`` for cross-field rules (e.g. min <= max). Numbers follow the one numeric
+rule (gengap.generators.numbers): a float is finite (NaN and infinities are refused, ranged or
+not) and every number lies in its knob's range. Any violation raises :class:`ParamError`
+with a one-line message naming the parameter; :meth:`Params.value_problem` gives the same
+message for one value without building the parameters (a record's meta fields).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from typing import Any, Mapping, TypeVar
+
+from gengap.generators.numbers import Range
 
 P = TypeVar("P", bound="Params")
 
@@ -50,6 +56,40 @@ def _type_of(field: dataclasses.Field) -> type:
     return {"int": int, "float": float, "str": str, "bool": bool}.get(kind, kind)  # type: ignore[arg-type]
 
 
+def _as_float(value: int) -> float:
+    """An int as a float; infinity for one too large for a float (the numeric rule refuses it)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _field_problem(field: dataclasses.Field, value: Any) -> str | None:
+    """Why value cannot be the parameter field (None: it can): see the module doc."""
+    kind = _type_of(field)
+    meta = field.metadata
+    name = field.name
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"parameter {name} must be an integer, got {value!r}"
+    if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        return f"parameter {name} must be a number, got {value!r}"
+    if kind is bool and not isinstance(value, bool):
+        return f"parameter {name} must be true or false, got {value!r}"
+    if kind is str and not isinstance(value, str):
+        return f"parameter {name} must be a string, got {value!r}"
+    lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
+    if kind is float and isinstance(value, int):
+        value = _as_float(value)
+    if kind in (int, float):
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"parameter {name}={value} is not a finite number"
+        if not Range.between(lo, hi).holds(value):
+            return f"parameter {name}={value} is out of range [{lo}, {hi}]"
+    if choices is not None and value not in choices:
+        return f"parameter {name}={value!r} is not one of {', '.join(choices)}"
+    return None
+
+
 @dataclasses.dataclass(frozen=True)
 class Params:
     """Base class of every task's parameter dataclass."""
@@ -57,29 +97,21 @@ class Params:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            kind = _type_of(field)
-            meta = field.metadata
-            if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ParamError(f"parameter {field.name} must be an integer, got {value!r}")
-            if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise ParamError(f"parameter {field.name} must be a number, got {value!r}")
-            if kind is float and isinstance(value, int):
-                value = float(value)  # the declared type, before anything reads or hashes it
-                object.__setattr__(self, field.name, value)
-            if kind is bool and not isinstance(value, bool):
-                raise ParamError(f"parameter {field.name} must be true or false, got {value!r}")
-            if kind is str and not isinstance(value, str):
-                raise ParamError(f"parameter {field.name} must be a string, got {value!r}")
-            lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
-            if lo is not None and value < lo or hi is not None and value > hi:
-                raise ParamError(
-                    f"parameter {field.name}={value} is out of range [{lo}, {hi}]"
-                )
-            if choices is not None and value not in choices:
-                raise ParamError(
-                    f"parameter {field.name}={value!r} is not one of {', '.join(choices)}"
-                )
+            problem = _field_problem(field, value)
+            if problem is not None:
+                raise ParamError(problem)
+            if _type_of(field) is float and isinstance(value, int):
+                object.__setattr__(self, field.name, _as_float(value))  # the declared type, before anything reads or hashes it
         self.check_consistency()
+
+    @classmethod
+    def value_problem(cls, name: str, value: Any) -> str | None:
+        """Why value cannot be parameter name (its type, the numeric rule, its range or choices),
+        in the words construction would raise; None when it can (cross-field rules not checked)."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        if name not in fields:
+            return f"unknown parameter {name!r}"
+        return _field_problem(fields[name], value)
 
     def check_consistency(self) -> None:
         """Cross-field rules; raise ParamError. Override in subclasses."""

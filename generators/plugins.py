@@ -9,8 +9,9 @@ Two ways in, both importing Python code that registers tasks (``gengap.generator
   ``GENGAP_PLUGINS=mypkg.tasks,other.tasks``, and a release manifest's ``plugins``.
 
 The registry loads entry points and ``GENGAP_PLUGINS`` lazily, on its first look-up, after
-the built-in tasks. Any failure (an import error, a task that clashes with another) is a
-PluginError with one line ``plugin NAME: ...``, never a traceback.
+the built-in tasks. Any failure (an import error, a task that clashes with another, a module
+that calls ``sys.exit``) is a PluginError with one line ``plugin NAME: ...``, never a
+traceback and never the plugin's exit status.
 
 ``provenance`` says which plugin (module, distribution and its version, via
 importlib.metadata) provides given tasks: a release's manifest records it, so that
@@ -54,6 +55,8 @@ class Plugin:
 
 
 def _reason(err: BaseException) -> str:
+    if isinstance(err, SystemExit):  # a plugin cannot decide gengap's exit status
+        return f"it called sys.exit({err.code!r}) while being imported"
     text = " ".join(str(err).split())
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
@@ -75,7 +78,7 @@ def load_entry_point(ep: metadata.EntryPoint, register: Callable[[type], object]
             register(loaded)
     except PluginError:
         raise
-    except Exception as err:  # noqa: BLE001 - any failure of foreign code is one line
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure of foreign code is one line, sys.exit included
         raise PluginError(f"plugin {label}: {_reason(err)}") from None
 
 
@@ -85,7 +88,7 @@ def import_module(module: str, needed_by: str = "") -> None:
         raise PluginError(f"plugin {str(module)[:80]!r}: not a module name (e.g. mypkg.tasks)")
     try:
         importlib.import_module(module)
-    except Exception as err:  # noqa: BLE001
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - sys.exit included: a plugin cannot end gengap
         raise PluginError(f"plugin {module}{needed_by}: {_reason(err)}") from None
 
 

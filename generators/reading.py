@@ -287,9 +287,11 @@ def release_configs(root: Path, manifest: Any = None) -> list[str]:
     With a manifest (the parsed manifest.json: a mapping whose ``configs`` is a list), the
     configs it lists; without one (None), every directory under ``data/``; sorted by name;
     only those with a ``data/<config>/train.jsonl``. ReadError when the manifest lists no
-    configs, or when ``data/``, ``data/<config>`` or its ``train.jsonl`` is a symlink or
-    another kind of file than a directory and a regular file: a symlink could point a reader
-    at data the release's checksums never covered, and a reader never follows one.
+    configs, or a config whose ``data/<config>/train.jsonl`` is gone (a deleted data folder
+    is no config to leave out silently), or when ``data/``, ``data/<config>`` or its
+    ``train.jsonl`` is a symlink or another kind of file than a directory and a regular file:
+    a symlink could point a reader at data the release's checksums never covered, and a
+    reader never follows one.
     """
     data = root / "data"
     if not os.path.lexists(data):
@@ -304,7 +306,11 @@ def release_configs(root: Path, manifest: Any = None) -> list[str]:
         names = [entry.get("name") for entry in listed if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
     found = []
     for name in sorted(set(names)):
-        if not _CONFIG_NAME.fullmatch(name) or not os.path.lexists(data / name / "train.jsonl"):
+        if not _CONFIG_NAME.fullmatch(name):
+            continue
+        if not os.path.lexists(data / name / "train.jsonl"):
+            if manifest is not None:
+                raise ReadError(f"config {name} of manifest.json has no data/{name}/train.jsonl (a deleted data folder? gengap verify names what is missing)", str(root))
             continue
         _require(data / name, "dir")
         _require(data / name / "train.jsonl", "file")

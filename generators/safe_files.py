@@ -17,6 +17,8 @@ the base package, so splits/, baselines/ and gengap/ can all use them):
   link to a folder outside would take the writes outside).
 - :func:`remove_at` removes a file or a directory tree by name inside an open directory,
   without following links, so that cleanup stays in that directory even when it was renamed.
+- :func:`placement_problem` is the one rule for where an output may go: never inside one of
+  the command's inputs, nor inside a release (which its checksums would then no longer cover).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -152,3 +154,29 @@ def remove_at(dir_fd: int, name: str) -> None:
     finally:
         for _parent, _name, fd in stack:
             os.close(fd)
+
+
+RELEASE_MARKS = ("manifest.json", "SHA256SUMS")  # a directory holding both is a release
+
+
+def _real(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(os.path.abspath(path)))
+
+
+def placement_problem(target: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str | None:
+    """Why an output at target may not go there (None: it may): it is one of the inputs (a file
+    read, a directory read: the release exported or trained on, a pool) or lies inside one, or
+    it lies inside a release (a directory above it holds manifest.json and SHA256SUMS: the
+    release would then fail `gengap verify`). Links are resolved; ``-`` (standard input) and
+    empty names are no inputs."""
+    real = _real(target)
+    for name in inputs:
+        if str(name) in ("", "-"):
+            continue
+        source = _real(name)
+        if real == source or source in real.parents:
+            return f"the output {str(target)!r} lies inside the input {str(name)!r}: choose an --out outside it"
+    for folder in real.parents:
+        if all(os.path.isfile(folder / mark) for mark in RELEASE_MARKS):
+            return f"the output {str(target)!r} lies inside the release {str(folder)!r}: choose an --out outside it"
+    return None

@@ -49,11 +49,19 @@ from gengap.generators.batch import Record
 from gengap.generators.blocks import BLOCK_SIZE
 from gengap.generators.curriculum import Curriculum, parse_curriculum
 from gengap.generators.exclusion import Exclusion
+from gengap.generators.numbers import Range
 from gengap.generators.params import ParamError, Params
 from gengap.generators.registry import get_task
 from gengap.generators.seeding import block_rng, curriculum_rng
 
 Chooser = Callable[[int], int]  # position -> level
+BLOCK_SIZES = Range(1, 1 << 24, integer=True)  # a stream's blocks: at least one record, at most ~16M (one block is generated whole)
+
+
+def check_block_size(block_size: object) -> None:
+    """ValueError unless block_size keeps to BLOCK_SIZES (the numeric rule, gengap.generators.numbers)."""
+    if not BLOCK_SIZES.holds(block_size):
+        raise ValueError(f"a stream's block_size must be {BLOCK_SIZES.describe()}, got {block_size!r}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,7 @@ class Uniforms:
     ``source(seed, block)`` given), one block cached."""
 
     def __init__(self, seed: int, block_size: int = BLOCK_SIZE, source: Callable[[int, int], np.random.Generator] = curriculum_rng) -> None:
+        check_block_size(block_size)
         self.seed = seed
         self.block_size = block_size
         self.source = source
@@ -126,6 +135,7 @@ class RecordStream:
 
     def __post_init__(self) -> None:
         get_task(self.task)
+        check_block_size(self.block_size)
         if self.seed < 0:
             raise ValueError(f"a stream's seed must be non-negative, got {self.seed}")
         if not self.levels:

@@ -14,8 +14,13 @@ and a frozen :class:`~gengap.generators.params.Params` dataclass. It provides
   must be right, and ``check_parts`` reports the two separately;
 - for tasks with a ``trace`` parameter: ``trace_formats`` (what coarse and fine write) and
   ``trace_tokens(example, fmt)``, the intermediate states recomputed from the input;
-- ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :func:`meta_value`, which
-  never falls back to a default: a record without them cannot be checked);
+- ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :meth:`Task.meta`, which
+  never falls back to a default: a record without them cannot be checked). A meta field that
+  names a task parameter (``max_depth``, ``modulus``, a world's ``n_entities``; those of
+  ``meta_parameters``) holds that parameter's value and keeps to its rule (type, the numeric
+  rule, range, choices): the one bound on the work a record can ask of a checker, applied by
+  :meth:`Task.meta_problem` in ``check_parts`` (every check and reward), ``gengap check`` and
+  ``gengap verify``;
 - optionally ``categories``/``category``/``exposure`` (named generalization categories, as
   COGS's: the ``category`` split strategy reads them),
   ``derive`` (compositional tasks: the derivation tree read from the input,
@@ -51,6 +56,11 @@ def meta_value(example: Mapping[str, Any], key: str) -> Any:
         raise ValueError(f"meta.{key} is missing")
     return meta[key]
 
+def decimal_below(token: str, bound: int) -> bool:
+    """Whether token is a decimal number in 0..bound-1 written without leading zeros."""
+    return token.isascii() and token.isdigit() and (token == "0" or token[0] != "0") and len(token) <= len(str(bound)) and int(token) < bound
+
+
 FAMILIES = (
     "regular",
     "context_free",
@@ -72,8 +82,11 @@ class Task(ABC, Generic[P]):
     size_knob: ClassVar[str] = "input length in tokens (min_length..max_length)"
     level_feature: ClassVar[str] = "input_length"  # difficulty feature whose mean rises with level
     meta_keys: ClassVar[tuple[str, ...]] = ()  # meta fields solve reads: every record carries them
+    # meta fields holding the value of the task parameter of that name (None: every meta key naming a parameter)
+    meta_parameters: ClassVar[tuple[str, ...] | None] = None
     trace_formats: ClassVar[dict[str, str]] = {}  # coarse/fine -> what the trace writes (none: no traces)
     rule_system_form: ClassVar[str] = ""  # rule-in-context tasks: how rule_system canonicalizes a record's rules
+    answer_tokens: ClassVar[tuple[str, ...]] = ()  # every answer of the task, when that is a small fixed set
 
     # -- parameters -----------------------------------------------------------------
 
@@ -117,6 +130,41 @@ class Task(ABC, Generic[P]):
             raise ParamError(f"{self.name}: inputs have at least {shortest} tokens, got a size range up to {hi}")
         return self.default_params().replace(min_length=max(lo, shortest), max_length=hi)
 
+    # -- meta -------------------------------------------------------------------------
+
+    def _bounded_meta(self) -> tuple[str, ...]:
+        """The meta keys that hold a parameter's value (see ``meta_parameters``)."""
+        if self.meta_parameters is not None:
+            return self.meta_parameters
+        names = set(self.params_type.names())
+        return tuple(key for key in self.meta_keys if key in names)
+
+    def meta_problem(self, example: Mapping[str, Any]) -> str | None:
+        """Why the record's meta cannot be read (None: it can): a meta key the checker reads is
+        missing, or a field holding a parameter's value breaks that parameter's rule
+        (``meta.max_depth=99 is out of range [1, 4]``): a record never asks a checker for more
+        work than the parameters allow."""
+        if not self.meta_keys:
+            return None
+        meta = example.get("meta")
+        for key in self.meta_keys:
+            if not isinstance(meta, Mapping) or key not in meta:
+                return f"meta.{key} is missing ({self.name}'s checker reads it)"
+        for key in self._bounded_meta():
+            problem = self.params_type.value_problem(key, meta[key])
+            if problem is not None:
+                return problem.replace(f"parameter {key}", f"meta.{key}", 1)
+        return None
+
+    def meta(self, example: Mapping[str, Any], key: str) -> Any:
+        """``example["meta"][key]``, held to its parameter's rule (meta_problem); ValueError otherwise."""
+        value = meta_value(example, key)
+        if key in self._bounded_meta():
+            problem = self.params_type.value_problem(key, value)
+            if problem is not None:
+                raise ValueError(problem.replace(f"parameter {key}", f"meta.{key}", 1))
+        return value
+
     # -- generation and checking ------------------------------------------------------
 
     @abstractmethod
@@ -138,7 +186,10 @@ class Task(ABC, Generic[P]):
         trace is vacuously correct; for a traced one the answer is what follows the separator
         and the trace what precedes it (both wrong when the prediction has no separator).
         A shortcut cue or a task marker in front of the input (gengap.generators.cues, .markers)
-        is not read."""
+        is not read. A record whose meta breaks its parameters' rules (meta_problem) is wrong
+        whatever the prediction."""
+        if self.meta_keys and self.meta_problem(example) is not None:
+            return False, False
         example = task_input(example)
         try:
             fmt = trace_format(example)
@@ -211,6 +262,14 @@ class Task(ABC, Generic[P]):
         must equal it (`gengap check`, `gengap verify`, `gengap release`)."""
         return None
 
+    def structure_problem(self, example: Mapping[str, Any]) -> str | None:
+        """For a task whose input does not determine the derivation (``derive`` gives None), why
+        the record's own ``structure`` (a tree) cannot be its derivation; None when it can. Splits
+        read atoms and compounds from it, so a task whose records carry one re-checks it here
+        against the record (grid_program: the program maps every demonstration and makes the
+        target). Default: any tree."""
+        return None
+
     def structure_of(self, example: Mapping[str, Any]) -> Tree:
         """The record's ``structure``, or its derivation read from the input when it has none."""
         structure = example.get("structure")
@@ -226,6 +285,13 @@ class Task(ABC, Generic[P]):
         With abstract_lexical, lexical items are replaced by a placeholder.
         """
         return None
+
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool | None:
+        """Whether answer (one token) is an answer some record like this one (its task and meta)
+        can have, for a task with a small answer set (``answer_tokens``, or a range its meta
+        gives: ``0..modulus-1``); None when the task does not say. A shortcut cue must name one
+        (`gengap check`, `gengap verify`: ``cue:banana`` on parity_check is refused)."""
+        return answer in self.answer_tokens if self.answer_tokens else None
 
     def rule_system(self, example: Mapping[str, Any]) -> str | None:
         """The canonical form of the rule system a rule-in-context record carries in its input

@@ -4,6 +4,7 @@ bounded, imported only when a YAML document is read."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import yaml
@@ -42,7 +43,17 @@ class _BoundedLoader(yaml.SafeLoader):
     def construct_yaml_timestamp_text(self, node: yaml.ScalarNode) -> str:
         return str(self.construct_scalar(node))
 
+    def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
+        value = super().construct_yaml_str(node)
+        if _SURROGATE.search(value):  # "\ud83d\ude00" escapes a pair: one character; a lone one is no text
+            value = value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+            if _SURROGATE.search(value):
+                raise _YamlRefused("a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not Unicode text", node)
+        return value
 
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BoundedLoader.add_constructor("tag:yaml.org,2002:str", _BoundedLoader.construct_yaml_str)
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
 _BoundedLoader.add_constructor("tag:yaml.org,2002:float", _BoundedLoader.construct_yaml_float)
 _BoundedLoader.add_constructor("tag:yaml.org,2002:timestamp", _BoundedLoader.construct_yaml_timestamp_text)

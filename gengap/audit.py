@@ -5,9 +5,12 @@ config's task (or one of a multi-task config's tasks; JSON Schema, ``id`` recomp
 target re-checked by the task's independent checker, and the difficulty features the task
 can recompute; see gengap.checking.record_problem), the row count is the manifest's, and
 no test input occurs in train or validation (in a record of the same task: a multi-task
-config's ``tasks`` each keep their own inputs). This proves each record is a correct example
-of its task; it does not prove the records are the ones the suite and seeds produce (a
-forger could drop or swap correct examples): that is ``gengap verify --regenerate``.
+config's ``tasks`` each keep their own inputs), and what the manifest states about the
+config's parts (its split report: sizes, ranges, divergences, novelty, split facts) is
+what the files hold (gengap.cross_check). This proves each record is a correct example of
+its task and the report the report of these parts; it does not prove the records are the
+ones the suite and seeds produce (a forger could drop correct examples and rewrite the
+report to match): that is ``gengap verify --regenerate``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from typing import Any
 from gengap.generators.markers import task_input
 from gengap.generators.reading import ReadError, json_line, jsonl_lines
 from gengap.checking import record_problem
+from gengap.cross_check import report_problems
+from gengap.splits.atoms import remembered
+
+PARTS = ("train", "validation", "test")
 
 PROBLEMS_PER_FILE = 5  # record problems listed per data file (the rest are counted)
 
@@ -42,11 +49,13 @@ def config_task_names(config: dict[str, Any]) -> list[str]:
     return [str(config["task"])]
 
 
-def _audit_file(path: Path, name: str, tasks: list[str], audit: Audit) -> tuple[int, list[tuple[str, str]]]:
-    """(rows, (task, input) of the valid records) after checking each record; problems go to audit."""
+def _audit_file(path: Path, name: str, tasks: list[str], audit: Audit) -> tuple[int, list[tuple[str, str]], list[dict[str, Any]] | None]:
+    """(rows, (task, input) of the valid records, the records when every one is valid) after
+    checking each record; problems go to audit."""
     rows = 0
     failures = 0
     seen: list[tuple[str, str]] = []
+    records: list[dict[str, Any]] = []
     task = "+".join(tasks)
     with open(path, "rb") as handle:
         for number, line in jsonl_lines(handle):
@@ -67,10 +76,11 @@ def _audit_file(path: Path, name: str, tasks: list[str], audit: Audit) -> tuple[
                     audit.problems.append(f"record: {name} line {number}: {problem}")
                 continue
             seen.append((record["task"], task_input(record)["input"]))  # a shortcut cue or a task marker does not make an input new
+            records.append(record)
     if failures > PROBLEMS_PER_FILE:
         audit.problems.append(f"record: {name}: {failures - PROBLEMS_PER_FILE} more records fail")
     audit.records += rows
-    return rows, seen
+    return rows, seen, records if not failures else None
 
 
 def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], present: set[str] | None = None) -> Audit:
@@ -83,6 +93,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
     if not isinstance(configs, list):
         audit.problems.append("manifest.json has no list of configs")
         return audit
+    cache: dict[tuple[Any, ...], Any] = {}
+    cached_for: list[str] = []
     for config in configs:
         try:
             files = {part: dict(info) for part, info in config["files"].items()}
@@ -91,6 +103,8 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
             audit.problems.append(f"manifest.json: a config lacks valid files or task ({str(config)[:60]})")
             continue
         train_side: set[tuple[str, str]] = set()
+        parts: dict[str, list[dict[str, Any]]] = {}
+        sizes: dict[str, int] = {}
         for part in ("train", "validation", "test"):
             info = files.get(part)
             if not info:
@@ -102,7 +116,10 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
                 continue
             if (name not in present) if present is not None else not path.is_file():
                 continue  # reported as missing, or as a symlink or special file, by the checksum pass
-            rows, seen = _audit_file(path, name, tasks, audit)
+            rows, seen, records = _audit_file(path, name, tasks, audit)
+            if records is not None:
+                parts[part] = records
+                sizes[part] = path.stat().st_size
             if rows != info.get("rows"):
                 audit.problems.append(f"record: {name} has {rows} rows, manifest.json says {info.get('rows')}")
             if part != "test":
@@ -111,4 +128,9 @@ def audit_records(root: Path, manifest: dict[str, Any], listed: set[str], presen
                 shared = sum(1 for text in seen if text in train_side)
                 if shared:
                     audit.problems.append(f"record: {name}: {shared} test inputs also occur in train or validation")
+        if len(parts) == len(PARTS):  # every record of the config valid: what the manifest states about them (gengap.cross_check)
+            if tasks != cached_for:  # one memory of atoms and compounds for consecutive configs of the same tasks (one pool)
+                cache, cached_for = {}, tasks
+            with remembered(cache):
+                audit.problems += report_problems(config, parts, sizes)
     return audit

@@ -1,8 +1,11 @@
-"""Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads,
-every target by that checker (for a traced record, its answer and, separately, its trace; a
-record with a shortcut cue as its cue-less twin, gengap.generators.cues), the derivation of compositional records (``structure`` must be
-the tree the task reads from the input), and the difficulty features the task can
-recompute (Task.measure)."""
+"""Check JSONL records: schema, id, measured lengths, the meta fields the task's checker reads
+(present, and within their parameters' ranges: Task.meta_problem), every target by that
+checker (for a traced record, its answer and, separately, its trace; a record with a
+shortcut cue as its cue-less twin, gengap.generators.cues, whose cue must name an answer the
+task can have: Task.possible_answer), the derivation of compositional records
+(``structure`` must be the tree the task reads from the input, or, where the input does not
+fix it, a tree the task re-checks against the record: Task.structure_problem), and the
+difficulty features the task can recompute (Task.measure)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from gengap.generators import Task, UnknownTaskError, get_task, record_id
-from gengap.generators.cues import cue_problem, without_cue
+from gengap.generators.cues import cue_answer, cue_problem, cue_token, without_cue
 from gengap.generators.markers import marker_problem, without_marker
 from gengap.generators.derivation import is_tree
 from gengap.generators.reading import ReadError, json_line
@@ -64,14 +67,17 @@ def record_problem(record: Any) -> str | None:
     cue = cue_problem(record)
     if cue:
         return cue
+    named = cue_answer(record)
     record = without_cue(record)  # the task's checks read the cue-less record (gengap.generators.cues)
     marker = marker_problem(record)
     if marker:
         return marker
     record = without_marker(record)  # and the unmarked one (gengap.generators.markers)
-    missing = [key for key in task.meta_keys if key not in (record.get("meta") or {})]
-    if missing:
-        return f"meta.{missing[0]} is missing ({task.name}'s checker reads it)"
+    meta = task.meta_problem(record)  # a missing field, or one asking for more work than the parameters allow
+    if meta:
+        return meta
+    if named is not None and task.possible_answer(record, named) is False:
+        return f"its cue {cue_token(named)} names no answer of {task.name}"
     if not task.check(record, record["target"]):
         if (record.get("meta") or {}).get("trace", "none") != "none" and task.check_parts(record, record["target"])[0]:
             return f"the trace of target {_clip(record['target'])!r} is not the computation of input {_clip(record['input'])!r} (its answer is right)"
@@ -108,16 +114,20 @@ def derivation_problem(task: Task, record: dict[str, Any]) -> str | None:
 
 
 def structure_problem(task: Task, record: dict[str, Any]) -> str | None:
-    """Why the record's ``structure`` is not the derivation its task reads from the input (None:
-    it is, the record has none, or the task has no derivations)."""
+    """Why the record's ``structure`` is not the derivation its task reads from the input, or, for
+    a task whose input does not fix one, not a tree the task accepts for the record
+    (Task.structure_problem: grid_program's program must map the demonstrations and make the
+    target); None: it is, or the record has none."""
     if "structure" not in record:
         return None
     try:
         derived = task.derive(record)
     except (ValueError, KeyError, IndexError, TypeError):
         return "its input has no derivation"
-    if derived is None:  # a task without derivations: any tree (splits read atoms and compounds from it)
-        return None if is_tree(record["structure"]) else "structure is not a tree ([rule, child, ...] with string leaves)"
+    if derived is None:  # the input does not fix it: a tree the task re-checks (splits read atoms and compounds from it)
+        if not is_tree(record["structure"]):
+            return "structure is not a tree ([rule, child, ...] with string leaves)"
+        return task.structure_problem(record)
     if record["structure"] != derived:
         return "structure is not the derivation of its input"
     return None

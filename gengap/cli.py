@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -12,11 +13,12 @@ import tempfile
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator, Sequence
 
 import numpy as np
 
 from gengap.generators import BlockPlan, ParamError, UnknownTaskError, batch_to_jsonl, get_task, task_names
+from gengap.generators.jsonl import NonFiniteError, json_text, sealed_json_text
 from gengap.generators.plugins import PluginError
 from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
@@ -165,7 +167,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except ParamError as err:
         raise UsageError(_prefixed(task.name, err)) from None
     _check_generate_size(task.name, params, args)
-    target = atomic_output(args.out, args.force) if args.out else _stdout()
+    target = atomic_output(args.out, args.force) if args.out is not None else _stdout()
     if args.all:
         try:
             batch = task.enumerate(params)
@@ -185,7 +187,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with target as handle, _progress(args.n, "ex", task.name) as bar, \
             Ticker(lambda: f"generate: {written[0]:,} of {args.n:,} {task.name} records written"):
         hashes = _write_blocks(plan, args.workers, handle, bar, written)
-    _warn_repeats(hashes)
+        warning = repeat_warning(*repeated(hashes))  # before the file is published: after that, the command has succeeded
+    if warning is not None:
+        print(f"gengap: warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -208,7 +212,7 @@ def _check_generate_size(task: str, params: Any, args: argparse.Namespace) -> No
             f"{given} is more than the limit of {limit.max_records:,} records "
             f"(raise it with --max-records N or {ENVIRONMENT_VARIABLE}=N)"
         )
-    if args.out:
+    if args.out is not None:
         target = check_writable_file(args.out, args.force)
         if count is not None and count > SIZE_CHECKED_FROM:
             check_space(target, count * record_bytes(task, params))
@@ -245,13 +249,6 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _
             written[0] += plan.block_length(block)
     handle.flush()
     return hashes
-
-
-def _warn_repeats(hashes: Iterable[np.ndarray]) -> None:
-    """gengap: warning: N of M records repeat an input already drawn (nothing when none do)."""
-    warning = repeat_warning(*repeated(hashes))
-    if warning is not None:
-        print(f"gengap: warning: {warning}", file=sys.stderr)
 
 
 # -- check -----------------------------------------------------------------------------
@@ -323,7 +320,13 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
             yield source
             return
         with tempfile.SpooledTemporaryFile(max_size=STDIN_IN_MEMORY) as spool:
-            shutil.copyfileobj(source, spool)
+            try:
+                shutil.copyfileobj(source, spool)
+            except OSError as err:  # beyond STDIN_IN_MEMORY the spool is a file in TMPDIR
+                raise UsageError(
+                    f"cannot spool standard input to the temporary directory {tempfile.gettempdir()!r}: {err.strerror or err} "
+                    "(set TMPDIR to a directory with room, or give a file)"
+                ) from None
             spool.seek(0)
             yield spool  # type: ignore[misc]
     finally:
@@ -381,27 +384,32 @@ def cmd_split(args: argparse.Namespace) -> int:
             result = apply_cue(result, cue, args.seed)
     except SplitError as err:
         raise UsageError(f"{strategy.name}: {err}") from None
-    warnings = add_warnings(result.report, shortfall_warnings(result.report))
-    with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
-        for part, rows in result.parts().items():
-            (staging / f"{part}.jsonl").write_text("".join(dumps_record(r) + "\n" for r in rows), encoding="utf-8")
-        (staging / "report.json").write_text(json.dumps(result.report, indent=2) + "\n", encoding="utf-8")
-    report = result.report
-    for warning in warnings:
-        print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
-
     from gengap.splits.tasks import pool_tasks
 
+    # everything said after publishing is worked out first: once the directory is there, the command has succeeded
+    warnings = add_warnings(result.report, shortfall_warnings(result.report))
     several = len(pool_tasks(records)) > 1  # a multi-task pool: an input repeats only within its task
     keyed = [{"input": f"{r['task']}\x00{r['input']}"} for r in records] if several else records
-    _warn_repeats([record_input_keys(keyed)])  # stderr only: report.json is unchanged
-    print(
+    repeats = repeat_warning(*repeated([record_input_keys(keyed)]))  # stderr only: report.json is unchanged
+    report = result.report
+    summary = (
         f"{strategy.name}: train {report['sizes']['train']}, validation {report['sizes']['validation']}, "
         f"test {report['sizes']['test']}; atom divergence {_fmt(report['atom_divergence'])}, "
         f"compound divergence {_fmt(report['compound_divergence'])}; overlap {report['overlap']} -> {args.out}"
     )
-    if "cue" in report:
-        print(cue_summary(report["cue"]))
+    cued = cue_summary(report["cue"]) if "cue" in report else None
+    parts = {f"{part}.jsonl": "".join(dumps_record(r) + "\n" for r in rows).encode() for part, rows in result.parts().items()}
+    files = {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": data.count(b"\n")} for name, data in parts.items()}
+    report_text = sealed_json_text({**result.report, "files": files})  # hashes and seal prove the directory gengap's (gengap.ownership)
+    with atomic_directory(args.out, args.force, inputs, SPLIT) as staging:
+        for name, data in parts.items():
+            (staging / name).write_bytes(data)
+        (staging / "report.json").write_text(report_text, encoding="utf-8")
+    for warning in [*warnings, *([repeats] if repeats else [])]:
+        print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)
+    print(summary)
+    if cued is not None:
+        print(cued)
     return 0
 
 
@@ -413,7 +421,7 @@ def cmd_divergence(args: argparse.Namespace) -> int:
         raise UsageError("both files need at least one record")
     figures = divergence_report(train, test, args.abstract_lexical)
     if args.json:
-        print(json.dumps(figures, indent=2))
+        sys.stdout.write(json_text(figures))
     else:
         print(f"atom_divergence {_fmt(figures['atom_divergence'])}")
         print(f"compound_divergence {_fmt(figures['compound_divergence'])}")
@@ -768,10 +776,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     with terminate_as_interrupt():
         try:
             args = parser.parse_args(argv)
-            code = args.func(args)
+            try:
+                code = args.func(args)
+            except SystemExit as err:  # code gengap runs (a plugin's task) cannot decide its exit status
+                raise UsageError(f"the command was ended by sys.exit({err.code!r}) in code it ran (a plugin's?): gengap does not take that as its result") from None
             _flush_stdout()
             return code
-        except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError) as err:  # a task module's defect: one line too
+        except (UsageError, BaselineError, HarnessError, PluginError, TaskDefinitionError, NonFiniteError) as err:  # a task module's defect: one line too
             print(f"gengap: error: {one_line(err)}", file=sys.stderr)
             return int(getattr(err, "exit_code", 2))  # 1 for a damaged run file (gengap.baselines.errors.RunFileError)
         except OSError as err:

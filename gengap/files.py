@@ -2,8 +2,8 @@
 
 1. Check up front, before any work: an existing destination is refused unless ``force``;
    with ``force`` only a regular file (for a file output) or a directory whose content
-   proves that gengap wrote it (gengap.ownership: its marker file in gengap's own format,
-   with a file list that accounts for every file in it) is replaced; a symlink, named pipe,
+   proves that gengap wrote it (gengap.ownership: its marker file in gengap's own format
+   gives the sha256 of every file in it, and each file's bytes have that hash) is replaced; a symlink, named pipe,
    device or socket never is; nor is a destination that contains one of the command's
    inputs, nor the current directory or a directory containing it (``--out .``: the
    destination is replaced as a whole, which would leave the shell in a removed directory).
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, ContextManager, Iterable, Iterator
 
-from gengap.generators.safe_files import create_new, open_directory, remove_at
+from gengap.generators.safe_files import create_new, open_directory, placement_problem, remove_at
 from gengap.errors import UsageError
 from gengap.limits import human_bytes
 from gengap.locking import destination_lock
@@ -44,6 +44,7 @@ from gengap.signals import signals_deferred
 from gengap.staging import remove_stale, staging_name
 
 Entry = tuple[str, int, int, int, int]  # relative path, file type bits, size, mtime_ns, inode
+_PROVEN: set[tuple[str, str, int, tuple[Entry, ...]]] = set()  # the directory last proven gengap's, with the snapshot it was proven in
 _LINK_UNSUPPORTED = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 
@@ -96,6 +97,8 @@ def _check_parent(target: Path, label: str) -> None:
 def _normalized(path: str | os.PathLike[str]) -> Path:
     """The destination path, with '.', '..' and '/' endings resolved to the directory they name
     (so that its lock and staging go in its parent, never inside it)."""
+    if not str(path):
+        raise UsageError("output path '' is empty: give --out a file or directory name")
     target = Path(path)
     if target.name in ("", ".", ".."):
         target = Path(os.path.realpath(target))
@@ -210,10 +213,12 @@ def _file_snapshot(target: Path) -> Snapshot:
     return Snapshot("file", st.st_ino, (("", stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ino),))
 
 
-def check_writable_file(path: str | os.PathLike[str], force: bool = False) -> Path:
-    """The target path; UsageError unless it is absent (or, with force, a regular file)
-    and its directory exists and is writable."""
+def check_writable_file(path: str | os.PathLike[str], force: bool = False, inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """The target path; UsageError unless it is absent (or, with force, a regular file), may go
+    where it is (check_placement: not inside an input or a release) and its directory exists
+    and is writable."""
     target = _normalized(path)
+    check_placement(target, inputs)
     st = _lstat(target)
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
@@ -252,15 +257,19 @@ Opener = Callable[[str | os.PathLike[str]], ContextManager[BinaryIO]]
 
 
 @contextlib.contextmanager
-def atomic_outputs(paths: Iterable[str | os.PathLike[str]], force: bool = False) -> Iterator[Opener]:
+def atomic_outputs(
+    paths: Iterable[str | os.PathLike[str]], force: bool = False, inputs: Iterable[str | os.PathLike[str]] = ()
+) -> Iterator[Opener]:
     """Files that appear at paths only if the block completes without error.
 
-    Every path is checked up front (absent, or with force a regular file) and locked. The
+    Every path is checked up front (absent, or with force a regular file; not inside one of
+    the inputs or a release) and locked. The
     block gets ``open_output(path)``, a context manager giving a binary handle on a staging
     file for one of the paths; the files opened are published when the block ends (each
     only if its path is still what was checked), the others are left as they were.
     """
-    targets = [check_writable_file(path, force) for path in paths]
+    inputs = list(inputs)
+    targets = [check_writable_file(path, force, inputs) for path in paths]
     index = {target: i for i, target in enumerate(targets)}
     if len(index) != len(targets):
         raise ValueError("the same output path was given twice")
@@ -272,7 +281,7 @@ def atomic_outputs(paths: Iterable[str | os.PathLike[str]], force: bool = False)
             places.append(place)
             stack.enter_context(destination_lock(target, place.fd))
             remove_stale(place.path, own=target.name, dir_fd=place.fd)
-        befores = [_file_snapshot(check_writable_file(target, force)) for target in targets]
+        befores = [_file_snapshot(check_writable_file(target, force, inputs)) for target in targets]
         opened: dict[int, str] = {}
         current = [0]
 
@@ -303,9 +312,9 @@ def atomic_outputs(paths: Iterable[str | os.PathLike[str]], force: bool = False)
 
 
 @contextlib.contextmanager
-def atomic_output(path: str | os.PathLike[str], force: bool = False) -> Iterator[BinaryIO]:
+def atomic_output(path: str | os.PathLike[str], force: bool = False, inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[BinaryIO]:
     """A binary file that appears at path only if the block completes without error."""
-    with atomic_outputs([path], force) as open_output, open_output(path) as handle:
+    with atomic_outputs([path], force, inputs) as open_output, open_output(path) as handle:
         yield handle
 
 
@@ -347,7 +356,7 @@ def _inside(path: Path, directory: Path) -> bool:
         return False
 
 
-def _check_not_current(target: Path, shown: str) -> None:
+def check_not_current(target: Path, shown: str) -> None:
     """UsageError if target is the current directory or contains it."""
     try:
         here = Path(os.getcwd())
@@ -361,6 +370,14 @@ def _check_not_current(target: Path, shown: str) -> None:
         )
 
 
+def check_placement(target: Path, inputs: Iterable[str | os.PathLike[str]] = ()) -> None:
+    """UsageError when target may not go where it is (gengap.generators.safe_files.placement_problem:
+    inside an input of the command, or inside a release)."""
+    problem = placement_problem(target, inputs)
+    if problem is not None:
+        raise UsageError(problem)
+
+
 def check_output_directory(
     path: str | os.PathLike[str], force: bool = False, inputs: Iterable[str | os.PathLike[str]] = (), product: Product | None = None
 ) -> Path:
@@ -369,7 +386,8 @@ def check_output_directory(
     inputs; if it is the current directory or contains it; or if its parent is missing or
     not writable."""
     target = _normalized(path)
-    _check_not_current(target, str(path))
+    check_not_current(target, str(path))
+    check_placement(target, inputs)
     st = _lstat(target)
     if st is not None:
         if not stat.S_ISDIR(st.st_mode):
@@ -400,7 +418,13 @@ def _check_replaceable(target: Path, st: os.stat_result, snapshot: Snapshot, pro
             for name in dirs:
                 if os.lstat(os.path.join(root, name)).st_dev != st.st_dev:
                     raise UsageError(f"refusing to replace {str(target)!r}: it contains a mount point ({name})")
-    reason = "gengap cannot tell that it wrote it" if product is None else product.not_ours(target, [e[:2] for e in snapshot.entries])
+    key = (product.kind if product is not None else "", str(target.resolve()), snapshot.inode, snapshot.entries)
+    if key in _PROVEN:  # checked again under the lock: the same files (sizes, times, inodes) were proven a moment ago
+        return
+    reason = "gengap cannot tell that it wrote it" if product is None else product.not_ours(target, snapshot.entries)
+    if reason is None:
+        _PROVEN.clear()
+        _PROVEN.add(key)
     if reason is not None:
         raise UsageError(f"refusing to replace {str(target)!r}: {reason} (remove it yourself or choose another --out)")
 

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
+from gengap.errors import UsageError
 from gengap.generators import BlockPlan, batch_to_jsonl
 from gengap.repeats import input_keys
 from gengap.staging import process_alive
@@ -46,11 +47,27 @@ def render_block(plan: BlockPlan, block: int) -> Rendered:
     return batch_to_jsonl(batch, plan.task), input_keys(batch.inputs)
 
 
+class SpoolError(UsageError):
+    """A worker's block could not be written to the spool in the temporary directory (a full TMPDIR)."""
+
+
+def spool_error(err: OSError) -> SpoolError:
+    """The one-line error of a failed spool write: it names the temporary directory, not the output."""
+    return SpoolError(
+        f"cannot write the workers' spool in the temporary directory {tempfile.gettempdir()!r}: {err.strerror or err} "
+        "(set TMPDIR to a directory with room, or give --workers 1); nothing was left behind"
+    )
+
+
 def _spool_block(plan: BlockPlan, spool: str, block: int) -> np.ndarray:
-    """render_block, its bytes written to spool/<block>; returns the input keys."""
+    """render_block, its bytes written to spool/<block>; returns the input keys (SpoolError when
+    the spool cannot be written)."""
     data, keys = render_block(plan, block)
-    with open(_spool_path(spool, block), "wb") as handle:
-        handle.write(data)
+    try:
+        with open(_spool_path(spool, block), "wb") as handle:
+            handle.write(data)
+    except OSError as err:
+        raise spool_error(err) from None
     return keys
 
 
@@ -74,7 +91,10 @@ def write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO) -> Iterator[tu
         yield from _write_in_place(plan, workers, handle, fd)
         return
     remove_stale_spools()
-    spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-")
+    try:
+        spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-")
+    except OSError as err:
+        raise spool_error(err) from None
     try:
         keys_of = ordered_map(functools.partial(_spool_block, plan, spool), range(plan.num_blocks), workers)
         try:

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import platform
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -28,6 +29,7 @@ from gengap.data_cards import card_files
 from gengap.generators import BlockPlan, dumps_record, get_task
 from gengap.generators.batch import Record
 from gengap.generators.extras import install_hint
+from gengap.generators.jsonl import json_text
 from gengap.generators.plugins import provenance
 from gengap.generators.registry import task_module
 from gengap.data_cards.common import plot_paths
@@ -46,6 +48,8 @@ from gengap.splits.novelty import annotate
 from gengap.splits.precision import rounded
 
 PARTS = ("train", "validation", "test")
+CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9_]+")  # <task>-<split> (gengap.suite)
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 # Manifest fields that describe the machine that built a release, not its content:
 # `gengap verify --regenerate` sets them aside (reports them as notes).
 ENVIRONMENT_FIELDS = ("gengap_version", "numpy_version", "python_version")
@@ -68,18 +72,58 @@ def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
 def release_files(manifest: Any) -> list[str] | None:
     """Every file a release holds, as its manifest tells them: the data files it lists, the
     manifest, SHA256SUMS, the card files and the plots of its configs; None when manifest is
-    not a gengap release manifest (its fingerprint must be that of the data files it lists).
-    --force replaces only a directory this list accounts for (gengap.ownership)."""
+    not a gengap release manifest (its fingerprint must be that of the data files it lists,
+    each at data/<config>/<part>.jsonl of a config it lists)."""
     if not isinstance(manifest, dict) or not isinstance(manifest.get("gengap_version"), str):
         return None
     data_files = manifest["data_files"]
     if not isinstance(data_files, dict) or manifest.get("fingerprint") != fingerprint(data_files):
         return None
+    names = {config["name"] for config in manifest["configs"]}
+    layout = {f"data/{name}/{part}.jsonl" for name in names if isinstance(name, str) and CONFIG_NAME.fullmatch(name) for part in PARTS}
+    if not set(data_files) <= layout:
+        return None
     plots = [path for config in manifest["configs"] for _, path in plot_paths(config)]
     return [*data_files, "manifest.json", "SHA256SUMS", *CARD_FILES, *plots]
 
 
-RELEASE = Product("release", "manifest.json", release_files)
+def release_hashes(manifest: Any, read: Callable[[str], bytes | None]) -> dict[str, str] | None:
+    """The sha256 of every file of a release that its manifest and SHA256SUMS vouch for: the
+    data files (the manifest's hashes), and, when SHA256SUMS (read(name) gives a file's bytes)
+    is exactly the lines gengap writes for files of release_files and agrees with the
+    manifest, every file it lists and SHA256SUMS itself (another SHA256SUMS vouches for
+    nothing, itself included). None when manifest is not a release manifest. --force replaces
+    only a directory these hashes account for (gengap.ownership)."""
+    files = release_files(manifest)
+    if files is None:
+        return None
+    hashes = {path: info["sha256"] for path, info in manifest["data_files"].items()}
+    listed = _checksums(read("SHA256SUMS"), set(files))
+    if listed is None or any(listed.get(path, digest) != digest for path, digest in hashes.items()):
+        return hashes
+    return {**hashes, **listed, "SHA256SUMS": sha256_bytes(read("SHA256SUMS") or b"")}
+
+
+def _checksums(sums: bytes | None, files: set[str]) -> dict[str, str] | None:
+    """The '<sha256>  <path>' lines of a SHA256SUMS as gengap writes them (sorted by path, each
+    path one of files); None for any other content."""
+    if sums is None:
+        return None
+    try:
+        text = sums.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    listed: dict[str, str] = {}
+    last = ""
+    for line in text.splitlines():
+        digest, sep, name = line.partition("  ")
+        if not sep or not SHA256_HEX.fullmatch(digest) or name not in files or name == "SHA256SUMS" or name <= last:
+            return None
+        listed[name], last = digest, name
+    return listed if "".join(f"{digest}  {name}\n" for name, digest in listed.items()) == text else None
+
+
+RELEASE = Product("release", "manifest.json", release_hashes)
 
 
 def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitResult:
@@ -335,7 +379,7 @@ def release_plugins(suite: dict[str, Any]) -> dict[str, Any]:
 
 def manifest_text(manifest: dict[str, Any]) -> str:
     """manifest.json's bytes (as text) for a manifest."""
-    return json.dumps(manifest, indent=2) + "\n"
+    return json_text(manifest)
 
 
 def write_cards(manifest: dict[str, Any], directory: Path) -> list[str]:

@@ -3,7 +3,10 @@
 DIR holds ``sweep.json`` (the sweep and every run's outcome), ``runs/<run>/`` (what ``gengap
 train`` writes), ``report.md`` with its plots, and ``release/`` when the sweep names a suite
 (built once, reused while the suite is unchanged). Running the same command again skips
-finished runs and resumes interrupted ones. Exit status: 0 when every run finished, 1 when
+finished runs and resumes interrupted ones. DIR is never the current directory (or one
+containing it) nor inside the sweep's release, and a non-empty DIR is taken only when its
+content proves it a sweep directory gengap wrote (:func:`sweep_not_ours`), so a sweep never
+rewrites a file of the user's (another tool's sweep.json, a report.md of one's own). Exit status: 0 when every run finished, 1 when
 any failed (after its retries), 2 for bad input.
 """
 
@@ -20,10 +23,14 @@ from tqdm import tqdm
 from gengap.baselines.data import release_configs
 from gengap.baselines.errors import BaselineError
 from gengap.generators.reading import ReadError, read_json
-from gengap.baselines.sweep import STATE_FILE, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
+from gengap.baselines.report import report_paths
+from gengap.baselines.sweep import REPORT_FILE, STATE_FILE, SWEEP_FORMAT, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
 from gengap.errors import UsageError
-from gengap.locking import destination_lock
+from gengap.files import check_not_current, check_placement
+from gengap.generators.digests import file_sha256
+from gengap.locking import destination_lock, lock_name
 from gengap.release import ReleaseError, write_release
+from gengap.staging import parse_staging_name
 from gengap.suite import SuiteError, load_suite
 from gengap.sweep_config import Sweep, SweepError, find_sweep, load_sweep
 
@@ -37,9 +44,13 @@ def real_destination(path: str) -> Path:
     return Path(os.path.realpath(given.parent)) / given.name
 
 
-def check_sweep_directory(out: Path) -> None:
-    """UsageError unless out is absent, empty, or a sweep directory (it holds sweep.json) whose
-    folders (release, runs, .sweep and each run) are no links."""
+def check_sweep_directory(out: Path, shown: str = "", inputs: Sequence[Path] = ()) -> None:
+    """UsageError unless out may hold this sweep: not the current directory or one containing
+    it (``--out .``, as for every output), not inside one of the sweep's inputs (its release),
+    and absent, empty, or a sweep directory gengap wrote (sweep_not_ours) whose folders
+    (release, runs, .sweep and each run) are no links."""
+    check_not_current(out, shown or str(out))
+    check_placement(out, inputs)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UsageError(f"{out} exists and is not a directory")
     inside = [out / RELEASE_FOLDER, out / "runs", out / ".sweep"]
@@ -48,8 +59,52 @@ def check_sweep_directory(out: Path) -> None:
     linked = [str(path) for path in inside if path.is_symlink()]
     if linked:
         raise UsageError(f"{linked[0]} is a symbolic link: gengap never writes through one; remove it")
-    if out.is_dir() and any(out.iterdir()) and not (out / STATE_FILE).is_file():
-        raise UsageError(f"{out} is not empty and not a sweep directory (no {STATE_FILE}): choose another --out")
+    if out.is_dir() and any(out.iterdir()):
+        reason = sweep_not_ours(out)
+        if reason is not None:
+            raise UsageError(f"{out} is not empty and not a sweep directory gengap wrote ({reason}): choose another --out")
+
+
+def sweep_not_ours(out: Path) -> str | None:
+    """Why the non-empty directory out is not a sweep directory gengap wrote (None: it is).
+
+    The proof is the one of gengap.ownership, for a directory that a sweep resumes rather than
+    replaces: sweep.json is a regular file in gengap's format (``gengap-sweep/1`` with its
+    runs); every report file present (report.md and its plots, the files a sweep rewrites) has
+    the sha256 sweep.json records for it; and nothing else is there but the sweep's folders
+    (runs/ holding run folders only, release/, .sweep/) and gengap's own temporary, lock and
+    staging names. The runs' own files are train's (``train --resume`` checks each run.json)."""
+    state_file = out / STATE_FILE
+    if not state_file.is_file() or state_file.is_symlink():
+        return f"no {STATE_FILE}"
+    try:
+        state = read_json(state_file)
+    except ReadError:
+        return f"its {STATE_FILE} cannot be read as JSON"
+    if not isinstance(state, dict) or state.get("format") != SWEEP_FORMAT or not isinstance(state.get("runs"), list):
+        return f"its {STATE_FILE} is not a gengap sweep's"
+    recorded = state.get("report") if isinstance(state.get("report"), dict) else {}
+    report_files = {path.name for path in report_paths(out / REPORT_FILE)}
+    folders = {"runs", RELEASE_FOLDER, ".sweep"}
+    temporary = {f".{STATE_FILE}.tmp", lock_name(RELEASE_FOLDER), *(f"{name}.tmp" for name in report_files)}
+    for entry in sorted(out.iterdir()):
+        name = entry.name
+        staged = parse_staging_name(name)
+        if entry.is_dir() and not entry.is_symlink() and name in folders:
+            continue
+        if entry.is_file() and not entry.is_symlink() and (name == STATE_FILE or name in temporary or (staged and staged[0] == RELEASE_FOLDER)):
+            continue
+        if staged and staged[0] == RELEASE_FOLDER and entry.is_dir() and not entry.is_symlink():
+            continue
+        if entry.is_file() and not entry.is_symlink() and name in report_files:
+            if recorded.get(name) != file_sha256(entry):
+                return f"{name} is not the one gengap wrote there (its bytes are not those {STATE_FILE} records)"
+            continue
+        return f"{name!r} is not one of a sweep's files"
+    stray = [p.name for p in (out / "runs").iterdir() if not p.is_dir() or p.is_symlink()] if (out / "runs").is_dir() else []
+    if stray:
+        return f"runs/{stray[0]} is not a run folder"
+    return None
 
 
 def _suite_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -137,7 +192,7 @@ def cmd_sweep(args: Any) -> int:
     except SweepError as err:
         raise UsageError(str(err)) from None
     out = real_destination(args.out)  # Ray workers may run elsewhere: absolute paths in every run
-    check_sweep_directory(out)
+    check_sweep_directory(out, args.out, [path for path in (sweep.release, sweep.suite) if path is not None])
     started = time.perf_counter()
     try:  # everything is checked before anything is written
         release, names, suite = sweep_data(sweep, out)

@@ -17,7 +17,6 @@ anything is read or built (RebuildRefused).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -29,18 +28,18 @@ from typing import Any
 
 from gengap.data_cards import card_files
 from gengap.generators import ParamError
+from gengap.generators.digests import file_sha256
 from gengap.generators.plugins import load_recorded, version_notes, without_versions
 from gengap.generators.reading import MAX_JSON_BYTES, ReadError, read_json
 from gengap.audit import audit_records
 from gengap.fingerprints import fingerprint_problems
 from gengap.limits import LimitError, RecordLimit, check_disk_space
-from gengap.release import ENVIRONMENT_FIELDS, PARTS, ReleaseError, fingerprint, manifest_text, write_cards, write_release
+from gengap.release import CONFIG_NAME, ENVIRONMENT_FIELDS, PARTS, ReleaseError, fingerprint, manifest_text, write_cards, write_release
 from gengap.staging import scratch_directory
 from gengap.suite import SuiteError, SuiteLimitError, check_suite_limits, resolve_suite, suite_data_bytes
 from gengap.splits import SplitError
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version
-CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9_]+")  # <task>-<split> (gengap.suite)
 FINGERPRINT = re.compile(r"(?:sha256:)?([0-9a-fA-F]{64})")
 
 
@@ -110,14 +109,6 @@ def inventory(root: Path, report: VerifyReport | None = None) -> set[str]:
                 kind = next((label for test, label in _KINDS if test(mode)), "a special file")
                 report.problems.append(f"special file: {name} is {kind} (a release holds only files and directories; not read)")
     return files
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _read_sums(directory: Path, files: set[str], report: VerifyReport) -> dict[str, str] | None:

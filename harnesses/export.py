@@ -3,7 +3,8 @@
 ``export_release(release, out, to=FORMAT, shots=K, seed=S, system=False, answer_format="line",
 configs=None)`` writes one of three layouts into ``out`` (a new or empty directory), one folder
 per config, and a ``gengap-export.json`` that records the release (name, version, fingerprint), the settings
-and every file with its row count. Records keep their ID vs OOD structure everywhere: the
+and every file with its row count and its sha256 (``sha256``; the marker itself sealed by
+``marker_sha256``: what lets ``--force`` replace the directory, gengap.ownership). Records keep their ID vs OOD structure everywhere: the
 validation part is the in-distribution side (``id``), the test part the out-of-distribution
 side (``ood``). Chat and verl prompts come from :class:`gengap.harnesses.prompts.Prompter` (per record's
 own task in a multi-task config: gengap.harnesses.prompts.TaskPrompters; k-shot
@@ -61,11 +62,14 @@ Empty parts are left out (and listed under ``skipped`` in ``gengap-export.json``
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from gengap.generators import get_task
+from gengap.generators.digests import tree_sha256s
 from gengap.generators.extras import install_hint
+from gengap.generators.jsonl import sealed_json_text
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
@@ -73,6 +77,7 @@ from gengap.harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter
 from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 EXPORT_FORMAT = "gengap-export/1"
+_CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9_]+")  # <task>-<split>: a release's config names
 GEN_SLACK = 32  # tokens allowed beyond the longest target's character count (lm-eval max_gen_toks)
 COT_TOKENS = 1024  # a chain-of-thought task's max_gen_toks beyond the plain task's: room for the reasoning
 COT_FORMAT = "tags"  # the answer format a chain-of-thought task asks for (its generation stops at COT_STOP)
@@ -409,12 +414,18 @@ def export_files(manifest: Any) -> list[str] | None:
         return None
     to = manifest["to"]
     names = [EXPORT_MARKER]
+    extension = "parquet" if to == "verl" else "jsonl"
     for entry in manifest["configs"]:
         config = str(entry["name"])
+        layout = {f"{config}/{part}.{extension}" for part in PARTS}
+        if not _CONFIG_NAME.fullmatch(config) or not set(map(str, entry["files"])) <= layout:
+            return None  # a config folder holds only its parts (at these names) and its harness files
         names += [config, *map(str, entry["files"])]
         if to == "lm-eval":
             tasks = [str(task) for task in entry["tasks"]]
             cot_tasks = [str(task) for task in entry.get("cot_tasks") or []]
+            if not set(tasks) <= set(lm_eval_task_names(config).values()) or not set(cot_tasks) <= set(lm_eval_cot_names(config).values()):
+                return None
             names += [f"{config}/utils.py", *(f"{config}/{task}.yaml" for task in tasks + cot_tasks)]
             names += [f"{config}/{config}.yaml"] if tasks else []
             names += [f"{config}/{config}_cot.yaml"] if cot_tasks else []
@@ -424,6 +435,16 @@ def export_files(manifest: Any) -> list[str] | None:
         release = str(manifest["release"]["name"])
         names += [f"{group}.yaml" for group in lm_eval_release_groups(release, manifest["configs"])]
     return names
+
+
+def export_hashes(manifest: Any) -> dict[str, str] | None:
+    """The sha256 of every file an export holds (its gengap-export.json's ``sha256``), each a file
+    export_files lists; None when manifest is not that of an export or lists another file."""
+    listed = export_files(manifest)
+    hashes = manifest.get("sha256") if listed is not None else None
+    if not isinstance(hashes, Mapping) or not set(hashes) <= set(listed):
+        return None
+    return {str(name): str(digest) for name, digest in hashes.items()}
 
 
 def _check_out(out: Path) -> None:
@@ -501,5 +522,6 @@ def export_release(
     if to == "lm-eval":
         manifest["group"] = source.name
         manifest["groups"] = lm_eval_group_names(source.name)
-    (out_path / EXPORT_MARKER).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    manifest["sha256"] = tree_sha256s(out_path)  # what proves the directory gengap's (gengap.ownership)
+    (out_path / EXPORT_MARKER).write_text(sealed_json_text(manifest, indent=1), encoding="utf-8")
     return manifest

@@ -85,9 +85,13 @@ class Release:
             raise HarnessError(f"{self.root} has no config {config!r}; configs: {', '.join(self.configs)}")
         folder = self.root / "data" / config
         try:
-            parts = {part: read_jsonl(release_part(self.root, config, part)) for part in PARTS}
+            paths = {part: release_part(self.root, config, part) for part in PARTS}
         except ReadError as err:
             raise HarnessError(str(err)) from None
+        gone = [part for part, path in paths.items() if path is None]
+        if gone and self.manifest:  # the manifest lists every part's file: a missing one is no empty part
+            raise HarnessError(f"{folder / gone[0]}.jsonl is missing (a part of config {config} that manifest.json lists; gengap verify names what is missing)")
+        parts = {part: read_jsonl(path) for part, path in paths.items()}
         entry = self.entry(config)
         task = entry.get("task")
         multi = multitask_params(entry)

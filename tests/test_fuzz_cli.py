@@ -15,6 +15,7 @@ import contextlib
 import copy
 import io
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -353,3 +354,156 @@ def test_free_form_records_without_structure_split_by_tokens(name: str, command:
     assert code in (0, 2), err
     assert get_task(name).atoms(bare) is None and get_task(name).compounds(bare) is None
     assert get_task(name).atoms(good)
+
+
+# -- numbers and the work a record asks for (issue 38, items 7 and 8) ---------------------------------
+
+NON_FINITE = st.sampled_from(["nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e400", "-1e400"])
+HUGE = st.sampled_from(["1" + "0" * 30, "-" + "9" * 25, str(2**63), str(-(2**63) - 1)])
+NUMBER_TEXTS = NON_FINITE | HUGE | st.floats(allow_nan=True, allow_infinity=True).map(repr) | st.integers().map(str)
+
+
+def _numeric_knobs(params_type: type) -> list[str]:
+    import dataclasses
+
+    return [f.name for f in dataclasses.fields(params_type) if f.type in ("int", "float", int, float)]
+
+
+TASK_KNOBS = sorted((name, knob) for name in task_names() for knob in _numeric_knobs(get_task(name).params_type))
+
+
+def _split_knobs() -> list[tuple[str, str]]:
+    from gengap.splits import STRATEGIES
+
+    return sorted((name, knob) for name, strategy in STRATEGIES.items() for knob in _numeric_knobs(strategy.options_type))
+
+
+SPLIT_KNOBS = _split_knobs()
+
+
+def _numeric_property(kind: str, pair: tuple[str, str], text: str) -> None:
+    """Any number text for any numeric parameter, option or cue rate: exit 0 or one line (exit 2),
+    and a non-finite one is always refused, naming the knob, with nothing written."""
+    with scratch() as folder:
+        if kind == "parameter":
+            task, knob = pair
+            args = ["generate", task, "--n", "2", "--param", f"{knob}={text}", "--out", str(folder / "out.jsonl")]
+            output = "out.jsonl"
+            expected: set[str] = set()
+        else:
+            (folder / "pool.jsonl").write_text("".join(json.dumps(r) + "\n" for r in SEEDS if r["task"] == "parity_check"))
+            strategy, knob = pair if kind == "option" else ("iid", "")
+            extra = ["--option", f"{knob}={text}"] if kind == "option" else ["--cue", f"train={text},test=0.5"]
+            args = ["split", str(folder / "pool.jsonl"), "--strategy", strategy, *extra, "--out", str(folder / "out")]
+            output, expected = "out", {"pool.jsonl"}
+        code, _, err = run_main(args)
+        if kind == "parameter" and code == 0 and (folder / "out.jsonl").exists():  # a finite, in-range value: the output is checked records
+            assert main(["check", str(folder / "out.jsonl")]) == 0
+        assert_clean_outcome(code, err, folder, expected, output)
+        try:
+            finite = math.isfinite(float(text))
+        except (ValueError, OverflowError):
+            finite = True  # not a number at all: refused as such
+        if not finite:
+            assert code == 2 and (knob in err or "rate" in err) and ("finite" in err or "not a valid" in err), err
+
+
+NUMERIC_CASES = st.one_of(
+    st.tuples(st.just("parameter"), st.sampled_from(TASK_KNOBS), NUMBER_TEXTS),
+    st.tuples(st.just("option"), st.sampled_from(SPLIT_KNOBS), NUMBER_TEXTS),
+    st.tuples(st.just("cue"), st.just(("iid", "")), NUMBER_TEXTS),
+)
+
+
+@FUZZ
+@given(case=NUMERIC_CASES)
+def test_fuzz_numbers_of_parameters_options_and_cues(case: tuple[str, tuple[str, str], str]) -> None:
+    _numeric_property(*case)
+
+
+@pytest.mark.slow
+@FUZZ_SLOW
+@given(case=NUMERIC_CASES)
+def test_fuzz_numbers_of_parameters_options_and_cues_at_length(case: tuple[str, tuple[str, str], str]) -> None:
+    _numeric_property(*case)
+
+
+def test_every_numeric_knob_refuses_nan_in_the_default_tier() -> None:
+    """The default tier draws a few cases only: every knob of every task and strategy gets nan once here."""
+    for task, knob in TASK_KNOBS:
+        _numeric_property("parameter", (task, knob), "nan")
+    for pair in SPLIT_KNOBS:
+        _numeric_property("option", pair, "inf")
+
+
+OVERSIZED_META = st.sampled_from([10**6, 10**18, 2**63, -(2**63), 99, -1, 0, 1.5, float("inf"), True, "4", [4], None])
+
+
+@st.composite
+def oversized_meta(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid record of a task whose checker reads meta, one meta field replaced by an oversized
+    or ill-typed value (the records of search tasks first: grid_program, letter_analogy)."""
+    base = draw(st.sampled_from([r for r in SEEDS if get_task(r["task"]).meta_keys]))
+    record = copy.deepcopy(base)
+    key = draw(st.sampled_from(list(get_task(record["task"]).meta_keys)))
+    record["meta"][key] = draw(OVERSIZED_META)
+    return record
+
+
+def _meta_property(record: dict[str, Any]) -> None:
+    """check of the record ends at once, exit 0 or 1, and the checker and every reward path agree."""
+    import time
+
+    from gengap.harnesses.rewards import compute_score
+
+    task = get_task(record["task"])
+    with scratch() as folder:
+        (folder / "records.jsonl").write_text(json.dumps(record) + "\n")
+        started = time.perf_counter()
+        code, _, err = run_main(["check", str(folder / "records.jsonl")])
+        info = {"task": record["task"], "input": record["input"], "meta": record["meta"]}
+        reward = compute_score("gengap/x", "Answer: " + record["target"] + " x", record["target"], info)
+        assert time.perf_counter() - started < 20, "a record asked for unbounded work"
+        assert_clean_outcome(code, err, folder, {"records.jsonl"}, None)
+        problem = task.meta_problem(record)
+        if problem is not None:  # the record's own problem, or the reader's (JSON has no infinity)
+            assert code == 1 and (problem in err or "is not a number JSON allows" in err), err
+            assert reward == 0.0 and not task.check(record, record["target"])
+
+
+@FUZZ
+@given(record=oversized_meta())
+def test_fuzz_oversized_meta(record: dict[str, Any]) -> None:
+    _meta_property(record)
+
+
+@pytest.mark.slow
+@FUZZ_SLOW
+@given(record=oversized_meta())
+def test_fuzz_oversized_meta_at_length(record: dict[str, Any]) -> None:
+    _meta_property(record)
+
+
+@pytest.mark.parametrize("name", sorted({r["task"] for r in SEEDS if get_task(r["task"]).meta_keys}))
+def test_every_meta_field_refuses_an_oversized_value_in_the_default_tier(name: str) -> None:
+    record = next(r for r in SEEDS if r["task"] == name)
+    for key in get_task(name).meta_keys:
+        for value in (10**18, float("inf")):
+            changed = copy.deepcopy(record)
+            changed["meta"][key] = value
+            _meta_property(changed)
+
+
+@given(values=st.dictionaries(st.sampled_from(sorted(__import__("gengap.baselines.numbers", fromlist=["RANGES"]).RANGES)), st.floats(allow_nan=True, allow_infinity=True) | st.integers(), min_size=1, max_size=3))
+@FUZZ
+def test_fuzz_training_numbers(values: dict[str, Any]) -> None:
+    """Training settings keep to the same rule (gengap.baselines.numbers): a non-finite value is refused by name."""
+    from gengap.baselines.errors import BaselineError
+    from gengap.baselines.numbers import RANGES, check_numbers
+
+    try:
+        check_numbers(values)
+    except BaselineError as err:
+        assert any(name in str(err) for name in values)
+    else:
+        assert all(RANGES[name].holds(value) for name, value in values.items())

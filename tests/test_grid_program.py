@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -16,7 +18,9 @@ from gengap.generators.tasks.grid import (
     parse_grids,
     primitive,
     read_program,
+    recolours_needed,
     render,
+    run_program,
 )
 from gengap.splits import generate_records, split
 
@@ -187,3 +191,148 @@ def test_holdout_of_a_primitive_keeps_it_out_of_train(rule: str) -> None:
     assert result.test and all(TASK.atoms(r)[rule] for r in result.test)
     for record in result.train + result.validation:
         assert rule not in TASK.atoms(record)
+
+
+# -- the checker against exhaustive enumeration (issue 38, item 3) -----------------------------
+
+GEOMETRIC_NAMES = tuple(p for p in PRIMITIVES if p != "recolour")
+ALL_STEPS = [(name, ()) for name in GEOMETRIC_NAMES] + [("recolour", (a, b)) for a in range(1, 10) for b in range(1, 10) if a != b]
+
+
+def _fits(grids: list[list[list[int]]]) -> bool:
+    return all(len(g) <= MAX_SIDE and len(g[0]) <= MAX_SIDE for g in grids)
+
+
+def brute_force_answers(text: str, depth: int) -> set[str]:
+    """Every query output of every program of 1..depth primitives (each of the 10 geometric
+    ones or recolour a b, a != b in 1..9) that maps every demonstration, every program run
+    step by step (programs whose grids grow past 30 x 30 left out, as the task's set; programs
+    reaching the same grids after k steps continue alike, so each such set is extended once)."""
+    demos, query = parse_grids(text)
+    start = [a for a, _ in demos] + [query]
+    goals = [b for _, b in demos]
+    answers: set[str] = set()
+    frontier = [start]
+    for _ in range(depth):
+        reached: dict[str, list[list[list[int]]]] = {}
+        for grids in frontier:
+            for name, args in ALL_STEPS:
+                nxt = [primitive(name, g, args) for g in grids]
+                if not _fits(nxt):
+                    continue
+                reached.setdefault(repr(nxt), nxt)
+                if nxt[:-1] == goals:
+                    answers.add(render(nxt[-1]))
+        frontier = list(reached.values())
+    return answers
+
+
+def grid_text(demos: list[tuple[list[list[int]], list[list[int]]]], query: list[list[int]]) -> str:
+    return " ; ".join(f"{render(a)} > {render(b)}" for a, b in demos) + f" ; {render(query)} > ?"
+
+
+def small_records(n: int) -> list[dict]:
+    """Generated records on small grids (sides 2..3, 1..3 colours, depth 1..2), several demonstrations."""
+    records = []
+    for seed, (colours, demos) in enumerate([(2, 1), (3, 2), (1, 1), (3, 1), (2, 2)]):
+        params = TASK.make_params({"min_depth": 1, "max_depth": 2, "min_side": 2, "max_side": 3, "colours": colours, "demos": demos, "density": 0.6})
+        records += TASK.generate(np.random.default_rng(seed), n, params).records("grid_program")
+    return records
+
+
+SWAPS = [  # a colour map needing three recolours (a swap), or a 3-cycle (four): no program of 2 primitives
+    grid_text([([[1, 2], [2, 2]], [[2, 1], [1, 1]])], [[2, 1], [1, 1]]),
+    grid_text([([[1, 2, 3], [3, 3, 3]], [[2, 3, 1], [1, 1, 1]])], [[3, 1], [2, 2]]),
+    grid_text([([[1, 2], [2, 2]], [[2, 1], [1, 1]]), ([[1, 1], [2, 1]], [[2, 2], [1, 2]])], [[1, 2], [2, 2]]),
+]
+
+
+@pytest.mark.parametrize("text", SWAPS)
+def test_a_colour_swap_is_no_program_of_two_primitives(text: str) -> None:
+    """The reported defect: a swap was counted as two recolours, so depth 2 accepted it."""
+    assert brute_force_answers(text, 2) == set()
+    assert grid_answers(text, 2) == frozenset()
+
+
+def test_a_swap_is_three_recolours() -> None:
+    assert brute_force_answers(SWAPS[0], 3) == set(grid_answers(SWAPS[0], 3)) == {render([[1, 2], [2, 2]])}
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_checker_accepts_exactly_what_enumeration_gives_on_generated_records(depth: int) -> None:
+    for record in small_records(6):
+        text = record["input"]
+        assert set(grid_answers(text, depth)) == brute_force_answers(text, depth), text
+
+
+@st.composite
+def demonstrated(draw: st.DrawFn) -> str:
+    """An input whose demonstrations are made by a random program of up to 3 primitives (swaps,
+    cycles and merges of colours among them) on random grids of 1..3 colours."""
+    program = draw(st.lists(st.sampled_from(ALL_STEPS[:10]) | st.builds(lambda a, b: ("recolour", (a, b)), st.integers(1, 3), st.integers(1, 4)).filter(lambda s: s[1][0] != s[1][1]), min_size=1, max_size=3))
+    h, w = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    cells = st.lists(st.lists(st.integers(0, 3), min_size=w, max_size=w), min_size=h, max_size=h).filter(lambda g: any(any(row) for row in g))
+    grids = draw(st.lists(cells, min_size=2, max_size=3))
+    demos = [(g, run_program(program, g)) for g in grids[:-1]]
+    shown = {c for g in grids[:-1] for row in g for c in row}
+    query = [[c if c in shown else 0 for c in row] for row in grids[-1]]
+    if not any(any(row) for row in query):
+        query = grids[0]
+    return grid_text(demos, query)
+
+
+@given(demonstrated())
+@settings(max_examples=25, deadline=None)
+def test_the_checker_accepts_exactly_what_enumeration_gives_on_drawn_programs(text: str) -> None:
+    for depth in (1, 2):
+        assert set(grid_answers(text, depth)) == brute_force_answers(text, depth), (text, depth)
+
+
+@pytest.mark.slow
+def test_the_checker_matches_enumeration_on_a_thousand_records_and_at_depth_three() -> None:
+    """The issue's count: 1,000 generated records at depth 2; and depth 3 on swaps and some records."""
+    for record in small_records(200):
+        assert set(grid_answers(record["input"], 2)) == brute_force_answers(record["input"], 2), record["input"]
+    for text in SWAPS + [r["input"] for r in small_records(4)]:
+        assert set(grid_answers(text, 3)) == brute_force_answers(text, 3), text
+
+
+def fewest_recolours(shown: tuple[int, ...], most: int) -> dict[tuple[int, ...], int]:
+    """Breadth-first over recolour sequences: the fewest recolours (up to most) reaching each
+    map of the shown colours (a tuple: the colour each shown colour has become)."""
+    start = tuple(shown)
+    best = {start: 0}
+    frontier = [start]
+    for steps in range(1, most + 1):
+        reached = []
+        for state in frontier:
+            for a in set(state):
+                for b in range(1, 10):
+                    if b == a:
+                        continue
+                    nxt = tuple(b if c == a else c for c in state)
+                    if nxt not in best:
+                        best[nxt] = steps
+                        reached.append(nxt)
+        frontier = reached
+    return best
+
+
+@pytest.mark.parametrize("shown", [(1,), (1, 2), (2, 5, 7), (1, 2, 3, 4)])
+def test_recolours_needed_is_the_fewest_recolours_of_every_map(shown: tuple[int, ...]) -> None:
+    """Every map of up to 4 shown colours into 1..9, against breadth-first search over
+    recolours (maps that need more than 6 would be left out; none of 4 colours does)."""
+    best = fewest_recolours(shown, 6)
+    for image in itertools.product(range(1, 10), repeat=len(shown)):
+        assert recolours_needed({0: 0, **dict(zip(shown, image))}) == best.get(image), (shown, image)
+
+
+def test_recolours_needed_with_every_colour_shown() -> None:
+    shown = tuple(range(1, 10))
+    best = fewest_recolours(shown, 2)
+    for image, steps in best.items():
+        assert recolours_needed(dict(zip(shown, image))) == steps
+    swap = {c: c for c in shown} | {1: 2, 2: 1}
+    assert recolours_needed(swap) is None  # no free colour, no merge: no sequence at all
+    assert recolours_needed(swap | {3: 4}) == 4  # the merge of 3 into 4 frees colour 3 for the swap
+    assert recolours_needed({c: c % 9 + 1 for c in shown}) is None

@@ -384,3 +384,24 @@ def test_export_refuses_bad_requests_and_leaves_nothing(release: Path, tmp_path:
         export_release(release, foreign, "chat")
     with pytest.raises(HarnessError, match="unknown export format"):
         export_release(release, tmp_path / "x", "csv")
+
+
+@pytest.mark.parametrize("deleted", ["a config's data folder", "a test.jsonl"])
+def test_export_of_a_release_with_deleted_data_is_refused_not_silent(release: Path, tmp_path: Path, deleted: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 38, item 10: a deleted data folder left its config silently out (exit 0); a deleted
+    test.jsonl was reported as an empty part and the OOD side dropped."""
+    import shutil
+
+    copy = Path(shutil.copytree(release, tmp_path / "release"))
+    config = sorted(CONFIGS)[0]
+    if deleted == "a test.jsonl":
+        (copy / "data" / config / "test.jsonl").unlink()
+        expected = f"data/{config}/test.jsonl is missing (a part of config {config} that manifest.json lists"
+    else:
+        shutil.rmtree(copy / "data" / config)
+        expected = f"config {config} of manifest.json has no data/{config}/train.jsonl"
+    out = tmp_path / "out"
+    assert main(["export", str(copy), "--to", "chat", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1 and "is empty" not in err
+    assert not out.exists()

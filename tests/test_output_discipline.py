@@ -320,3 +320,51 @@ def test_without_flock_support_writing_still_works(tmp_path: Path, monkeypatch: 
         handle.write(b"data\n")
     assert out.read_bytes() == b"data\n"
     assert os.listdir(tmp_path) == ["x.jsonl"]
+
+
+# -- publish last (issue 38, item 13) -------------------------------------------------------------
+
+
+def _out_of_memory(*args: object, **kwargs: object) -> object:
+    raise MemoryError
+
+
+@pytest.mark.parametrize("command", ["split", "generate"])
+def test_memory_running_out_after_the_work_publishes_nothing(tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Under `ulimit -v`, split exited 2 "out of memory" after its output directory was published:
+    what the command says afterwards (repeat warnings, the summary) is now worked out before."""
+    import gengap.cli as cli
+
+    pool = tmp_path / "pool.jsonl"
+    assert main(["generate", "parity_check", "--n", "40", "--out", str(pool)]) == 0
+    monkeypatch.setattr(cli, "repeated", _out_of_memory)
+    out = tmp_path / "out"
+    argv = ["split", str(pool), "--strategy", "iid", "--out", str(out)] if command == "split" else ["generate", "parity_check", "--n", "40", "--out", str(out)]
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "gengap: error: out of memory (see the record limits in the README)\n"
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["pool.jsonl"]
+
+
+FULL_SPOOL = """\
+import sys
+import gengap.parallel as parallel
+parallel._spool_path = lambda spool, block: "/dev/full"  # every spool write: ENOSPC, as in a full TMPDIR
+from gengap.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_temporary_directory_is_named_not_taken_for_standard_output(tmp_path: Path) -> None:
+    """Issue 38, item 19: generate with workers spools blocks to TMPDIR; a full TMPDIR was reported
+    as "cannot write to standard output"."""
+    from tests.output_helpers import _environment
+
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_SPOOL, "generate", "parity_check", "--n", "25000", "--workers", "2"],
+        capture_output=True, text=True, timeout=300, env=_environment(),
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith("gengap: error: ") and done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert "standard output" not in done.stderr and "temporary directory" in done.stderr and "No space left on device" in done.stderr

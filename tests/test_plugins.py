@@ -157,3 +157,26 @@ def test_regenerate_imports_the_suite_plugins(fresh_registry, tmp_path, capsys):
     assert main(["verify", str(tmp_path / "release"), "--regenerate", "--workers", "1"]) == 0
     assert "it matches a rebuild from its manifest" in capsys.readouterr().out
     assert type(get_task(PLUGIN_TASK)).__name__ == type(before).__name__
+
+
+def test_a_plugin_cannot_decide_the_exit_status(fresh_registry, monkeypatch, capsys, tmp_path):
+    """Issue 38, item 11: a plugin calling sys.exit(0) at import made every command exit 0 with
+    no output, verify of a tampered release included; one calling it in a task method too."""
+    release = tmp_path / "release"
+    write_release(parse_suite(suite_text().replace("demo_rotate", "even_pairs"), "<suite>"), release, cards=False)
+    data = release / "data" / "parity_check-length" / "train.jsonl"
+    data.write_bytes(data.read_bytes().replace(b'"target":"0"', b'"target":"1"', 1))  # tampered
+    monkeypatch.setattr(registry, "_state", "new")
+    (fresh_registry / "gengap_demo_exit.py").write_text("import sys\nsys.exit(0)\n")
+    _entry_points(monkeypatch, ("exits", "gengap_demo_exit"))
+    for argv in (["list"], ["verify", str(release)], ["generate", "parity_check", "--n", "1"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == "gengap: error: plugin exits (gengap_demo_exit): it called sys.exit(0) while being imported\n"
+    monkeypatch.setattr(registry, "_state", "new")
+    _entry_points(monkeypatch)
+    (fresh_registry / "gengap_demo_quits.py").write_text(MODULE_TEXT.replace("    def solve(self, example", "    def measure(self, example):\n        import sys\n        sys.exit(0)\n\n    def solve(self, example", 1))
+    monkeypatch.setenv(plugins.ENVIRONMENT_VARIABLE, "gengap_demo_quits")
+    lines = tmp_path / "records.jsonl"
+    assert main(["generate", PLUGIN_TASK, "--n", "2", "--out", str(lines)]) == 0
+    assert main(["check", str(lines)]) == 2
+    assert "ended by sys.exit(0) in code it ran" in capsys.readouterr().err

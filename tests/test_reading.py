@@ -105,6 +105,8 @@ def test_the_deepest_records_tasks_write_read_back() -> None:
     "text, reason",
     [
         ("a: .nan", "line 1: .nan is not a finite number"),
+        ('a: 1\nb: "x\\ud800y"', "line 2: a string holds a lone UTF-16 surrogate"),
+        ('"\\udfff": 1', "line 1: a string holds a lone UTF-16 surrogate"),
         ("a: [1, -.INF]", "line 1: -.INF is not a finite number"),
         ("a: 1.0e+999", "line 1: 1.0e+999 is not a finite number"),
         ("a: 1\nb: " + "1" * 101, "line 2: an integer has 101 digits"),
@@ -133,7 +135,9 @@ def test_release_configs_lists_what_the_manifest_lists_and_refuses_symlinks(tmp_
         (tmp_path / "data" / name / "train.jsonl").write_text("")
     (tmp_path / "data" / ".hidden").mkdir()
     assert release_configs(tmp_path) == ["a-x", "b-x"]
-    assert release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "c-x"}, {"name": "../../etc"}, 5]}) == ["b-x"]
+    assert release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "../../etc"}, 5]}) == ["b-x"]
+    with pytest.raises(ReadError, match="config c-x of manifest.json has no data/c-x/train.jsonl"):  # listed, gone: never silently left out
+        release_configs(tmp_path, {"configs": [{"name": "b-x"}, {"name": "c-x"}]})
     with pytest.raises(ReadError, match="has no list of configs"):
         release_configs(tmp_path, {"configs": {"b-x": {}}})
     assert release_part(tmp_path, "a-x", "test") is None and release_part(tmp_path, "a-x", "train") == tmp_path / "data/a-x/train.jsonl"

@@ -386,10 +386,17 @@ def test_plain_verify_rejects_cards_with_another_fingerprint(
 
 
 def test_regenerate_catches_what_plain_verify_cannot(release: Path, tmp_path: Path) -> None:
-    """Dropping a correct record and recomputing everything consistently passes the plain
-    level (each record is still a correct example); only the rebuild shows it."""
+    """Dropping a correct record and recomputing everything consistently, the split report and
+    the records' novelty included, passes the plain level (each record is still a correct
+    example, the report that of the files); only the rebuild shows it. Without the report
+    restated, plain verify sees the difference (tests/test_verify_cross_checks.py)."""
+    from tests.forgery import rehash, restate
+
     copy = _copy(release, tmp_path)
     _forge(copy, "data/addition-iid/train.jsonl", lambda records: records[1:], cards=True)
+    assert main(["verify", str(copy)]) == 1  # the report's sizes and part summary
+    restate(copy)
+    rehash(copy)
     assert main(["verify", str(copy)]) == 0
     assert main(["verify", str(copy), "--regenerate", "--workers", "1"]) == 1
 

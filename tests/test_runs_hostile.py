@@ -310,3 +310,54 @@ def test_eval_of_a_damaged_model_directory_is_one_line(models: Path, tmp_path: P
                     "--out", str(tmp_path / "eval"), cwd=tmp_path)
     failed(result, 1, message)
     assert tree(tmp_path) == before
+
+
+def test_a_full_disk_inside_torchs_writer_is_one_line_not_a_torch_traceback(home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 38, item 16: on a full disk torch's zip writer raises RuntimeError ("unexpected pos
+    ..."), which was a traceback. The handle it writes to here refuses every byte past the 100th
+    with ENOSPC, as a full file system does."""
+    real_save = torch.save
+
+    class Full(io.RawIOBase):
+        def __init__(self) -> None:
+            self.written = 0
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data: bytes) -> int:
+            if self.written + len(data) > 100:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            self.written += len(data)
+            return len(data)
+
+    monkeypatch.setattr(torch, "save", lambda state, handle: real_save(state, io.BufferedWriter(Full())))
+    refused_in_process(["train", str((home / "release").resolve()), "--config", PARITY, *TINY_RUN, "--out", str(home / "full")], capsys, 2,
+                       "cannot write the checkpoint")
+    assert not list((home / "full").rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("tokenizer", ["none", "word level"])
+def test_eval_of_a_model_without_a_usable_tokenizer_is_one_line(models: Path, tmp_path: Path, tokenizer: str) -> None:
+    """Issue 38, item 17: a model directory without tokenizer files was an IndexError, a WordLevel
+    tokenizer (no pad, no end token) a ValueError inside transformers."""
+    model = tmp_path / "model"
+    shutil.copytree(models / "model", model)
+    for name in os.listdir(model):
+        if name.startswith(("tokenizer", "special_tokens", "chat_template")):
+            (model / name).unlink()
+    if tokenizer == "word level":
+        from tokenizers import Tokenizer, models as tokenizer_models, pre_tokenizers
+        from transformers import PreTrainedTokenizerFast
+
+        words = Tokenizer(tokenizer_models.WordLevel({"[UNK]": 0, **{str(i): i + 1 for i in range(10)}}, unk_token="[UNK]"))
+        words.pre_tokenizer = pre_tokenizers.Whitespace()
+        PreTrainedTokenizerFast(tokenizer_object=words).save_pretrained(model)
+    before = tree(tmp_path)
+    result = gengap("eval", str(model), "--release", str(models / "release"), "--config", PARITY, "--limit", "2", "--device", "cpu",
+                    "--out", str(tmp_path / "eval"), cwd=tmp_path)
+    if tokenizer == "none":
+        failed(result, 2, "has no tokenizer files")
+    else:
+        failed(result, 1, "the tokenizer has neither a pad token nor an end token")
+    assert tree(tmp_path) == before

@@ -37,3 +37,17 @@ def test_the_suite_schema_documents_authors_and_description() -> None:
     assert "{given-names, family-names}" in properties["authors"]["description"]
     fields = properties["authors"]["items"]["properties"]
     assert all(field.get("description") for field in fields.values())
+
+
+def test_a_lone_surrogate_in_a_description_or_an_author_is_one_line(tmp_path: Path) -> None:
+    """Issue 38, item 15: "\\ud800" in a suite's description or author name was a UnicodeEncodeError
+    traceback when the cards were written; the YAML reader now refuses it, naming the line."""
+    from tests.output_helpers import gengap, one_line_error
+    from tests.test_output_discipline import TINY
+
+    for field, line in (("description", 'description: "Parity \\ud800 with a length split"'),
+                        ("author", 'authors: [{name: "Example \\ud800 Lab"}]')):
+        (tmp_path / "suite.yaml").write_text(TINY.replace("license: mit\n", f"license: mit\n{line}\n"), encoding="utf-8")
+        result = gengap("release", str(tmp_path / "suite.yaml"), "--out", str(tmp_path / "release"))
+        one_line_error(result, "suite.yaml line 5: a string holds a lone UTF-16 surrogate")
+        assert not (tmp_path / "release").exists(), field

@@ -329,6 +329,13 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _of_runtime(raylet: int) -> set[int]:
     """The raylet and every live process whose environment names it (its agents and workers)."""
     mark = b"RAY_RAYLET_PID=%d\0" % raylet
@@ -363,13 +370,16 @@ def test_the_local_runtime_dies_with_a_killed_driver(folder: Path) -> None:
             time.sleep(0.2)
         raylets = [pid for pid in _descendants(sweep.pid) if b"raylet/raylet" in Path(f"/proc/{pid}/cmdline").read_bytes()]
         assert len(raylets) == 1, "no local runtime was started"
-        assert len(_of_runtime(raylets[0])) >= 2  # the raylet and its agents
+        agents = _descendants(raylets[0])  # whether or not their environment names the raylet (issue 38, item 12)
+        assert len(_of_runtime(raylets[0]) | agents) >= 2  # the raylet and its agents
         sweep.kill()
         sweep.wait()
         killed = time.monotonic()
-        while _of_runtime(raylets[0]) and time.monotonic() - killed < 10:
+        living = lambda: _of_runtime(raylets[0]) | {pid for pid in agents if _running(pid)}  # noqa: E731
+        while living() and time.monotonic() - killed < 10:
             time.sleep(0.2)
-        left = _of_runtime(raylets[0])
+        left = living()
+        print(f"the runtime's processes were gone {time.monotonic() - killed:.1f} s after the kill")
         assert not left, f"{len(left)} processes of the runtime outlived the driver by 10 s"
     finally:
         for pid in left | _descendants(sweep.pid):  # what this test started, if the watchdog failed
@@ -380,3 +390,75 @@ def test_the_local_runtime_dies_with_a_killed_driver(folder: Path) -> None:
         if sweep.poll() is None:
             sweep.kill()
             sweep.wait()
+
+
+# -- the sweep directory: the discipline of every output (issue 38, item 1) ---------------------------
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def test_a_sweep_takes_no_directory_for_a_file_named_sweep_json(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: another tool's sweep.json beside the user's report.md; the sweep ran and
+    replaced both."""
+    (folder / "sweep.yaml").write_text(sweep_text("suite: suite.yaml"))
+    home = folder / "home"
+    home.mkdir()
+    (home / "sweep.json").write_text('{"method": "bayes"}\n')
+    (home / "report.md").write_text("mine\n")
+    before = _snapshot(folder)
+    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(home)]) == 2
+    err = capsys.readouterr().err
+    assert "is not empty and not a sweep directory gengap wrote (its sweep.json is not a gengap sweep's)" in err and err.count("\n") == 1
+    assert _snapshot(folder) == before
+
+
+@pytest.mark.parametrize("contents", ["empty", "another tool's"])
+def test_a_sweep_refuses_out_dot_like_every_output(folder: Path, contents: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (folder / "sweep.yaml").write_text(sweep_text("suite: suite.yaml"))
+    home = folder / "home"
+    home.mkdir()
+    if contents != "empty":
+        (home / "sweep.json").write_text('{"method": "bayes"}\n')
+    monkeypatch.chdir(home)
+    before = _snapshot(folder)
+    for out in (".", "..", str(folder)):
+        assert main(["sweep", str(folder / "sweep.yaml"), "--out", out]) == 2
+        assert "is the current directory or contains it" in capsys.readouterr().err
+    assert _snapshot(folder) == before
+
+
+def test_a_sweep_rewrites_only_report_files_whose_bytes_its_sweep_json_records(folder: Path) -> None:
+    from gengap.errors import UsageError
+    from gengap.sweep_command import check_sweep_directory
+
+    out = folder / "out"
+    (out / "runs" / "a-run").mkdir(parents=True)
+    state = {"format": "gengap-sweep/1", "sweep": {}, "runs": [], "report": {}}
+    (out / "sweep.json").write_text(json.dumps(state))
+    check_sweep_directory(out)  # a sweep directory gengap wrote, no report yet
+    (out / "report.md").write_text("mine\n")
+    with pytest.raises(UsageError, match="report.md is not the one gengap wrote there"):
+        check_sweep_directory(out)
+    import hashlib
+
+    state["report"] = {"report.md": hashlib.sha256(b"mine\n").hexdigest()}
+    (out / "sweep.json").write_text(json.dumps(state))
+    check_sweep_directory(out)  # the bytes sweep.json records: gengap's report
+    for stray, message in (("notes.txt", "'notes.txt' is not one of a sweep's files"), ("runs/x.log", "runs/x.log is not a run folder")):
+        (out / stray).write_text("mine")
+        with pytest.raises(UsageError, match=message):
+            check_sweep_directory(out)
+        (out / stray).unlink()
+
+
+def test_a_sweep_out_inside_its_release_is_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    release = folder / "rel"
+    (release / "data" / "x-y").mkdir(parents=True)
+    (release / "manifest.json").write_text("{}")
+    (release / "SHA256SUMS").write_text("")
+    (folder / "sweep.yaml").write_text(sweep_text("release: rel"))
+    assert main(["sweep", str(folder / "sweep.yaml"), "--out", str(release / "sweep")]) == 2
+    assert "lies inside the input" in capsys.readouterr().err
+    assert not (release / "sweep").exists()

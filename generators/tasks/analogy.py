@@ -74,7 +74,7 @@ from gengap.generators.derivation import Tree, structure_atoms, structure_compou
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.seeding import alphabet_rng
-from gengap.generators.task import Task, meta_value
+from gengap.generators.task import Task
 from gengap.generators.tasks._demonstrations import split_demonstrations
 from gengap.generators.text import join_tokens
 
@@ -100,6 +100,22 @@ LEVELS = (
 def alphabet_name(index: int) -> str:
     """The leaf naming alphabet index (0 = standard, i >= 1 = permuted_{i-1})."""
     return STANDARD if index == 0 else f"permuted_{index - 1}"
+
+
+def alphabet_leaf(letters: Sequence[str]) -> str | None:
+    """The structure leaf of an alphabet given by its letters in order (``standard``,
+    ``permuted_i`` for i < the ``alphabets`` knob's largest value); None for another order."""
+    if tuple(letters) == LETTERS:
+        return STANDARD
+    order = tuple(LETTERS.index(letter) for letter in letters)
+    return _permuted_names().get(order)
+
+
+@functools.lru_cache(maxsize=1)
+def _permuted_names() -> dict[tuple[int, ...], str]:
+    """Letter order -> leaf of every permuted alphabet a record can use."""
+    most = next(f for f in dataclasses.fields(LetterAnalogyParams) if f.name == "alphabets").metadata["hi"]
+    return {permuted_alphabet(i): alphabet_name(i + 1) for i in range(most)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -326,10 +342,32 @@ class LetterAnalogy(Task[LetterAnalogyParams]):
         """The query's answer, found by searching every composition of 1..max_depth
         transformations (meta.max_depth) that maps all demonstrations; ValueError when none
         does or when they disagree on the query (an ambiguous puzzle)."""
-        answers = search_answers(example["input"], int(meta_value(example, "max_depth")))
+        answers = search_answers(example["input"], self.meta(example, "max_depth"))
         if len(answers) != 1:
             raise ValueError(f"the demonstrations allow {len(answers)} answers")
         return next(iter(answers))
+
+    def structure_problem(self, example: Mapping[str, Any]) -> str | None:
+        """Why the record's structure is not a composition that made it: 1..meta.max_depth
+        transformations over the alphabet the input states (``standard`` without a statement,
+        ``permuted_i`` with that alphabet's letters) mapping every demonstration and turning the
+        query into the target."""
+        try:
+            steps, leaf = read_composition(example["structure"])
+            depth = self.meta(example, "max_depth")
+            puzzle = parse_puzzle(example["input"])
+        except (ValueError, KeyError, TypeError) as err:
+            return f"structure is not a composition of the record: {err}"
+        if len(steps) > depth:
+            return f"structure composes {len(steps)} transformations; the record allows at most {depth} (meta.max_depth)"
+        if leaf != alphabet_leaf(puzzle.alphabet):
+            return f"structure names the alphabet {leaf!r}, but the input's is {alphabet_leaf(puzzle.alphabet)!r}"
+        target = example["target"].split()
+        for number, (source, image) in enumerate([*puzzle.demos, (puzzle.query, target)], start=1):
+            if apply_composition(steps, source, puzzle.alphabet) != image:
+                what = f"demonstration {number}" if number <= len(puzzle.demos) else "the query's target"
+                return f"structure is a composition that does not give {what}"
+        return None
 
     def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
         return structure_atoms(example)  # the input does not determine the structure
@@ -371,7 +409,8 @@ class Puzzle:
 
 def parse_puzzle(text: str) -> Puzzle:
     """Read an analogy input; ValueError unless it is well formed (an optional alphabet
-    statement of 26 distinct letters, then ``src -> tgt ;`` pairs and ``src -> ?``)."""
+    statement of 26 distinct letters, then 1..MAX_DEMOS ``src -> tgt ;`` pairs and ``src -> ?``,
+    sources of at most MAX_LENGTH letters: the checker's search grows with them)."""
     tokens = text.split()
     alphabet = LETTERS
     if tokens[:1] == [ALPHABET]:
@@ -379,10 +418,12 @@ def parse_puzzle(text: str) -> Puzzle:
         if sorted(stated) != list(LETTERS) or tokens[SIZE + 1 : SIZE + 2] != [SEP]:
             raise ValueError("an alphabet statement is 'alphabet' and the 26 letters in order, then ';'")
         alphabet, tokens = stated, tokens[SIZE + 2 :]
-    demos, query = split_demonstrations(tokens, SEP, ARROW, ASK)
+    demos, query = split_demonstrations(tokens, SEP, ARROW, ASK, MAX_DEMOS)
     for source, target in demos + [(query, query)]:
         if not source or not target or any(t not in LETTERS for t in source + target):
             raise ValueError("strings are non-empty runs of letters a..z")
+        if len(source) > MAX_LENGTH or len(target) > MAX_LENGTH + MAX_DEPTH:
+            raise ValueError(f"a source has at most {MAX_LENGTH} letters and its image at most {MAX_LENGTH + MAX_DEPTH}")
     return Puzzle(alphabet, demos, query)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
-from gengap.generators.task import Task, meta_value
+from gengap.generators.task import Task, decimal_below, meta_value
 from gengap.generators.text import DIGITS, ZERO, join_chars, join_tokens
 from gengap.generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
 
@@ -431,6 +431,10 @@ class ModularOperation(Task[ModularParams]):
     def levels(self) -> dict[int, ModularParams]:
         return {k: ModularParams(p=p) for k, p in enumerate(MODULUS_LEVELS, start=1)}
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..p-1 (meta.p)."""
+        return decimal_below(answer, self.meta(example, "p"))
+
     def generate(self, rng: np.random.Generator, n: int, params: ModularParams) -> Batch:
         x = rng.integers(0, params.p, size=n, dtype=np.int64)
         y = rng.integers(1 if params.op == "/" else 0, params.p, size=n, dtype=np.int64)
@@ -459,7 +463,7 @@ class ModularOperation(Task[ModularParams]):
         return Batch(inputs, z.astype(f"S{width}"), features, meta={"p": p})
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        p = meta_value(example, "p")
+        p = self.meta(example, "p")
         if not isinstance(p, int) or not 2 <= p <= MAX_MODULUS or not is_prime(p):  # bounded: trial division
             raise ValueError(f"meta.p must be a prime of at most {MAX_MODULUS}")
         tokens = example["input"].split()

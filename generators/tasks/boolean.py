@@ -90,8 +90,10 @@ class BooleanFunction(Task[BooleanParams]):
     family = "reasoning"
     description = "n bits -> parity, majority or monomial (AND) of the bits on a fixed support of k coordinates"
     params_type = BooleanParams
+    answer_tokens = ("0", "1")
     size_knob = "dimension n (input bits); one value per setting"
     meta_keys = ("function", "support")
+    meta_parameters = ("function",)  # meta.support is the resolved coordinates, not the parameter support
 
     def levels(self) -> dict[int, BooleanParams]:
         """Levels 1..10: n = 4, 6, 8, 10, 12, 16, 20, 24, 32, 40, other parameters at their defaults."""
@@ -120,7 +122,7 @@ class BooleanFunction(Task[BooleanParams]):
     def _read(self, example: Mapping[str, Any]) -> tuple[list[int], str, list[int]]:
         """(input bits, function, support) of a record; ValueError when they do not fit."""
         bits = parse_symbols(example["input"], "01")
-        function = meta_value(example, "function")
+        function = self.meta(example, "function")
         support = meta_value(example, "support")
         if not isinstance(support, list) or not support or any(
             isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(bits) for i in support

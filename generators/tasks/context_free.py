@@ -22,7 +22,7 @@ from gengap.generators.sequences import (
     reverse_rows,
     sample_lengths,
 )
-from gengap.generators.task import meta_value
+from gengap.generators.task import decimal_below
 from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
 from gengap.generators.traces import trace_knob, with_traces
 
@@ -389,6 +389,10 @@ class ModularArithmeticBrackets(SequenceTask[BracketParams]):
     description = "bracketed + - expression over digits 0..m-1 (unary minus as -d, (-d)) -> value mod m"
     params_type = BracketParams
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..modulus-1 (meta.modulus)."""
+        return decimal_below(answer, self.meta(example, "modulus"))
+
     def generate(self, rng: np.random.Generator, n: int, params: BracketParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         built = _bracket_expressions(rng, lengths, params.modulus, params.max_length)
@@ -400,7 +404,7 @@ class ModularArithmeticBrackets(SequenceTask[BracketParams]):
         return _bracket_features(example["input"].split())
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int(meta_value(example, "modulus"))
+        modulus = self.meta(example, "modulus")
         tokens = example["input"].split()
         _, value = _parse_linear(tokens, modulus, unknown=False)
         return str(value % modulus)
@@ -438,6 +442,10 @@ class SolveEquation(SequenceTask[SolveEquationParams]):
     params_type = SolveEquationParams
     shortest = 3
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..modulus-1 (meta.modulus)."""
+        return decimal_below(answer, self.meta(example, "modulus"))
+
     def generate(self, rng: np.random.Generator, n: int, params: SolveEquationParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         size = lengths - 2
@@ -467,7 +475,7 @@ class SolveEquation(SequenceTask[SolveEquationParams]):
         return {**_bracket_features(expression), "x_depth": x_depth}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int(meta_value(example, "modulus"))
+        modulus = self.meta(example, "modulus")
         tokens = example["input"].split()
         if len(tokens) < 3 or tokens[-2] != "=":
             raise ValueError("expected an expression, '=' and a value")

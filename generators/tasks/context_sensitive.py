@@ -196,6 +196,7 @@ class MissingDuplicateString(SequenceTask[MissingDuplicateParams]):
     family = "context_sensitive"
     description = "s s with one symbol masked by _ ('#' appended at odd lengths) -> the masked symbol"
     params_type = MissingDuplicateParams
+    answer_tokens = ("0", "1")
     shortest = _MDS_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 2; smaller requests are raised to 2)"
 

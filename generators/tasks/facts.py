@@ -153,11 +153,24 @@ class FactTask(Task[Any]):
         tree = self.derive(example)
         return _answer_of(tree)
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are the world's entities e0..e{n_entities-1} (meta.n_entities)."""
+        return _indexed(answer, "e", self.meta(example, "n_entities"))
+
     def _lookup_tree(self, world: FactsWorld, tokens: list[str]) -> Tree:
         n = world.n_entities
         h = index_of(tokens[0], "e", n)
         r = index_of(tokens[1], "r", world.tails.shape[0])
         return ["lookup", fact(h, r, world.tail(h, r))]
+
+
+def _indexed(token: str, prefix: str, size: int) -> bool:
+    """Whether token is {prefix}{i} with 0 <= i < size (gengap.generators.worlds.index_of)."""
+    try:
+        index_of(token, prefix, size)
+    except ValueError:
+        return False
+    return True
 
 
 def _answer_of(tree: Tree) -> str:
@@ -327,6 +340,10 @@ class FactCompare(FactTask):
     name = "fact_compare"
     description = "facts world: comparison, two entities and an attribute -> <, = or > (e17 e8 a1 -> <), with the attribute facts"
     params_type = CompareParams
+
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are <, = and > (comparisons) and the values v0..v{n_values-1} (attribute lookups)."""
+        return answer in COMPARISONS or _indexed(answer, "v", self.meta(example, "n_values"))
 
     def generate(self, rng: np.random.Generator, n: int, params: CompareParams) -> Batch:
         firsts = rng.integers(0, params.n_entities, size=n)

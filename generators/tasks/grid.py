@@ -48,9 +48,13 @@ rotate. Checker: ``check`` reads the input and ``meta.max_depth`` only (never ``
 the target) and searches the program set itself, in plain Python on lists of rows (separate
 from the generator's numpy code): :func:`grid_answers`. Recolours commute with the other
 primitives, so it searches those breadth-first and reads the colour map off the
-demonstrations, counting one recolour per colour the map changes (a lower bound: a swap of
-two colours takes three recolours, so the set searched is a little larger than the
-generator's). Level 10 takes ~0.2 s of CPU per record.
+demonstrations, costing it the fewest recolours that make it (:func:`recolours_needed`: one
+per colour the map changes, and one more per cycle of colours that no other colour joins, as
+a swap of two colours takes three). tests/test_grid_program.py holds this checker to an
+exhaustive enumeration of every program of up to 2 primitives. Level 10 takes ~0.2 s of CPU
+per record, the largest records the parameters allow (5 demonstrations of 30 x 30 grids,
+depth 4) ~1.5 s; a record asks for no more (``meta.max_depth`` keeps to its parameter's range,
+at most 5 demonstrations, grids at most 30 x 30).
 Features: ``depth``, ``demos``, ``height``, ``width`` (of the grids the record starts from),
 ``answer_rows`` and ``answer_columns``.
 """
@@ -68,7 +72,7 @@ from gengap.generators.batch import Batch, concat
 from gengap.generators.derivation import Tree, structure_atoms, structure_compounds
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
-from gengap.generators.task import Task, meta_value
+from gengap.generators.task import Task
 from gengap.generators.tasks._demonstrations import split_demonstrations
 from gengap.generators.text import join_chars
 
@@ -342,7 +346,7 @@ class GridProgram(Task[GridProgramParams]):
     def solve(self, example: Mapping[str, Any]) -> str:
         """An answer the demonstrations allow (the first in sorted order; see ``check_answer``);
         ValueError when none does."""
-        answers = grid_answers(example["input"], int(meta_value(example, "max_depth")))
+        answers = grid_answers(example["input"], self.meta(example, "max_depth"))
         if not answers:
             raise ValueError("no program of the set maps every demonstration")
         return min(answers)
@@ -351,10 +355,35 @@ class GridProgram(Task[GridProgramParams]):
         """Whether prediction is the query's output under some program of 1..max_depth
         primitives that maps every demonstration (any of them when several do)."""
         try:
-            answers = grid_answers(example["input"], int(meta_value(example, "max_depth")))
+            answers = grid_answers(example["input"], self.meta(example, "max_depth"))
         except (ValueError, KeyError, TypeError):
             return False
         return " ".join(prediction.split()) in answers
+
+    def structure_problem(self, example: Mapping[str, Any]) -> str | None:
+        """Why the record's structure is not a program that made it: one of 1..meta.max_depth
+        primitives (recolour of two different colours) that maps every demonstration, keeps its
+        grids within 30 x 30 and turns the query into the target."""
+        try:
+            steps = read_program(example["structure"])
+            depth = self.meta(example, "max_depth")
+            demos, query = parse_grids(example["input"])
+            target = parse_grid(example["target"].split())
+        except (ValueError, KeyError, TypeError) as err:
+            return f"structure is not a program of the record: {err}"
+        if len(steps) > depth:
+            return f"structure is a program of {len(steps)} primitives; the record allows at most {depth} (meta.max_depth)"
+        if any(name == "recolour" and args[0] == args[1] for name, args in steps):
+            return "structure recolours a colour to itself (a recolour takes two different colours)"
+        for number, (source, image) in enumerate([*demos, (query, target)], start=1):
+            try:
+                made = run_program(steps, source, bounded=True)
+            except ValueError as err:
+                return f"structure is not a program of the record: {err}"
+            if made != image:
+                what = f"demonstration {number}" if number <= len(demos) else "the query's target"
+                return f"structure is a program that does not give {what}"
+        return None
 
     def atoms(self, example: Mapping[str, Any]) -> Counter[str] | None:
         return structure_atoms(example)  # the input does not determine the structure
@@ -395,7 +424,8 @@ Grid = list[list[int]]
 
 
 def parse_grid(tokens: Sequence[str]) -> Grid:
-    """A grid from its tokens (digits, rows ended by ``|``); ValueError unless rectangular and non-empty."""
+    """A grid from its tokens (digits, rows ended by ``|``); ValueError unless rectangular,
+    non-empty and at most MAX_SIDE x MAX_SIDE (no grid of a record is larger)."""
     rows: Grid = [[]]
     for token in tokens:
         if token == ROW:
@@ -406,12 +436,14 @@ def parse_grid(tokens: Sequence[str]) -> Grid:
             raise ValueError(f"unexpected token {token!r} in a grid")
     if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
         raise ValueError("a grid is a non-empty rectangle of digits, rows ended by |")
+    if len(rows) > MAX_SIDE or len(rows[0]) > MAX_SIDE:
+        raise ValueError(f"a grid of {len(rows)} x {len(rows[0])} cells is larger than {MAX_SIDE} x {MAX_SIDE}")
     return rows
 
 
 def parse_grids(text: str) -> tuple[list[tuple[Grid, Grid]], Grid]:
     """(demonstration pairs, query grid) of an input ``g > g ; ... ; g > ?``; ValueError when malformed."""
-    demos, query = split_demonstrations(text.split(), SEP, MAPS, ASK)
+    demos, query = split_demonstrations(text.split(), SEP, MAPS, ASK, MAX_DEMOS)
     return [(parse_grid(a), parse_grid(b)) for a, b in demos], parse_grid(query)
 
 
@@ -474,9 +506,13 @@ def primitive(name: str, g: Grid, args: tuple[int, ...] = ()) -> Grid:
     raise ValueError(f"unknown primitive {name!r}")
 
 
-def run_program(steps: Sequence[tuple[str, tuple[int, ...]]], g: Grid) -> Grid:
+def run_program(steps: Sequence[tuple[str, tuple[int, ...]]], g: Grid, bounded: bool = False) -> Grid:
+    """The grid the steps make from g; bounded: ValueError once a grid grows past 30 x 30 (no
+    program of a record does), so a forged program cannot make the work explode."""
     for name, args in steps:
         g = primitive(name, g, args)
+        if bounded and (len(g) > MAX_SIDE or len(g[0]) > MAX_SIDE):
+            raise ValueError(f"its grids grow past {MAX_SIDE} x {MAX_SIDE}")
     return g
 
 
@@ -521,7 +557,10 @@ def grid_answers(text: str, max_depth: int) -> frozenset[str]:
                         return
         if any(a and not b for a, b in colour_map.items()):
             return
-        cost = steps + sum(a != b for a, b in colour_map.items())
+        recolours = recolours_needed(colour_map)
+        if recolours is None:
+            return
+        cost = steps + recolours
         if cost == 0:  # the identity: a recolour of a colour no grid shows, else two flips
             cost = 1 if len(every_colour) < 10 else 2
         if cost <= max_depth:
@@ -542,6 +581,42 @@ def grid_answers(text: str, max_depth: int) -> frozenset[str]:
                 consider(nxt, steps)
         frontier = reached
     return frozenset(answers)
+
+
+def recolours_needed(colour_map: Mapping[int, int]) -> int | None:
+    """The fewest recolours (``recolour a b``: every cell of colour a becomes b) that take every
+    colour a of colour_map (the colours the grids show; background 0 maps to itself) to
+    colour_map[a]; None when no sequence does.
+
+    A recolour renames the cells of one current colour, merging them with those of b when b is
+    in use; merged colours never part, so two colours may merge only when the map sends both to
+    the same colour. Each recolour finishes at most one colour's journey, so every colour the
+    map moves costs one; a cycle of moved colours (a -> b -> ... -> a) that no other colour
+    joins costs one more: its first recolour can finish nothing (each colour it could go to is
+    in use by a cycle colour bound elsewhere) and parks a colour on a free one. A cycle that
+    another colour joins needs no spare step (1 -> 2, 2 -> 1, 3 -> 1: recolour 2 3, 1 2, 3 1).
+    A free colour exists unless all nine colours are shown and the map merges none (it is then
+    a permutation of them): a cycle is then impossible (None); a merge done first frees one."""
+    moved = {a: b for a, b in colour_map.items() if a and a != b}
+    if not moved:
+        return 0
+    shown = [a for a in colour_map if a]
+    joining = Counter(colour_map[a] for a in shown)  # colours sent to each colour (itself included when fixed)
+    pure_cycles, visited = 0, set()
+    for start in moved:
+        path, node = [], start
+        while node in moved and node not in visited and node not in path:
+            path.append(node)
+            node = moved[node]
+        visited.update(path)
+        if node in path:  # a new cycle: path from its first node on
+            cycle = path[path.index(node):]
+            if all(joining[c] == 1 for c in cycle):
+                pure_cycles += 1
+    merges = len(shown) - len(set(colour_map[a] for a in shown))
+    if pure_cycles and len(shown) == 9 and not merges:
+        return None
+    return len(moved) + pure_cycles
 
 
 def _frozen(grid: Grid) -> tuple[tuple[int, ...], ...]:

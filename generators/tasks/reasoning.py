@@ -26,7 +26,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
-from gengap.generators.task import Task, meta_value
+from gengap.generators.task import Task, decimal_below
 from gengap.generators.text import DIGITS, digit_tokens, join_tokens
 from gengap.generators.traces import describe_running, running_states, trace_knob, with_traces
 
@@ -159,6 +159,10 @@ class VariableBinding(Task[VariableBindingParams]):
             levels[k] = VariableBindingParams(min_hops=lo, max_hops=hi)
         return levels
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..values-1 (meta.values)."""
+        return decimal_below(answer, self.meta(example, "values"))
+
     def generate(self, rng: np.random.Generator, n: int, params: VariableBindingParams) -> Batch:
         pool, k = params.name_pool, params.values
         digit0, equals, minus, semicolon, query = pool, pool + 10, pool + 11, pool + 12, pool + 13
@@ -266,7 +270,7 @@ class VariableBinding(Task[VariableBindingParams]):
 
     def _statements(self, example: Mapping[str, Any]) -> tuple[int, dict[str, tuple[bool, str]], str]:
         """The number of values, each variable's (negated, source) and the queried variable."""
-        k = meta_value(example, "values")
+        k = self.meta(example, "values")
         if not isinstance(k, int) or not 2 <= k <= 10:
             raise ValueError("meta.values must be an integer in 2..10")
         tokens = example["input"].split()

@@ -21,7 +21,7 @@ from gengap.generators.sequences import (
     random_bits,
     sample_lengths,
 )
-from gengap.generators.task import meta_value
+from gengap.generators.task import decimal_below
 from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
 from gengap.generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
 
@@ -41,6 +41,7 @@ class ParityCheck(SequenceTask[ParityParams]):
     family = "regular"
     description = "binary string -> 1 if the number of 1s is odd, else 0"
     params_type = ParityParams
+    answer_tokens = ("0", "1")
     alphabet = 2
     trace_formats = describe_running("the parity of the bits read so far", "bit")
 
@@ -77,6 +78,7 @@ class EvenPairs(SequenceTask[LengthParams]):
     family = "regular"
     description = 'binary string -> 0 if count("01") + count("10") is even, else 1'
     params_type = LengthParams
+    answer_tokens = ("0", "1")
     alphabet = 2
 
     def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
@@ -160,6 +162,10 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
             lo = hi = hi + 1 if hi < MAX_LENGTH else hi - 1
         return self.default_params().replace(min_length=lo, max_length=hi)
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..modulus-1 (meta.modulus)."""
+        return decimal_below(answer, self.meta(example, "modulus"))
+
     def generate(self, rng: np.random.Generator, n: int, params: ModularArithmeticParams) -> Batch:
         lo, hi = _odd_bounds(params.min_length, params.max_length)
         if lo == hi:
@@ -194,7 +200,7 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
         return with_traces(self, batch, params.trace)
 
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
-        modulus = int(meta_value(example, "modulus"))
+        modulus = self.meta(example, "modulus")
         tokens = example["input"].split()
         if len(tokens) % 2 == 0 or any(t not in DIGITS[:modulus] for t in tokens[0::2]):
             raise ValueError("input must alternate numbers 0..m-1 and operators")
@@ -216,7 +222,7 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
         """Coarse: one value per additive term, the term's signed product mod m computed term by
         term. Fine: one (sum, term) pair per number, each following from the previous written
         pair by the operator before the number."""
-        modulus = int(meta_value(example, "modulus"))
+        modulus = self.meta(example, "modulus")
         tokens = example["input"].split()
         numbers, ops = [read_digit(t, modulus) for t in tokens[0::2]], tokens[1::2]
         written = [read_digit(t, modulus) for t in trace]
@@ -244,7 +250,7 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
         return {"additions": tokens.count("+"), "subtractions": tokens.count("-"), "multiplications": tokens.count("*")}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        modulus = int(meta_value(example, "modulus"))
+        modulus = self.meta(example, "modulus")
         tokens = example["input"].split()
         if len(tokens) % 2 == 0:
             raise ValueError("expected an odd number of tokens")
@@ -342,6 +348,10 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
     alphabet = 3
     trace_formats = describe_running("the position", "move")
 
+    def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
+        """Answers are 0..cycle_length-1 (meta.cycle_length)."""
+        return decimal_below(answer, self.meta(example, "cycle_length"))
+
     def generate(self, rng: np.random.Generator, n: int, params: CycleNavigationParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
@@ -359,7 +369,7 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
         return with_traces(self, batch, params.trace)
 
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
-        cycle = int(meta_value(example, "cycle_length"))
+        cycle = self.meta(example, "cycle_length")
         delta = {"L": -1, "S": 0, "R": 1}
         moves = [delta[token] for token in parse_tokens(example["input"], "LSR")]
         return [str(p) for p in running_states(0, moves, lambda position, move: (position + move) % cycle, fmt)]
@@ -370,7 +380,7 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
         return {"moves": left + right, "displacement": abs(right - left)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        cycle = int(meta_value(example, "cycle_length"))
+        cycle = self.meta(example, "cycle_length")
         delta = {"L": -1, "S": 0, "R": 1}
         position = 0
         tokens = example["input"].split()

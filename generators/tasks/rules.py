@@ -375,6 +375,7 @@ class RegexMatch(Task[RegexParams]):
     family = "reasoning"
     description = "regular expression (| concatenation * + ?) + string -> yes if it matches (regex in context)"
     params_type = RegexParams
+    answer_tokens = ("no", "yes")
     size_knob = "string length in symbols (min_length..max_length)"
     level_feature = "depth"
     test_caps = {"max_depth": 6, "min_depth": 6, "max_length": 16, "min_length": 16}

@@ -460,6 +460,7 @@ class ListOps(Task[ListOpsParams]):
     family = "structured"
     description = "nested [MAX [MIN [MED [SM ... ] expression over digits 0..9 -> its value (one digit)"
     params_type = ListOpsParams
+    answer_tokens = tuple("0123456789")
     trace_formats = {
         "coarse": "the value of each sub-list that is an argument of the outermost operator, left to right "
         "(its digit arguments are not repeated)",
@@ -950,6 +951,7 @@ class GraphConnectivity(Task[ConnectivityParams]):
     family = "structured"
     description = "random undirected graph as an edge list and a query s t -> yes if s and t are connected, else no"
     params_type = ConnectivityParams
+    answer_tokens = ("no", "yes")
     size_knob = "edges (min_edges..max_edges); an input has 3 * edges + 2 tokens"
 
     def with_size(self, lo: int, hi: int) -> ConnectivityParams:
