@@ -177,6 +177,13 @@ def test_the_pages_are_the_manual() -> None:
         assert all(b.lang in RUN for b in blocks(path) if b.needs), f"{path.name}: a marker on a block that never runs"
 
 
+def test_the_blocks_write_inside_their_working_copy() -> None:
+    """A block that names /tmp writes outside the copy it runs in: a later run meets an older gengap's files."""
+    for path in pages():
+        for block in runnable(path):
+            assert "/tmp/" not in block.code, f"{path.relative_to(ROOT)}:{block.line} names /tmp: use a relative path"
+
+
 def test_the_readme_test_command_is_the_one_ci_runs() -> None:
     command = "pip install torch==2.13.0 && pip install -e '.[dev,train,release]' && python -m pytest"
     ci = (ROOT / ".ci" / "run").read_text().replace("pip install -q ", "pip install ")  # CI installs quietly
