@@ -99,7 +99,7 @@ def with_oom_backoff(run: Callable[[int], T], batch_size: int, on_backoff: Calla
 
 def backoff_message(what: str, old: int, new: int) -> str:
     """The stderr line of one halving."""
-    return f"gengap: CUDA ran out of memory decoding {what} {old:,} at a time; retrying {new:,} at a time (results.json records it)"
+    return f"gengap: CUDA ran out of memory decoding {what}, {old:,} at a time; retrying {new:,} at a time (results.json records it)"
 
 
 def warn(line: str) -> None:

@@ -290,7 +290,10 @@ def test_deterministic_runs_under_deterministic_algorithms_and_records_it(split,
     from gengap.baselines.cuda import CUBLAS_WORKSPACE
 
     name, value = CUBLAS_WORKSPACE
-    monkeypatch.delenv(name, raising=False)
+    if DEVICE.type == "cuda":
+        monkeypatch.setenv(name, value)  # CUDA may have started in this process: the setting must come first (gpu_check sets it)
+    else:
+        monkeypatch.delenv(name, raising=False)  # the run sets it
     inside: list[tuple] = []
     callback = lambda event: inside.append((torch.are_deterministic_algorithms_enabled(), torch.backends.cudnn.deterministic,
                                             torch.backends.cudnn.benchmark, os.environ.get(name)))
