@@ -77,7 +77,7 @@ class Sizes:
     tests: str | None  # a pytest -k selection (None: the whole file)
 
 
-GPU_SIZES = Sizes("small", None, 128, 120, 200, 20, 8, 100, CONCURRENT, 3, 30, 200, None, None)
+GPU_SIZES = Sizes("small", None, 128, 120, 200, 20, 8, 60, CONCURRENT, 3, 30, 200, None, None)
 CPU_SIZES = Sizes("tiny", 16, 4, 24, 3, 1, 2, 3, ("tape_rnn",), 2, 2, 3, 16,
                   "test_execution_names_what_each_architecture_runs or test_out_of_memory_at_one_example_is_raised")
 
@@ -152,8 +152,9 @@ def section_tests(sizes: Sizes, device: Any, limit: float) -> dict[str, Any]:
            CUBLAS_WORKSPACE[0]: CUBLAS_WORKSPACE[1]}  # before the tests start CUDA: --deterministic runs need it
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=max(limit, 10))
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"pytest ran past {limit:.0f} s"}
+    except subprocess.TimeoutExpired as err:
+        partial = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        return {"ok": False, "error": f"pytest ran past {limit:.0f} s", "output_tail": partial[-2000:]}
     summary = next((line for line in reversed(done.stdout.splitlines()) if " passed" in line or " failed" in line or " error" in line), "")
     counts = {word: int(number) for number, word in (part.split()[:2] for part in summary.strip("= ").split(" in ")[0].split(", ") if part[:1].isdigit())}
     failed = [line.split(" ", 1)[1].split(" - ")[0] for line in done.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
@@ -468,23 +469,24 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    # each section's share of what is left of the budget when it starts
+    # each section's weight (its expected seconds on one GPU); a section gets what is left of the
+    # budget in proportion to its weight among the sections still to run, so time one saves goes to the next
     plan: list[tuple[str, float, Callable[[float], dict[str, Any]]]] = [
-        ("tests", 0.3, lambda limit: section_tests(sizes, device, limit)),
-        ("architectures", 0.3, lambda limit: section_architectures(sizes, device, limit)),
-        ("concurrency", 0.45, lambda limit: section_concurrency(sizes, device, limit)),
-        ("determinism", 0.3, lambda limit: section_determinism(sizes, device, limit)),
-        ("protocol", 1.0, lambda limit: section_protocol(sizes, device, limit, sections.get("concurrency", {}))),
+        ("tests", 150, lambda limit: section_tests(sizes, device, limit)),
+        ("architectures", 90, lambda limit: section_architectures(sizes, device, limit)),
+        ("concurrency", 150, lambda limit: section_concurrency(sizes, device, limit)),
+        ("determinism", 30, lambda limit: section_determinism(sizes, device, limit)),
+        ("protocol", 60, lambda limit: section_protocol(sizes, device, limit, sections.get("concurrency", {}))),
     ]
     sections: dict[str, dict[str, Any]] = {}
-    for name, share, run in plan:
+    for index, (name, weight, run) in enumerate(plan):
         left = budget - (time.perf_counter() - started)
         if name in skip or left < 3:
             sections[name] = {"skipped": "--skip" if name in skip else "out of time"}
             continue
         clock = time.perf_counter()
         try:
-            sections[name] = run(left * share)
+            sections[name] = run(left * weight / sum(w for later, w, _ in plan[index:] if later not in skip))
         except Exception as err:  # a section's failure is a finding, not the end of the check
             sections[name] = {"ok": False, "error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"}
         sections[name]["seconds"] = time.perf_counter() - clock

@@ -2,7 +2,7 @@
 tasks; and the Deletang et al. (2023) protocol over the six architectures.
 
     python benchmarks/gpu_protocol.py --out runs/protocol             # one H200: ~11-15 minutes by per-step arithmetic
-    python benchmarks/gpu_protocol.py --out x --estimate              # that arithmetic (also --protocol deletang), no GPU needed
+    python benchmarks/gpu_protocol.py --estimate                      # that arithmetic (also --protocol deletang), no GPU needed
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
@@ -229,7 +229,7 @@ def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, to
         cells = [" / ".join(f"{x * 1000:.1f} ms" for x in step_seconds(load, costs)) for costs in ASSUMED]
         lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.0f} | " + " | ".join(cells) + " |")
     totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
-    lines.append(f"training, {workers} workers on one GPU: {totals[0]:.0f}-{totals[1]:.0f} min (evaluation and split building not included)")
+    lines.append(f"training, {workers} workers on one GPU: {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
     return lines
 
 
@@ -253,7 +253,7 @@ def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
+    parser.add_argument("--out", help="output folder (runs/, report.md, report.png); not with --estimate")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
     parser.add_argument("--protocol", choices=("gaps", "deletang", *ENGINE_PROTOCOLS), default="gaps",
                         help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 "
@@ -274,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--estimate", action="store_true", help="print the protocol's training time from per-step arithmetic "
                         "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; gaps or deletang")
     args = parser.parse_args(argv)
+    if not args.out and not args.estimate:
+        parser.error("--out is required")
 
     import torch
 

@@ -58,3 +58,16 @@ def test_the_arithmetic_is_bound_by_the_host_or_by_the_gpu() -> None:
     assert training_seconds([load], 8, costs) == pytest.approx(0.3)  # eight: the GPU's 100 x 3 ms is the bound
     heavy = StepLoad("y", operations=10, flops=1e13, steps=10)
     assert training_seconds([load, heavy], 8, costs) == pytest.approx(0.3 + 10 * (20e-6 + 0.1))
+
+
+def test_the_protocol_estimate_prints_its_arithmetic(capsys: pytest.CaptureFixture) -> None:
+    import gpu_protocol
+
+    assert gpu_protocol.main(["--estimate", "--steps", "100", "--only", "parity_check"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("gaps: 3 runs x 100 steps per model")  # one experiment x 3 seeds, per encoding
+    rows = {line.split(" | ")[0].strip("| "): line for line in lines if line.startswith("| transformer")}
+    operations = {name: int(row.split(" | ")[1].replace(",", "")) for name, row in rows.items()}
+    assert set(operations) == {"transformer rope", "transformer nope"} and operations["transformer rope"] > operations["transformer nope"] > 100
+    low, high = lines[-1].split(": ")[1].split(" min")[0].split("-")
+    assert lines[-1].startswith("training, 8 workers on one GPU") and 0 <= float(low) <= float(high)
