@@ -122,7 +122,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None, help="torch.compile the model (default: on CUDA only; --compile forces it on the CPU too)")
     p.add_argument("--fused", action=argparse.BooleanOptionalAction, default=None, help="fused AdamW (default: on CUDA only; --fused forces it on the CPU too)")
-    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), help="auto (default: bf16 autocast on CUDA, fp32 on the CPU), fp32, or bf16 autocast on any device")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), help="auto (default: bf16 autocast on CUDA, fp32 on the CPU), fp32, or bf16 autocast on any device (the recurrent models compute in fp32 whatever is chosen)")
+    p.add_argument("--deterministic", action="store_true", default=None, help="deterministic algorithms (torch.use_deterministic_algorithms, cuDNN deterministic, CUBLAS_WORKSPACE_CONFIG=:4096:8): on CUDA the same command gives the same numbers again on the same GPU and software")
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (results, metrics, checkpoints, plots)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in RUN_DIR from its checkpoints")
     p.add_argument("--stream", metavar="TASK|MIXTURE.yaml", help="train on records of TASK, or of the weighted tasks of a mixture file (.yaml, .yml, .json; each task with its own curriculum), generated on the fly (never an input of the config's validation or test side); evaluate on --config")
@@ -164,7 +165,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
         "d_model": "d_model", "heads": "heads", "warmup": "warmup", "weight_decay": "weight_decay",
-        "device": "device", "compile": "compile", "precision": "precision", "fused": "fused",
+        "device": "device", "compile": "compile", "precision": "precision", "fused": "fused", "deterministic": "deterministic",
         "stream": "stream", "curriculum": "curriculum", "level": "level", "sizes": "sizes",
         "output_mode": "output_mode", "computation_steps": "computation_steps",
     }

@@ -3,7 +3,8 @@
 Tokens are embedded (``d_model``), read by torch's ``nn.RNN`` / ``nn.LSTM`` with hidden size
 ``d_model``, and the top layer's output is mapped to logits by a linear read-out. Training
 runs the whole batch through the fused module; decoding runs the same module one token at a
-time with the state as its cache (padding leaves the state unchanged).
+time with the state as its cache (padding leaves the state unchanged). Both compute in fp32,
+outside any autocast (gengap.baselines.sequence_model.fp32_region).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import torch
 from torch import nn
 
 from gengap.baselines.errors import BaselineError
-from gengap.baselines.sequence_model import RecurrentModel
+from gengap.baselines.sequence_model import RecurrentModel, fp32_region
 
 RECURRENT = ("rnn", "lstm")
 
@@ -38,8 +39,9 @@ class RecurrentLM(RecurrentModel):
                 "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        outputs, _ = self.rnn(self.embed(ids))
-        return self.head(outputs)
+        with fp32_region(ids.device):  # CUDA autocast would run cuDNN's RNN in fp16 (gengap.baselines.execution)
+            outputs, _ = self.rnn(self.embed(ids))
+            return self.head(outputs)
 
     def initial_state(self, batch: int, context: Any, device: torch.device) -> Any:
         zeros = torch.zeros(self.layers, batch, self.d_model, device=device)

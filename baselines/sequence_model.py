@@ -26,11 +26,14 @@ Recurrent models share :class:`RecurrentModel`: an embedding, a per-token cell o
 a linear read-out; ``step`` runs the same cell one token at a time with padding masked, so the
 cached and the uncached decoding paths compute the same numbers. The memory-augmented ones
 (stack, tape) share :class:`MemoryRNN`'s Elman controller, which reads a memory cell beside
-its input.
+its input. A recurrent model computes in fp32 whatever autocast is active around it
+(:func:`fp32_region`: the recurrence, its memory and its read-out run with autocast disabled;
+gengap.baselines.execution says why), in training and in decoding alike.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -77,6 +80,15 @@ def input_lengths(ids: torch.Tensor, mask: torch.Tensor, sep_id: int) -> torch.T
     return (before & real).sum(dim=1)
 
 
+AUTOCAST_DEVICES = ("cpu", "cuda")  # device types whose autocast a recurrent model switches off
+
+
+def fp32_region(device: torch.device) -> Any:
+    """A context in which autocast is off on the device's type (nothing to switch off elsewhere,
+    e.g. on the meta device): what it computes stays in its inputs' dtype, fp32 here."""
+    return torch.autocast(device.type, enabled=False) if device.type in AUTOCAST_DEVICES else nullcontext()
+
+
 class RecurrentModel(SequenceModel):
     """An embedding, a recurrent cell and a linear read-out; subclasses define the cell.
 
@@ -114,15 +126,17 @@ class RecurrentModel(SequenceModel):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         mask = torch.ones_like(ids)
-        outputs, _ = self.scan(ids, mask, None, masked=False)
-        return self.head(outputs)
+        with fp32_region(ids.device):
+            outputs, _ = self.scan(ids, mask, None, masked=False)
+            return self.head(outputs)
 
     def step(
         self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any = None, use_cache: bool = False
     ) -> tuple[torch.Tensor, Any]:
         own = mask[:, mask.shape[1] - ids.shape[1] :]
-        outputs, state = self.scan(ids, own, cache, masked=True)
-        return self.head(outputs), (state if use_cache else None)
+        with fp32_region(ids.device):
+            outputs, state = self.scan(ids, own, cache, masked=True)
+            return self.head(outputs), (state if use_cache else None)
 
     def scan(self, ids: torch.Tensor, mask: torch.Tensor, state: Any, masked: bool) -> tuple[torch.Tensor, Any]:
         """Outputs (B, L, d_model) of the cell over ids from state (None: the initial state of

@@ -103,6 +103,7 @@ class TrainSettings:
     compile: bool | None = None  # default: on CUDA only
     precision: str = "auto"  # auto (bf16 autocast on CUDA, fp32 elsewhere), fp32 or bf16 (autocast, also on the CPU)
     fused: bool | None = None  # fused AdamW; default: on CUDA only
+    deterministic: bool = False  # deterministic algorithms, cuDNN and cuBLAS settings for the run (gengap.baselines.cuda)
     kv_cache: bool = True
     stream: str | None = None  # train from a record stream of this task, or of a mixture file (.yaml, .yml, .json), instead of the train part
     stream_params: tuple[tuple[str, str], ...] = ()  # the stream's task parameters, as KEY=VALUE text (applied to every level)

@@ -172,16 +172,21 @@ class StreamSource:
         return self.encode(records)
 
     def observe(self, step: int, logits: torch.Tensor | None, labels: torch.Tensor) -> None:
-        """After the step: feed each adaptive curriculum the exact match of its component's records at its current level."""
+        """After the step: feed each adaptive curriculum the exact match of its component's records at its current level.
+
+        The rows each curriculum observes are known on the host (the batch's components and
+        levels), so the device is read once per step, for the batch's per-record exact match
+        (none when no adaptive curriculum has a record in the batch); each exact match is the
+        float32 fraction of its rows that are right."""
         if logits is None or not self.needs_logits:
             return
-        correct = ((logits.argmax(-1) == labels) | (labels == IGNORE)).all(dim=1)
-        for k, curriculum in enumerate(self.curricula):
-            if not curriculum.adaptive:
-                continue
-            rows = torch.from_numpy((self.components == k) & (self.levels == curriculum.current)).to(labels.device)
-            if bool(rows.any()):
-                curriculum.observe(step, float(correct[rows].float().mean()))
+        observed = [(curriculum, rows) for k, curriculum in enumerate(self.curricula) if curriculum.adaptive
+                    for rows in [(self.components == k) & (self.levels == curriculum.current)] if rows.any()]
+        if not observed:
+            return
+        correct = ((logits.argmax(-1) == labels) | (labels == IGNORE)).all(dim=1).cpu().numpy()  # the step's one read-back
+        for curriculum, rows in observed:
+            curriculum.observe(step, float(np.float32(correct[rows].sum()) / np.float32(rows.sum())))
 
     def metrics(self) -> dict[str, Any]:
         """For the metrics row: the headline level now and the mean level trained since the last row

@@ -20,6 +20,15 @@ first ``<sep>``. In a causal model n is known before the input is read because a
 prompt (``input <sep>``) is given whole, as Deletang et al. give the length to the tape's
 initial state. A row's ring has ``2 n + 2`` cells, a function of its own input only, so a
 row computes the same numbers alone or in any batch, in training and in decoding.
+
+The tape tensor is as wide as the longest ring of the batch; cells past a row's ring stay zero
+and are never read, so a wider tape computes the same numbers (to float rounding: the
+mixture of moves is summed in a kernel of another shape). Reading the longest ring's
+size from a device tensor would stop the host until the device caught up (a synchronisation
+per training step on CUDA) and break a torch.compile graph, so the width is read only where
+that is free (an eager run on the CPU); elsewhere it is ``2 L + 2`` for a sequence of L tokens,
+a bound known from the shape (a row's input is never longer than its sequence), with no read.
+The tape is fp32, as the whole recurrence is (gengap.baselines.sequence_model.fp32_region).
 """
 
 from __future__ import annotations
@@ -38,6 +47,14 @@ WRITE_HIDDEN = (64, 64)
 def ring_sizes(lengths: torch.Tensor) -> torch.Tensor:
     """Cells of each row's ring: 2 n + 2 for input length n."""
     return 2 * lengths + 2
+
+
+def tape_width(lengths: torch.Tensor, sequence_length: int) -> int:
+    """Cells of a batch's tape: the longest ring when reading it is free (eager, on the CPU), else
+    the bound 2 L + 2 of a sequence of L tokens, without reading the device (see the module doc)."""
+    if lengths.device.type == "cpu" and not torch.compiler.is_compiling():
+        return int(ring_sizes(lengths).max())
+    return 2 * sequence_length + 2
 
 
 def action_indices(lengths: torch.Tensor, width: int) -> torch.Tensor:
@@ -77,12 +94,13 @@ class TapeRNN(MemoryRNN):
         self.write_value = nn.Sequential(*layers, nn.Linear(width, memory_cell))
         self.action_logits = nn.Linear(d_model, len(ACTIONS))
 
-    def context(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return input_lengths(ids, mask, self.sep_id)
+    def context(self, ids: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, int]:
+        return input_lengths(ids, mask, self.sep_id), int(ids.shape[1])
 
     def initial_state(self, batch: int, context: Any, device: torch.device) -> Any:
-        lengths = context.to(device)
-        width = int(ring_sizes(lengths).max())
+        lengths, sequence_length = context
+        lengths = lengths.to(device)
+        width = tape_width(lengths, sequence_length)
         tape = torch.zeros(batch, width, self.memory_cell, device=device)
         return torch.zeros(batch, self.d_model, device=device), tape, action_indices(lengths, width)
 

@@ -11,7 +11,11 @@
   vary one source of randomness at a time);
 - AdamW (weight decay on matrices only), linear warmup then cosine decay to
   ``min_lr_ratio * lr``, gradient clipping; on CUDA bf16 autocast, torch.compile and fused
-  AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run);
+  AdamW; on the CPU fp32 on one thread (``torch.set_num_threads(1)`` for the run). What
+  actually runs is recorded (gengap.baselines.execution: the recurrent models compute in fp32
+  and are not compiled, whatever was asked); ``deterministic`` runs under deterministic
+  algorithms, and what differs on CUDA (pinned batch transfers, the cuBLAS workspace setting,
+  halving the evaluation batch on out-of-memory) is gengap.baselines.cuda;
 - sequences follow the run's layout (``output_mode`` and ``computation_steps``,
   gengap.baselines.layout; n input, m target tokens, c computation steps): ``autoregressive``
   reads ``input <sep> <blank>*(c n) target <end>``, the loss is the cross-entropy of the
@@ -65,11 +69,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from gengap.baselines import checkpoints
+from gengap.baselines import checkpoints, cuda
 from gengap.baselines.checkpoints import RUN_FORMAT, Progress, load_checkpoint, rng_states, save_checkpoint, set_rng_states  # noqa: F401
 from gengap.baselines.data import SplitData, load_split, subset
 from gengap.baselines.decoding import autocast_context, greedy_decode, tape_decode
 from gengap.baselines.errors import BaselineError, RunFileError
+from gengap.baselines.execution import execution_of
 from gengap.baselines import run_files
 from gengap.baselines.model_size import check_model_size
 from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
@@ -135,8 +140,8 @@ class EncodedTrain:
         self.size = len(encoded)
         self.width = width
         self.lengths = lengths
-        self.ids = torch.from_numpy(ids).to(device)
-        self.labels = torch.from_numpy(labels).to(device)
+        self.ids = cuda.to_device(ids, device)
+        self.labels = cuda.to_device(labels, device)
         self.device = device
         self.pad_multiple = 8 if device.type == "cuda" else 1  # fewer distinct shapes for torch.compile
 
@@ -145,7 +150,7 @@ class EncodedTrain:
         lengths = self.lengths[indices]
         longest = int(lengths.max())
         longest = min(self.width, -(-longest // self.pad_multiple) * self.pad_multiple)
-        index = torch.from_numpy(indices).to(self.device, non_blocking=True)
+        index = cuda.to_device(indices, self.device)  # on CUDA from pinned memory, without blocking the host
         return self.ids[index, :longest].long(), self.labels[index, :longest].long(), int(lengths.sum())
 
 
@@ -332,8 +337,13 @@ class Run:
         self.layout = layout = settings.layout
         self.tokenizer = Tokenizer.build((r[key] for r in seen for key in ("input", "target")), blank=layout.needs_blank)
         self.max_len = max(sequence_length(r, layout) for r in seen)
-        # compiling unrolls a recurrent model's time loop: by default only the transformer is compiled (on CUDA)
-        self.compile = settings.compile if settings.compile is not None else (device.type == "cuda" and settings.arch == "transformer")
+        # what runs: compiled or not, bf16 autocast or fp32 (a recurrent model is neither compiled nor autocast)
+        self.execution = execution_of(settings.arch, settings.compile, settings.precision, device.type)
+        self.compile = self.execution.compiled
+        if settings.compile and self.execution.compile_note:
+            cuda.warn(f"gengap: --compile does not apply to {settings.arch}: {self.execution.compile_note}; it trains uncompiled (results.json says so)")
+        self.eval_batch_size = int(settings.eval_batch_size)  # halved for good when CUDA runs out of memory decoding
+        self.eval_backoffs: list[dict[str, int]] = []
         # the train part as trained on: with label noise, a seeded share of its targets is wrong
         self.corruption = corrupt(data.train, settings.label_noise, settings.noise_seed) if self.stream is None else None
         trained = self.corruption.records if self.corruption is not None else []
@@ -395,17 +405,26 @@ class Run:
 
     def evaluate(self, model: SequenceModel, side: EvalSet, mistakes: int, iterations: int | None = None) -> dict[str, Any]:
         """Scores of decoding one side in the run's layout (greedy, or the empty tape's one pass;
-        a looped model with ``iterations``, default its training count)."""
+        a looped model with ``iterations``, default its training count). When CUDA runs out of
+        memory the evaluation batch is halved, for the rest of the run, and the side decoded
+        again (gengap.baselines.cuda.with_oom_backoff; each halving is recorded and printed)."""
         model.set_eval_iterations(iterations if iterations is not None else self.settings.iterations)
         s = self.settings
-        if self.layout.empty_tape:
-            outputs = tape_decode(model, side.prompts, side.max_new, self.tokenizer.pad_id, batch_size=s.eval_batch_size,
-                                  device=self.device, precision=s.precision)
-        else:
-            outputs = greedy_decode(
+
+        def decode(batch_size: int) -> list[list[int]]:
+            if self.layout.empty_tape:
+                return tape_decode(model, side.prompts, side.max_new, self.tokenizer.pad_id, batch_size=batch_size,
+                                   device=self.device, precision=s.precision)
+            return greedy_decode(
                 model, side.prompts, side.max_new, self.tokenizer.end_id, self.tokenizer.pad_id,
-                batch_size=s.eval_batch_size, use_cache=s.kv_cache, device=self.device, precision=s.precision,
+                batch_size=batch_size, use_cache=s.kv_cache, device=self.device, precision=s.precision,
             )
+
+        def backoff(old: int, new: int) -> None:
+            self.eval_backoffs.append({"from": old, "to": new, "examples": len(side.records)})
+            cuda.warn(cuda.backoff_message(f"{len(side.records):,} examples of {self.data.name}", old, new))
+
+        outputs, self.eval_batch_size = cuda.with_oom_backoff(decode, self.eval_batch_size, backoff)
         predictions = [self.tokenizer.decode(ids) for ids in outputs]
         return score(side.records, predictions, self.buckets, mistakes)
 
@@ -473,8 +492,7 @@ class Run:
                 status.step = step
                 row = None
                 if step % s.eval_every == 0 or step == s.steps or step == stop:
-                    if self.device.type == "cuda":
-                        torch.cuda.synchronize(self.device)
+                    cuda.synchronize(self.device)
                     progress.train_seconds += clock.lap()
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
                     bar.set_postfix(postfix(row))
@@ -746,65 +764,76 @@ def train_and_evaluate(
     if device.type == "cpu":
         torch.set_num_threads(1)
     try:
-        run = Run(data, chosen, device, out_path, progress, callback, heartbeat)
-        check_model_size(chosen.spec, len(run.tokenizer), device)
-        if out_path is not None:
-            record = _run_record(data, chosen)
-            run.legacy_checkpoints = check_out(out_path, resume, record, run.tokenizer)
-            run.identity = run_identity(record, run.tokenizer.tokens)
-            if resume:  # every seed's files (of the seeds asked for and any other there), before anything is written
-                for seed in sorted({*chosen.seeds, *run_files.seed_folders(out_path)}):
-                    run.check_seed_files(seed)
-            prepare_out(out_path, record, run.tokenizer)
-        per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
-        with torch.random.fork_rng(devices=[]):
-            model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id)
-        results = {
-            "format": RESULTS_FORMAT,
-            "config": data.name,
-            "source": data.source,
-            "arch": chosen.arch,
-            "pos": chosen.pos,
-            "output_mode": chosen.output_mode,
-            "computation_steps": chosen.computation_steps,
-            "preset": chosen.preset,
-            "until_id": chosen.until_id,
-            "steps": chosen.steps,
-            "batch_size": run.batch_size,
-            "seeds": list(chosen.seeds),
-            "device": device_name(device),
-            "compiled": run.compile,
-            "model": model.describe(),
-            "settings": chosen.to_json(),
-            "data": {
-                "sizes": {part: len(records) for part, records in data.parts().items()},
-                "evaluated": {side: len(run.final[side].records) for side in run.final},
-                "vocab_size": len(run.tokenizer),
-                "max_len": run.max_len,
-                "input_length": {**{part: _length_range(records) for part, records in data.parts().items()},
-                                 **({"train": _length_range(run.probe)} if run.stream else {})},
-                "fingerprint": data.fingerprint(),
-            },
-            "divergence": dict(data.divergence),
-            "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
-            "per_seed": per_seed,
-            "diverged": [r["seed"] for r in per_seed if r.get("diverged_at") is not None],  # seeds whose loss became NaN or infinite
-            "aggregate": aggregate(per_seed),
-            "plots": [],
-        }
-        if run.stream is not None:
-            results["stream"] = {**run.stream.describe(), "excluded_inputs": len(run.exclusion or ()),
-                                 "exclusion_bytes": run.exclusion.nbytes if run.exclusion is not None else 0}
-            results["warnings"] = reach_warnings(run.probe, data.test)
-        if out_path is not None:
-            if plots:
-                from gengap.baselines.plots import plot_curriculum, plot_run
-
-                made = [plot_run(results, out_path / "plots" / "accuracy_by_length.png")]
-                if run.stream is not None:
-                    made.append(plot_curriculum(results, out_path / "plots" / "curriculum.png"))
-                results["plots"] = [str(Path(m).relative_to(out_path)) for m in made if m]
-            atomic_write(out_path / "results.json", run_files.strict_json(results, indent=1) + "\n")
-        return results
+        with cuda.deterministic_mode(chosen.deterministic, device):
+            return _train(data, chosen, device, out_path, resume, progress, callback, plots, heartbeat)
     finally:
         torch.set_num_threads(threads)
+
+
+def _train(data: SplitData, chosen: TrainSettings, device: torch.device, out_path: Path | None, resume: bool, progress: bool,
+           callback: Callable[[dict[str, Any]], None] | None, plots: bool, heartbeat: Heartbeat | None) -> dict[str, Any]:
+    """train_and_evaluate's work once the settings, data and device are known."""
+    run = Run(data, chosen, device, out_path, progress, callback, heartbeat)
+    check_model_size(chosen.spec, len(run.tokenizer), device)
+    if out_path is not None:
+        record = _run_record(data, chosen)
+        run.legacy_checkpoints = check_out(out_path, resume, record, run.tokenizer)
+        run.identity = run_identity(record, run.tokenizer.tokens)
+        if resume:  # every seed's files (of the seeds asked for and any other there), before anything is written
+            for seed in sorted({*chosen.seeds, *run_files.seed_folders(out_path)}):
+                run.check_seed_files(seed)
+        prepare_out(out_path, record, run.tokenizer)
+    per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
+    with torch.random.fork_rng(devices=[]):
+        model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id)
+    results = {
+        "format": RESULTS_FORMAT,
+        "config": data.name,
+        "source": data.source,
+        "arch": chosen.arch,
+        "pos": chosen.pos,
+        "output_mode": chosen.output_mode,
+        "computation_steps": chosen.computation_steps,
+        "preset": chosen.preset,
+        "until_id": chosen.until_id,
+        "steps": chosen.steps,
+        "batch_size": run.batch_size,
+        "seeds": list(chosen.seeds),
+        "device": device_name(device),
+        "compiled": run.execution.compiled,  # what ran (gengap.baselines.execution), not what was asked
+        "precision": run.execution.precision,
+        "execution": {**run.execution.to_json(), "deterministic": chosen.deterministic,
+                      "eval_batch_size": {"requested": chosen.eval_batch_size, "used": run.eval_batch_size},
+                      "eval_oom_backoffs": list(run.eval_backoffs)},
+        "model": model.describe(),
+        "settings": chosen.to_json(),
+        "data": {
+            "sizes": {part: len(records) for part, records in data.parts().items()},
+            "evaluated": {side: len(run.final[side].records) for side in run.final},
+            "vocab_size": len(run.tokenizer),
+            "max_len": run.max_len,
+            "input_length": {**{part: _length_range(records) for part, records in data.parts().items()},
+                             **({"train": _length_range(run.probe)} if run.stream else {})},
+            "fingerprint": data.fingerprint(),
+        },
+        "divergence": dict(data.divergence),
+        "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
+        "per_seed": per_seed,
+        "diverged": [r["seed"] for r in per_seed if r.get("diverged_at") is not None],  # seeds whose loss became NaN or infinite
+        "aggregate": aggregate(per_seed),
+        "plots": [],
+    }
+    if run.stream is not None:
+        results["stream"] = {**run.stream.describe(), "excluded_inputs": len(run.exclusion or ()),
+                             "exclusion_bytes": run.exclusion.nbytes if run.exclusion is not None else 0}
+        results["warnings"] = reach_warnings(run.probe, data.test)
+    if out_path is not None:
+        if plots:
+            from gengap.baselines.plots import plot_curriculum, plot_run
+
+            made = [plot_run(results, out_path / "plots" / "accuracy_by_length.png")]
+            if run.stream is not None:
+                made.append(plot_curriculum(results, out_path / "plots" / "curriculum.png"))
+            results["plots"] = [str(Path(m).relative_to(out_path)) for m in made if m]
+        atomic_write(out_path / "results.json", run_files.strict_json(results, indent=1) + "\n")
+    return results

@@ -1,7 +1,8 @@
 """GPU protocol: ID vs OOD gap of RoPE vs NoPE transformers on SCAN splits and four Chomsky
 tasks; and the Deletang et al. (2023) protocol over the six architectures.
 
-    python benchmarks/gpu_protocol.py --out runs/protocol             # one H200, sized for <= 10 minutes
+    python benchmarks/gpu_protocol.py --out runs/protocol             # one H200: ~11-15 minutes by per-step arithmetic
+    python benchmarks/gpu_protocol.py --estimate                      # that arithmetic (also --protocol deletang), no GPU needed
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
@@ -27,13 +28,20 @@ resume from their checkpoints, so re-running the same command after an interrupt
 continues. The protocol ends with ``OUT/report.md`` and ``OUT/report.png`` (``gengap report``'s
 table and plot) and prints the table.
 
-Sizing for one H200 in <= 10 minutes (default; estimated, never run on a GPU: 12
-experiments x 2 encodings x 3 seeds = 72 runs; the five MCD searches take ~1 minute of CPU
-before training starts): preset small (4 layers, d=256), 2,000 steps of
-batch 128, bf16, no torch.compile (compilation costs more than it saves in runs this short),
-8 workers, final evaluation capped at 2,000 examples per side. ``--steps``, ``--workers``,
-``--preset`` and ``--eval-limit`` change that. ``--smoke`` (tiny model, 30 steps, small data,
-one seed) checks the whole pipeline on a CPU in a minute or two.
+Sizing (default): preset small (4 layers, d=256), 2,000 steps of batch 128, bf16, no
+torch.compile (compilation costs more than it saves in runs this short), 8 workers, final
+evaluation capped at 2,000 examples per side; 12 experiments x 2 encodings x 3 seeds = 72
+runs. ``--steps``, ``--workers``, ``--preset`` and ``--eval-limit`` change that. ``--smoke``
+(tiny model, 30 steps, small data, one seed) checks the whole pipeline on a CPU in a minute
+or two. Time on one H200, from per-step arithmetic (``--estimate`` prints it;
+benchmarks/gpu_estimate.py; never run on a GPU, benchmarks/gpu_check.py measures the costs
+it assumes): a step of the small transformer is 1,080 eager operations (counted on the CPU;
+904 for NoPE) and ~0.2 TFLOP at 128 x 80 tokens, so 6.5-13 ms in one process (host-bound, at
+6-12 us an operation) and 4-5 ms of GPU work (2-3 us a small kernel, matrix products at
+~100 TFLOP/s); 8 workers make it GPU-bound: 144,000 steps take ~9-12 minutes. Decoding adds
+~0.5 minute (~950 KV-cached forward passes of ~330 operations per run), building the splits
+~1-2 minutes (the five MCD searches, on the CPU, before training): ~11-15 minutes in all,
+so the former "<= 10 minutes" does not hold by this arithmetic (``--steps 1500``: ~8.5-11.5).
 
 ``--protocol deletang``: the fifteen tasks of Deletang et al. (train lengths 1..40, test
 41..500, the sizes of gengap/suites/deletang.yaml: 10,000 / 1,000 / 2,000; every model reads an
@@ -42,20 +50,26 @@ architectures (transformer with RoPE, rnn, lstm, stack_rnn, tape_rnn, looped) x 
 2 = 270 runs of preset small (256 units; the transformer 4 x 256), batch 128, trained until
 learned (``until_id`` 0.99 on the per-length mean, then 25 % more steps; at most 10,000 steps), final evaluation of every record
 (2,000 test records, ~4 per length). The report's length score column is the paper's score
-(per-token accuracy averaged over the test lengths, best seed). Estimated, never run on a
-GPU: the recurrent models run a Python loop per token, so a step is bound by kernel launches
-(~0.2-0.4 ms per token and layer for forward and backward: ~20-60 ms per step at ~80-120
-tokens), a run that converges early takes 1-3 minutes and one that runs to the cap 5-10
-minutes; with 16 runs sharing the GPU (``--workers 16``, one per CPU core) the 270 runs
-should take ~1.5-3 hours on one H200. ``--only``, ``--archs``, ``--seeds`` and ``--steps``
-cut it down (e.g. one seed: ~30-60 minutes).
+(per-token accuracy averaged over the test lengths, best seed). Time, from the same
+arithmetic (``--estimate --protocol deletang``; never run on a GPU): the recurrent models
+run a Python loop per token, so at ~80 tokens a step of the stack RNN is ~8,700 operations
+and of the tape RNN ~11,300 (the transformer 1,080, the looped model 1,460, the LSTM 72:
+cuDNN; the Elman RNN 1,600 as counted on the CPU, fewer with cuDNN): 50-135 ms in one process,
+17-34 ms of GPU work. At the cap (10,000 steps) every run of the 270 would take ~6.5-9.5
+hours with the default 8 workers, GPU-bound (the stack and tape RNNs' small kernels are
+three quarters of it; ``--workers 16`` does not help once the GPU is busy); the learned
+rule stops a run at 1.25 x the step it is learned at, so the total is that times the mean
+fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
+``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
 ``--protocol easy-to-hard | two-hop | grokking | label-noise``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
-the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md
-(estimated, never run on a GPU: easy-to-hard 3 runs of 20,000 steps of preset small, ~10-20 min;
-two-hop one run of 100,000 steps at batch 512, ~1-2 h; grokking and label-noise 9 and 3
-full-batch runs of 20,000 steps, ~10 min each protocol with 8 workers).
+the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
+Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
+top): easy-to-hard 3 runs of 20,000 steps of preset small, ~3-4 min (GPU-bound); two-hop one
+run of 100,000 steps at batch 512 of ~8 tokens, ~11-22 min (one process, host-bound: 6.5-13
+ms a step); grokking 9 full-batch runs of 20,000 steps of a 2-layer d=128 model (590
+operations a step), ~5-7 min with 8 workers; label-noise 3 such runs, ~2-2.5 min.
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -80,7 +94,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # docs/validity.md lists it. The engine protocols (validity_axes/gpu.py) judge their claims with the same rules.
 DEFERRED = (
     {"what": "the full Deletang et al. grid: 15 tasks x 6 architectures x 3 seeds, lengths 1..40 → 41..500, empty output tape",
-     "why": "270 runs of preset small to convergence (~1.5-3 h on one H200, estimated)",
+     "why": "270 runs of preset small to convergence (up to ~6.5-9.5 h on one H200 at the step cap, by per-step arithmetic)",
      "command": "python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang"},
     {"what": "easy-to-hard multiplication (levels 1-4 → 5-7)",
      "why": "not learned by the tiny transformer in 4,000 CPU steps (third edition: ID 0.18); preset small, 20,000 steps",
@@ -174,6 +188,51 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise")
 
 
+def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:
+    """(aten operations, parameters) of one training step of ``arch`` at ``preset`` on a batch of
+    ``tokens``-token rows, counted on the CPU with the CUDA settings (fused AdamW, the precision
+    the architecture runs in under bf16); the count does not depend on the batch size."""
+    import torch
+
+    from gengap.baselines.architectures import build
+    from gengap.baselines.probes import count_operations
+    from gengap.baselines.settings import TrainSettings
+    from gengap.baselines.training import Trainer
+
+    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16").resolve()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = build(settings.spec, vocab, tokens + 8, 0, 1)
+    trainer = Trainer(model, None, settings, torch.device("cpu"), compile_model=False)  # type: ignore[arg-type]
+    ids = torch.randint(3, vocab, (batch, tokens))
+    ids[:, tokens // 2] = 1  # <sep>
+    trainer.step(ids, ids, 1)  # the optimizer's state exists from here on
+    return count_operations(lambda: trainer.step(ids, ids, 2)), model.n_parameters()
+
+
+def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, tokens: int, batch: int, preset: str, workers: int) -> list[str]:
+    """The lines of --estimate: per architecture the counted operations and FLOPs of a step, its
+    seconds in one process and on the GPU under each ASSUMED cost, and the training total
+    (benchmarks/gpu_estimate.py)."""
+    from gpu_estimate import ASSUMED, StepLoad, matmul_flops, step_seconds, training_seconds
+
+    models = [("transformer", pos) for pos in ("rope", "nope")] if protocol == "gaps" else \
+        [(arch, "rope" if arch in ("transformer", "looped") else None) for arch in archs]
+    loads = []
+    for arch, pos in models:
+        operations, parameters = operations_per_step(arch, pos, preset, tokens)
+        loads.append(StepLoad(f"{arch} {pos or ''}".strip(), operations, matmul_flops(parameters, batch * tokens), runs_per_arch * steps))
+    lines = [f"{protocol}: {runs_per_arch} runs x {steps:,} steps per model, batch {batch} x {tokens} tokens, preset {preset}, {workers} workers",
+             "| model | operations / step | GFLOP / step | " + " | ".join(f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
+             "|---|---:|---:|" + "---|" * len(ASSUMED)]
+    for load in loads:
+        cells = [" / ".join(f"{x * 1000:.1f} ms" for x in step_seconds(load, costs)) for costs in ASSUMED]
+        lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.0f} | " + " | ".join(cells) + " |")
+    totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
+    lines.append(f"training, {workers} workers on one GPU: {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
+    return lines
+
+
 def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
     """A deferred validity claim (validity_axes/gpu.py) run by the validity engine on the device."""
     import validity_engine as engine
@@ -194,7 +253,7 @@ def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="output folder (runs/, report.md, report.png)")
+    parser.add_argument("--out", help="output folder (runs/, report.md, report.png); not with --estimate")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
     parser.add_argument("--protocol", choices=("gaps", "deletang", *ENGINE_PROTOCOLS), default="gaps",
                         help="gaps (default): RoPE vs NoPE transformers on SCAN and four Chomsky tasks; deletang: 15 tasks x 6 "
@@ -212,7 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, help="parallel runs (default 8 on CUDA, 1 on the CPU)")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False, help="torch.compile (default off)")
+    parser.add_argument("--estimate", action="store_true", help="print the protocol's training time from per-step arithmetic "
+                        "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; gaps or deletang")
     args = parser.parse_args(argv)
+    if not args.out and not args.estimate:
+        parser.error("--out is required")
 
     import torch
 
@@ -220,6 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.protocol in ENGINE_PROTOCOLS:
         return run_engine_protocol(args, cuda)
     deletang = args.protocol == "deletang"
+    if args.estimate:
+        seeds_count = len((args.seeds or "0,1,2").split(","))
+        tasks = len(args.only.split(",")) if args.only else len(DELETANG if deletang else EXPERIMENTS)
+        archs_chosen = args.archs.split(",") if args.archs else list(ARCHS)
+        lines = estimate(args.protocol, archs_chosen, tasks * seeds_count, args.steps or (10000 if deletang else 2000), 80,
+                         args.batch_size or 128, args.preset or "small", args.workers or 8)
+        print("\n".join(lines))
+        return 0
     known = DELETANG if deletang else EXPERIMENTS
     names = args.only.split(",") if args.only else list(known)
     unknown = sorted(set(names) - set(known))
