@@ -1,5 +1,5 @@
-"""The ``fresh`` subcommand (tools for benchmark authors), for the gengap CLI to mount, and the
-verification of a fresh part that ``gengap verify DIR --release RELEASE`` runs.
+"""The ``fresh`` and ``audit`` subcommands (tools for benchmark authors), for the gengap CLI to
+mount, and the verification of a fresh part that ``gengap verify DIR --release RELEASE`` runs.
 
 ``add_commands(subparsers)`` adds the commands; each sets ``func``. This module imports only the
 standard library and gengap's CLI helpers at start-up: the release spine is imported when a
@@ -9,12 +9,14 @@ command runs (tests/test_startup.py).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from gengap.errors import UsageError, one_line
-from gengap.files import check_output_directory
+from gengap.files import atomic_output, check_output_directory, check_writable_file
 from gengap.limits import LimitError, RecordLimit
 from gengap.progress import Ticker
 
@@ -86,8 +88,39 @@ def verify_fresh_part(args: argparse.Namespace, expect: str | None) -> int:
     return 1
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from gengap.generators.params import ParamError
+    from gengap.near_audit import AuditError, audit_directory, table
+    from gengap.splits.near_duplicates import NearOptions
+
+    try:
+        options = NearOptions(edit_distance=args.edit_distance, jaccard=args.jaccard, ngram=args.ngram, examples=args.examples)
+    except ParamError as err:
+        raise UsageError(str(err).replace("parameter ", "--").replace("_", "-")) from None
+    if args.out:
+        check_writable_file(args.out, args.force)
+    started = time.perf_counter()
+    try:
+        with Ticker(lambda: f"audit: still comparing the test records of {args.dir} with train"):
+            report = audit_directory(args.dir, options, args.config or ())
+    except AuditError as err:
+        raise UsageError(str(err)) from None
+    text = json.dumps(report, indent=2) + "\n"
+    if args.out:
+        with atomic_output(args.out, args.force) as handle:
+            handle.write(text.encode())
+    if args.json:
+        print(text, end="")
+    else:
+        print("\n".join(table(report)))
+    total = report["total"]
+    print(f"audit: {total['near']:,} of {total['test']:,} test records near a train record ({time.perf_counter() - started:.1f} s)"
+          + (f" -> {args.out}" if args.out else ""), file=sys.stderr)
+    return 0
+
+
 def add_commands(subparsers: Any) -> None:
-    """Add ``fresh`` to the gengap subcommands."""
+    """Add ``fresh`` and ``audit`` to the gengap subcommands."""
     p = subparsers.add_parser("fresh", help="draw a fresh test part for a released config: same rule, a new seed, no input of the release")
     p.add_argument("release", metavar="RELEASE", help="release directory")
     p.add_argument("--config", required=True, help="the config whose test part is drawn afresh")
@@ -97,3 +130,15 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output directory: test.jsonl and fresh.json (written atomically)")
     p.add_argument("--force", action="store_true", help="replace an existing fresh test part (a directory holding fresh.json)")
     p.set_defaults(func=cmd_fresh)
+
+    p = subparsers.add_parser("audit", help="count test records near a train record (token edit distance, n-gram Jaccard), per config, with examples")
+    p.add_argument("dir", metavar="DIR", help="a release, or a split directory (train.jsonl and test.jsonl: gengap's or plain records with an input)")
+    p.add_argument("--config", action="append", metavar="NAME", help="audit only this release config (repeatable; default all)")
+    p.add_argument("--edit-distance", type=int, default=2, metavar="K", help="near: within K token edits (insert, delete, substitute) of a train input (default 2; 0..8)")
+    p.add_argument("--jaccard", type=float, default=0.8, metavar="T", help="near: n-gram Jaccard similarity >= T with a train input (default 0.8)")
+    p.add_argument("--ngram", type=int, default=3, metavar="N", help="tokens per n-gram of the Jaccard similarity (default 3)")
+    p.add_argument("--examples", type=int, default=5, metavar="E", help="near test records listed per config (default 5)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
+    p.add_argument("--out", metavar="FILE", help="also write the report as JSON to FILE (atomically)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.set_defaults(func=cmd_audit)

@@ -13,7 +13,7 @@ import hashlib
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gengap.generators.batch import Record
 from gengap.generators.exclusion import Exclusion
@@ -61,10 +61,9 @@ class ReleaseView:
         return self.records[(name, part)]
 
 
-def read_release(root: str | Path, keep: tuple[str, ...] = ()) -> ReleaseView:
-    """The release at root with the records of the configs in keep (all three parts); every data
-    file of every config is read, checked against the manifest (sha256) and its inputs hashed.
-    ReleaseReadError (one line) when the release is not intact."""
+def read_manifest(root: str | Path) -> dict[str, Any]:
+    """The manifest of the release at root, with configs, data files, suite and the fingerprint of
+    those data files; ReleaseReadError (one line) otherwise."""
     root = Path(root)
     try:
         manifest = read_json(root / "manifest.json", f"{root}/manifest.json")
@@ -72,13 +71,22 @@ def read_release(root: str | Path, keep: tuple[str, ...] = ()) -> ReleaseView:
         raise ReleaseReadError(f"{root} is not a release: {err}") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("configs"), list) or not isinstance(manifest.get("data_files"), dict):
         raise ReleaseReadError(f"{root}/manifest.json is not a gengap release manifest")
-    data_files = manifest["data_files"]
     try:
-        intact = isinstance(manifest.get("suite"), dict) and manifest.get("fingerprint") == fingerprint(data_files)
+        intact = isinstance(manifest.get("suite"), dict) and manifest.get("fingerprint") == fingerprint(manifest["data_files"])
     except (KeyError, TypeError):
         intact = False
     if not intact:
         raise ReleaseReadError(f"{root}/manifest.json: its fingerprint is not that of its data files (run gengap verify {root})")
+    return manifest
+
+
+def read_release(root: str | Path, keep: tuple[str, ...] = ()) -> ReleaseView:
+    """The release at root with the records of the configs in keep (all three parts); every data
+    file of every config is read, checked against the manifest (sha256) and its inputs hashed.
+    ReleaseReadError (one line) when the release is not intact."""
+    root = Path(root)
+    manifest = read_manifest(root)
+    data_files = manifest["data_files"]
     inputs: list[str] = []
     records: dict[tuple[str, str], list[Record]] = {}
     listed: set[str] = set()
@@ -87,7 +95,7 @@ def read_release(root: str | Path, keep: tuple[str, ...] = ()) -> ReleaseView:
         for part in PARTS:
             path = f"data/{name}/{part}.jsonl"
             listed.add(path)
-            rows = _read_part(root, name, part, data_files.get(path))
+            rows = read_part(root, manifest, name, part)
             inputs += [str(r["input"]) for r in rows]
             if name in keep:
                 records[(name, part)] = rows
@@ -96,9 +104,10 @@ def read_release(root: str | Path, keep: tuple[str, ...] = ()) -> ReleaseView:
     return ReleaseView(root, manifest, Exclusion.from_inputs(inputs, str(root)), records)
 
 
-def _read_part(root: Path, config: str, part: str, info: Any) -> list[Record]:
-    """The records of one data file, after checking its bytes against the manifest's sha256."""
+def read_part(root: Path, manifest: dict[str, Any], config: str, part: str) -> list[Record]:
+    """The records of one data file of a config, after checking its bytes against the manifest's sha256."""
     where = f"{root}/data/{config}/{part}.jsonl"
+    info = manifest["data_files"].get(f"data/{config}/{part}.jsonl")
     try:
         path = release_part(root, config, part)
     except ReadError as err:
@@ -108,12 +117,18 @@ def _read_part(root: Path, config: str, part: str, info: Any) -> list[Record]:
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != info.get("sha256"):
         raise ReleaseReadError(f"{where} is not the file manifest.json lists (its sha256 differs; run gengap verify {root})")
+    return input_records(where, io.BytesIO(data))
+
+
+def input_records(where: str, handle: IO[bytes] | None = None, error: type[ValueError] = ReleaseReadError) -> list[Record]:
+    """The lines of a JSONL file (or of handle, read as that file) as objects with an input string;
+    `error` naming the file and line otherwise."""
     rows = []
     try:
-        for _, record in iter_jsonl(where, io.BytesIO(data)):
+        for number, record in iter_jsonl(where, handle):
             if not isinstance(record, dict) or not isinstance(record.get("input"), str):
-                raise ReleaseReadError(f"{where}: a line is not a record with an input")
+                raise error(f"{where}: line {number}: not a record with an input string")
             rows.append(record)
     except ReadError as err:
-        raise ReleaseReadError(str(err)) from None
+        raise error(str(err)) from None
     return rows
