@@ -28,7 +28,7 @@ or the release leave too few of).
 
 The report (``fresh.json``) sets the fresh part's divergences from the config's train part,
 its novelty relative to that part and its difficulty histograms beside the cited test part's,
-computed the same way, and the divergences of the fresh part from the cited one; it names the
+computed the same way (and as the split reports compute them); it names the
 release, its fingerprint, the seeds, the candidates drawn and the data file's sha256. The same
 release, config, n and seed give the same bytes (gengap.fresh_verify checks a fresh part).
 """
@@ -57,9 +57,9 @@ from gengap.release_view import ReleaseView, read_release
 from gengap.splits import SplitError, get_strategy, make_options
 from gengap.splits.api import even_counts, size_settings
 from gengap.splits.atoms import record_atoms, record_compounds
-from gengap.splits.base import divergence_report
+from gengap.splits.divergence import atom_divergence, compound_divergence
 from gengap.splits.mcd import TARGET_TOLERANCE, TEST, McdOptions, search_test
-from gengap.splits.novelty import annotate, novelty_summary
+from gengap.splits.novelty import NOVELTY_KEY, novelty_summary, strip
 from gengap.splits.precision import rounded
 from gengap.splits.ranges import parse_ranges
 
@@ -197,9 +197,10 @@ def draw_fresh(release: str | Path | ReleaseView, config: str, n: int, seed: int
             records = _choose(_enumerated(entry, rule, view.inputs, tally), n, fresh_rng(derived), entry["name"], tally)
     except SplitError as err:
         raise FreshError(f"{config}: {err}") from None
-    abstract = bool((entry.get("options") or {}).get("abstract_lexical"))
-    records = annotate({"train": train, "test": records}, abstract)["test"]
-    report = fresh_report(view, entry, rule, n, seed, derived, records, tally, search, warnings)
+    items = TrainItems.of(train, bool((entry.get("options") or {}).get("abstract_lexical")))
+    _, novelty = part_figures(items, records)
+    records = [{**strip(r), NOVELTY_KEY: own} for r, own in zip(records, novelty)]
+    report = fresh_report(view, entry, rule, n, seed, derived, records, items, tally, search, warnings)
     return FreshPart(records, report)
 
 
@@ -325,37 +326,62 @@ def difficulty_histograms(records: Iterable[Record]) -> dict[str, dict[str, int]
     return {name: {str(v): counts[name][v] for v in sorted(counts[name])} for name in sorted(counts)}
 
 
-def part_figures(train: list[Record], test: list[Record], abstract: bool) -> dict[str, Any]:
-    """A test part beside its train part: size, divergences from train, unseen atoms, novelty
-    relative to train (recomputed), difficulty histograms."""
-    divergence = divergence_report(train, test, abstract)
-    annotated = annotate({"train": train, "test": test}, abstract)["test"]
-    return {
+@dataclass(frozen=True)
+class TrainItems:
+    """The atoms and compounds of a config's train part, counted once for every part set beside it."""
+
+    atoms: Counter[str]
+    compounds: Counter[str]
+    abstract: bool
+    size: int
+
+    @classmethod
+    def of(cls, train: Iterable[Record], abstract: bool) -> "TrainItems":
+        atoms: Counter[str] = Counter()
+        compounds: Counter[str] = Counter()
+        size = 0
+        for record in train:
+            atoms.update(record_atoms(record))
+            compounds.update(record_compounds(record, abstract))
+            size += 1
+        return cls(atoms, compounds, abstract, size)
+
+
+def part_figures(items: TrainItems, test: list[Record]) -> tuple[dict[str, Any], list[dict[str, int]]]:
+    """A test part beside its train part (the figures of a split report, computed the same way):
+    size, atom and compound divergence from train, unseen atoms, the novelty summary and
+    difficulty histograms; and each record's novelty relative to train."""
+    atoms: Counter[str] = Counter()
+    compounds: Counter[str] = Counter()
+    novelty = []
+    for record in test:
+        own_atoms, own_compounds = record_atoms(record), record_compounds(record, items.abstract)
+        atoms.update(own_atoms)
+        compounds.update(own_compounds)
+        novelty.append({"unseen_compounds": sum(1 for c in own_compounds if c not in items.compounds),
+                        "unseen_atoms": sum(1 for a in own_atoms if a not in items.atoms)})
+    both = bool(test) and items.size > 0  # as gengap.splits.base.divergence_report: None and 0 when a side is empty
+    figures = {
         "size": len(test),
-        "atom_divergence": divergence["atom_divergence"],
-        "compound_divergence": divergence["compound_divergence"],
-        "unseen_atom_count": divergence["unseen_atom_count"],
-        "novelty": novelty_summary(annotated),
+        "atom_divergence": atom_divergence(items.atoms, atoms) if both and atoms and items.atoms else None,
+        "compound_divergence": compound_divergence(items.compounds, compounds) if both and compounds and items.compounds else None,
+        "unseen_atom_count": len(set(atoms) - set(items.atoms)) if both else 0,
+        "novelty": novelty_summary([{NOVELTY_KEY: n} for n in novelty]),
         "difficulty": difficulty_histograms(test),
     }
+    return figures, novelty
 
 
-def figures(train: list[Record], cited: list[Record], fresh: list[Record], abstract: bool) -> dict[str, Any]:
-    """The report's comparison: the fresh and the cited part beside each other, and the fresh part against the cited one."""
-    against = divergence_report(cited, fresh, abstract)
-    return rounded({
-        "fresh": part_figures(train, fresh, abstract),
-        "cited": part_figures(train, cited, abstract),
-        "fresh_vs_cited": {"atom_divergence": against["atom_divergence"], "compound_divergence": against["compound_divergence"]},
-    })
+def figures(items: TrainItems, cited: list[Record], fresh: list[Record]) -> dict[str, Any]:
+    """The report's comparison: the fresh part and the cited part beside each other."""
+    return rounded({"fresh": part_figures(items, fresh)[0], "cited": part_figures(items, cited)[0]})
 
 
 def fresh_report(view: ReleaseView, entry: dict[str, Any], rule: Rule, n: int, seed: int, derived: int, records: list[Record],
-                 tally: Tally, search: dict[str, Any] | None, warnings: list[str]) -> dict[str, Any]:
+                 items: TrainItems, tally: Tally, search: dict[str, Any] | None, warnings: list[str]) -> dict[str, Any]:
     """fresh.json (module doc)."""
     data = records_bytes(records)
     name = entry["name"]
-    abstract = bool((entry.get("options") or {}).get("abstract_lexical"))
     report: dict[str, Any] = {
         "format": FORMAT,
         "release": {"name": view.manifest.get("name"), "version": view.manifest.get("version"), "fingerprint": f"sha256:{view.fingerprint}"},
@@ -370,7 +396,7 @@ def fresh_report(view: ReleaseView, entry: dict[str, Any], rule: Rule, n: int, s
         "candidates": tally.to_dict(),
         "excluded_inputs": len(view.inputs),
         "file": {"path": DATA, "rows": len(records), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()},
-        **figures(view.part(name, "train"), view.part(name, "test"), records, abstract),
+        **figures(items, view.part(name, "test"), records),
     }
     if search is not None:
         report["search"] = search

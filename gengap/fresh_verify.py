@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gengap.checking import record_problem
-from gengap.fresh import DATA, MARKER, FreshError, config_rule, draw_fresh, figures, fresh_files
+from gengap.fresh import DATA, MARKER, FreshError, TrainItems, config_rule, draw_fresh, figures, fresh_files
 from gengap.generators.reading import ReadError, iter_jsonl, read_json
 from gengap.release_view import ReleaseReadError, ReleaseView, read_release
 from gengap.splits import SplitError
@@ -137,7 +137,7 @@ def _figure_problems(view: ReleaseView, claimed: dict[str, Any], records: list[d
     name = str(claimed["config"])
     abstract = bool((view.entry(name).get("options") or {}).get("abstract_lexical"))
     try:
-        found = figures(view.part(name, "train"), view.part(name, "test"), records, abstract)
+        found = figures(TrainItems.of(view.part(name, "train"), abstract), view.part(name, "test"), records)
     except (KeyError, TypeError, ValueError) as err:
         return [f"{DATA}: its figures cannot be recomputed ({err})"]
     stated = {key: claimed.get(key) for key in found}

@@ -18,7 +18,8 @@ exact: the results are those of comparing every test sequence with every train s
 - Jaccard (the prefix filter of AllPairs, Bayardo et al. 2007): n-grams are ordered by how
   many sequences hold them, rarest first; two sets with Jaccard >= t share a gram among the
   first |S| - ceil(t |S|) + 1 of each, and their sizes lie within a factor t of each other.
-  Candidates from that index are scored by their exact intersections.
+  Candidates from that index are scored by their exact intersections (of 64-bit bit sets where
+  the train sets fit in BIT_WORDS words, else of Python sets).
 
 Identical sequences (and, for Jaccard, identical gram sets) are compared once, so a test part
 whose inputs repeat costs its distinct inputs.
@@ -43,6 +44,8 @@ HASH_MIX = 0x9E3779B97F4A7C15  # spreads a (length, segment) tag over 64 bits
 DEAD_CHECK = 4  # rows between drops of pairs that can no longer end within k
 SLACK = 1e-9  # float slack of the Jaccard bounds (a longer prefix or a wider size window is always safe)
 DENSE_GRAMS = 4096  # most distinct grams for the matrix product of Jaccard intersections
+BIT_WORDS = 1 << 24  # most 64-bit words of train bit sets (128 MiB) for the prefix path's intersections (else Python sets)
+BIT_BLOCK = 1 << 22  # words of candidate pairs' bit sets intersected at once (32 MiB a side)
 DENSE_CELLS = 1 << 27  # most cells of the train incidence matrix (float32: 512 MiB)
 DENSE_BLOCK = 1 << 22  # (test, train) similarities computed at once
 DENSE_RATE = 2e9  # products per second of the matrix path, and candidates per second of the
@@ -402,27 +405,87 @@ def _incidence(ranked: list[list[int]], size: int) -> np.ndarray:
 
 
 def _prefix_jaccard(train: list[list[int]], test: list[list[int]], t: float, best: np.ndarray, who: np.ndarray) -> None:
-    """The prefix index (module doc): candidates sharing a prefix gram, within the size bounds, scored exactly."""
-    index: dict[int, list[int]] = {}
-    for position, ranks in enumerate(train):
-        for rank in ranks[:_prefix(len(ranks), t)]:
-            index.setdefault(rank, []).append(position)
-    sizes = [len(ranks) for ranks in train]
-    as_sets = [frozenset(ranks) for ranks in train]
-    for position, ranks in enumerate(test):
-        size = len(ranks)
-        found: set[int] = set()
-        for rank in ranks[:_prefix(size, t)]:
-            found.update(index.get(rank, ()))
-        mine = frozenset(ranks)
-        low, high = t * size - SLACK, size / t + SLACK
-        top, owner = 0.0, -1
-        for other in sorted(found):
-            if low <= sizes[other] <= high:
-                value = jaccard(mine, as_sets[other])
-                if value >= t and value > top:
-                    top, owner = value, other
-        best[position], who[position] = top, owner
+    """The prefix index (module doc): candidates sharing a prefix gram, within the size bounds,
+    scored exactly (bit sets when the grams are few, else set intersections); the best train set
+    per test set, the first among equals."""
+    postings = _prefix_postings(train, t)
+    train_sizes = np.fromiter((len(r) for r in train), dtype=np.int64, count=len(train))
+    size = 1 + max((r[-1] for r in (*train, *test) if r), default=0)
+    train_bits = _bit_sets(train, size) if len(train) * _words(size) <= BIT_WORDS else None
+    for first in range(0, len(test), TEST_BLOCK):
+        block = test[first:first + TEST_BLOCK]
+        rows, others = _prefix_candidates(block, postings, t)
+        test_sizes = np.fromiter((len(r) for r in block), dtype=np.int64, count=len(block))[rows]
+        fits = (train_sizes[others] >= t * test_sizes - SLACK) & (train_sizes[others] <= test_sizes / t + SLACK)
+        rows, others, test_sizes = rows[fits], others[fits], test_sizes[fits]
+        if train_bits is not None:
+            shared = _shared_bits(train_bits, _bit_sets(block, size), others, rows)
+        else:
+            mine = [frozenset(r) for r in block]
+            theirs = {int(o): frozenset(train[o]) for o in np.unique(others).tolist()}
+            shared = np.fromiter((len(mine[r] & theirs[o]) for r, o in zip(rows.tolist(), others.tolist())), dtype=np.int64, count=len(rows))
+        similarity = shared / (test_sizes + train_sizes[others] - shared)
+        keep = similarity >= t
+        _keep_best(best, who, rows[keep] + first, similarity[keep], others[keep], smaller=False)
+
+
+def _prefix_postings(train: list[list[int]], t: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ranks, train sets) of every train prefix gram, sorted by rank."""
+    ranks = [rank for r in train for rank in r[:_prefix(len(r), t)]]
+    owners = [position for position, r in enumerate(train) for _ in range(_prefix(len(r), t))]
+    ranks_array, owners_array = np.asarray(ranks, dtype=np.int64), np.asarray(owners, dtype=np.int64)
+    order = np.argsort(ranks_array, kind="stable")
+    return ranks_array[order], owners_array[order]
+
+
+def _prefix_candidates(block: list[list[int]], postings: tuple[np.ndarray, np.ndarray], t: float) -> tuple[np.ndarray, np.ndarray]:
+    """(test set in block, train set) pairs sharing a prefix gram, each once."""
+    ranks = np.asarray([rank for r in block for rank in r[:_prefix(len(r), t)]], dtype=np.int64)
+    probers = np.asarray([position for position, r in enumerate(block) for _ in range(_prefix(len(r), t))], dtype=np.int64)
+    low = np.searchsorted(postings[0], ranks, "left")
+    counts = np.searchsorted(postings[0], ranks, "right") - low
+    starts = np.repeat(low - np.cumsum(counts) + counts, counts)
+    others = postings[1][starts + np.arange(int(counts.sum()))]
+    width = max(1, int(postings[1].max()) + 1) if len(postings[1]) else 1
+    found = np.repeat(probers, counts) * width + others
+    found.sort()
+    found = found[np.concatenate(([True], found[1:] != found[:-1]))] if len(found) else found
+    return found // width, found % width
+
+
+def _words(size: int) -> int:
+    """64-bit words of a bit set over this many gram ranks."""
+    return max(1, (size + 63) // 64)
+
+
+def _bit_sets(ranked: list[list[int]], size: int) -> np.ndarray:
+    """Each set as a row of 64-bit words: bit r % 64 of word r // 64 set for each rank r."""
+    words = _words(size)
+    ranks = np.fromiter((rank for r in ranked for rank in r), dtype=np.int64)
+    rows = np.repeat(np.arange(len(ranked), dtype=np.int64), [len(r) for r in ranked])
+    out = np.zeros(len(ranked) * words, dtype=np.uint64)
+    np.bitwise_or.at(out, rows * words + ranks // 64, np.left_shift(np.uint64(1), (ranks % 64).astype(np.uint64)))
+    return out.reshape(len(ranked), words)
+
+
+def _shared_bits(train: np.ndarray, test: np.ndarray, others: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """|A & B| of each (test row, train row) pair of bit sets, BIT_BLOCK words at a time."""
+    out = np.empty(len(rows), dtype=np.int64)
+    step = max(1, BIT_BLOCK // train.shape[1])
+    for first in range(0, len(rows), step):
+        part = slice(first, first + step)
+        out[part] = _popcount(train[others[part]] & test[rows[part]]).sum(axis=1)
+    return out
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits of each 64-bit word (numpy's bitwise_count where it has one, else by bytes)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words).astype(np.int64)
+    return BYTE_BITS[words.view(np.uint8)].reshape(*words.shape, 8).sum(axis=-1)
+
+
+BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
 def _distinct_sets(sets: list[frozenset]) -> tuple[list[frozenset], np.ndarray]:

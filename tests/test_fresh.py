@@ -14,12 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gengap.cli import main
-from gengap.fresh import FRESH, FreshError, config_rule, draw_fresh, write_fresh
+from gengap.fresh import FRESH, FreshError, TrainItems, config_rule, draw_fresh, part_figures, write_fresh
 from gengap.fresh_verify import verify_fresh
 from gengap.generators.markers import bare_input
 from gengap.release import write_release
 from gengap.release_view import ReleaseReadError, read_release
-from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.atoms import record_compounds
+from gengap.splits.base import divergence_report
+from gengap.splits.novelty import annotate, novelty_summary
 from gengap.suite import parse_suite
 from tests.output_helpers import gengap
 from tests.test_graded_mcd import measured
@@ -93,6 +95,19 @@ def test_the_report_matches_its_records(release: Path, view) -> None:
         seen = set().union(*(record_compounds(r) for r in train))
         assert [r["novelty"]["unseen_compounds"] for r in records] == [len(set(record_compounds(r)) - seen) for r in records]
         assert report["release"]["fingerprint"] == f"sha256:{view.fingerprint}"
+
+
+@pytest.mark.parametrize("sides", [(1, 1), (0, 1), (1, 0), (0, 0)])
+def test_part_figures_are_those_of_a_split_report_even_with_an_empty_side(view, sides) -> None:
+    """TrainItems counted once give what divergence_report and annotate give (None and 0 for an empty side)."""
+    train, test = view.part("scan-mcd", "train")[:60 * sides[0]], view.part("scan-mcd", "test")[:30 * sides[1]]
+    figures, novelty = part_figures(TrainItems.of(train, False), test)
+    expected = divergence_report(train, test)
+    for key in ("atom_divergence", "compound_divergence", "unseen_atom_count"):
+        assert figures[key] == pytest.approx(expected[key], abs=1e-6) if expected[key] is not None else figures[key] is None
+    annotated = annotate({"train": train, "test": test})["test"]
+    assert novelty == [r["novelty"] for r in annotated]
+    assert figures["novelty"] == novelty_summary(annotated)
 
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_records(release: Path, view, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gengap.splits import near_duplicates
 from gengap.splits.near_duplicates import edit_neighbors, encode, grams, jaccard_neighbors
 
 
@@ -91,6 +92,19 @@ def test_long_sequences_and_a_larger_vocabulary() -> None:
         similarity, index = jaccard_neighbors(base, test, 3, 0.5, method)
         assert list(zip(similarity.tolist(), index.tolist())) == brute_jaccard(base, test, 3, 0.5)
     assert (distance <= 5).sum() >= 25
+
+
+@pytest.mark.parametrize("bit_words", [0, 1 << 24])
+def test_the_prefix_path_agrees_with_and_without_bit_sets(monkeypatch, bit_words) -> None:
+    """BIT_WORDS 0: the candidates' intersections as Python sets; else as bit sets (over 64 ranks: several words)."""
+    monkeypatch.setattr(near_duplicates, "BIT_WORDS", bit_words)
+    rng = np.random.default_rng(1)
+    for vocabulary in (3, 40, 400):
+        train = [tuple(rng.integers(0, vocabulary, size=rng.integers(1, 12)).tolist()) for _ in range(80)]
+        test = [tuple(rng.integers(0, vocabulary, size=rng.integers(1, 12)).tolist()) for _ in range(40)] + train[:10]
+        for n, t in ((1, 0.5), (2, 0.3), (3, 0.8)):
+            similarity, index = jaccard_neighbors(train, test, n, t, "prefix")
+            assert list(zip(similarity.tolist(), index.tolist())) == brute_jaccard(train, test, n, t)
 
 
 def test_by_hand() -> None:
