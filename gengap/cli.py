@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, fresh, export, train, eval, report, sweep."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, fresh, audit, export, train, eval, report, sweep."""
 
 from __future__ import annotations
 
