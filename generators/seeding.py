@@ -41,6 +41,10 @@ stream         seeds                                         derivation
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
                (gengap.generators.cues: agree or not, which answer)
+``fresh``      fresh test part d of a release config         seed63(config seed, "fresh", d); round r of the candidates
+               (gengap.fresh): its seed, its candidates,      of test setting i: seed63(fresh seed, "fresh", i, r); its
+               its choices (records of an enumeration,        choices: SeedSequence(fresh seed, spawn_key=key("fresh"))
+               the MCD search)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -51,7 +55,8 @@ so examples, splits, releases and baseline runs regenerate byte for byte; ``subs
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
-noise (gengap.baselines.label_noise) and ``cue`` with shortcut cues (gengap.generators.cues). Tests pin one
+noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues) and ``fresh``
+with fresh test parts (gengap.fresh). Tests pin one
 value of every
 stream (tests/test_seeding.py).
 """
@@ -168,6 +173,24 @@ def cue_rng(seed: int, part: str) -> np.random.Generator:
     """Stream ``cue``: whether each record of `part` (train, validation, test) of a split with
     shortcut cues gets an agreeing cue, and which other answer it names otherwise."""
     return stream(seed, labels_key("cue", part))
+
+
+def fresh_seed(config_seed: int, draw: int) -> int:
+    """Stream ``fresh``: the seed of fresh test part `draw` of a release config (gengap.fresh), from
+    the config's seed (its labels differ from every stream the release itself draws from)."""
+    return labels_seed(config_seed, "fresh", draw)
+
+
+def fresh_round_seed(seed: int, setting: int, round_: int) -> int:
+    """Stream ``fresh``: the seed of round `round_` of the candidates a fresh draw of seed `seed`
+    generates from test setting `setting` (the block stream of that seed then draws them)."""
+    return labels_seed(seed, "fresh", setting, round_)
+
+
+def fresh_rng(seed: int) -> np.random.Generator:
+    """Stream ``fresh``: the choices of a fresh draw of seed `seed` beyond its candidates (which
+    records of an enumerated pool it keeps; the start and moves of its MCD search)."""
+    return stream(seed, labels_key("fresh"))
 
 
 def support_rng(seed: int) -> np.random.Generator:

@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, export, train, eval, report, sweep."""
+"""The `gengap` command line: list, generate, check, split, divergence, release, verify, fresh, audit, export, train, eval, report, sweep."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from gengap.limits import (
 )
 from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
 from gengap.ownership import EXPORT, SPLIT
+from gengap.author_commands import add_commands as add_author_commands, verify_fresh_part
 from gengap.baselines.cli import add_commands as add_baseline_commands
 from gengap.baselines.errors import BaselineError
 from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
@@ -537,6 +538,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         expect = parse_fingerprint(args.expect_fingerprint)
         if expect is None:
             raise UsageError(f"--expect-fingerprint {args.expect_fingerprint[:80]!r} is not sha256:<64 hex digits>")
+    fresh = os.path.lexists(Path(args.dir) / "fresh.json")
+    if fresh != (args.release is not None):
+        raise UsageError(f"{args.dir} is a fresh test part: give --release RELEASE, the release it was drawn from" if fresh
+                         else f"--release is for a fresh test part (a directory holding fresh.json); {args.dir} holds none")
+    if fresh:
+        return verify_fresh_part(args, expect)
     if args.regenerate:
         try:
             limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
@@ -712,7 +719,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-records", type=int, metavar="N", help=f"--regenerate: most records per config (as for release; env {ENVIRONMENT_VARIABLE})")
     p.add_argument("--max-total-records", type=int, metavar="N", help=f"--regenerate: most records of all configs together (env {TOTAL_ENVIRONMENT_VARIABLE})")
+    p.add_argument("--release", metavar="RELEASE",
+                   help="DIR is a fresh test part (gengap fresh): check it against this release; --regenerate then redraws it")
     p.set_defaults(func=cmd_verify)
+
+    add_author_commands(commands)
     return parser
 
 

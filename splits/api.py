@@ -66,7 +66,7 @@ def generate_records(task: str, params: Params, n: int, seed: int) -> list[Recor
     return records
 
 
-def _counts(n: int, settings: Sequence[Params]) -> list[int]:
+def even_counts(n: int, settings: Sequence[Params]) -> list[int]:
     """n spread evenly over settings (remainders to the first ones)."""
     return [n // len(settings) + (1 if index < n % len(settings) else 0) for index in range(len(settings))]
 
@@ -74,7 +74,7 @@ def _counts(n: int, settings: Sequence[Params]) -> list[int]:
 def _side(task: str, settings: Sequence[Params], n: int, seed: int, side: str) -> list[list[Record]]:
     """n records spread evenly over parameter settings, each setting's from its own seed; one list per setting."""
     return [generate_records(task, params, count, side_seed(seed, side, index)) if count else []
-            for index, (params, count) in enumerate(zip(settings, _counts(n, settings)))]
+            for index, (params, count) in enumerate(zip(settings, even_counts(n, settings)))]
 
 
 def space_warnings(task: str, settings: Sequence[Params], n: int, side: str) -> list[str]:
@@ -162,16 +162,22 @@ def sample_length_split(
             raise SplitError(f"train range {tuple(train_range)} and test range {tuple(test_range)} overlap")
     check_disjoint(train_ranges, test_ranges)
     spec = get_task(task)
-    try:
-        train = [spec.with_size(*r).replace(**dict(base or {})) for r in train_ranges]
-        test = [spec.with_size(*r).replace(**dict(base or {})) for r in test_ranges]
-    except ParamError as err:
-        raise SplitError(f"{task}: {err}") from None
+    train, test = size_settings(task, train_ranges, base), size_settings(task, test_ranges, base)
     union = is_union(train_ranges, test_ranges)
     written = (as_lists if union else lambda ranges: list(ranges[0]))
     options = {"by": "size", "size_knob": spec.size_knob, "train_range": written(train_ranges), "test_range": written(test_ranges)}
     notes = {"regimes": regimes(train_ranges, test_ranges)} if union else None
     return sample_split(task, train, test, sizes, seed, "length", options, notes)
+
+
+def size_settings(task: str, ranges: Sequence[Sequence[int]], base: Mapping[str, Any] | None = None) -> list[Params]:
+    """The parameter settings of a sampled length side: one per size-knob range, base overriding
+    the other parameters; SplitError naming the task when a setting is invalid."""
+    spec = get_task(task)
+    try:
+        return [spec.with_size(*r).replace(**dict(base or {})) for r in ranges]
+    except ParamError as err:
+        raise SplitError(f"{task}: {err}") from None
 
 
 def sample_level_split(

@@ -33,7 +33,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -107,6 +107,14 @@ class Strategy(ABC):
     @abstractmethod
     def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
         """Assign pool records to the train and test sides."""
+
+    def test_rule(self, options: SplitOptions) -> Callable[[Record], bool] | None:
+        """The test side as a rule on one record, when the strategy has one: the records of the
+        pool's distribution that it accepts are distributed as the test side (a length split's
+        test range, a held-out atom; for iid, every record). None when a record's side depends on
+        the rest of the pool (MCD's search, facts, rule and task holdouts). A fresh test part
+        (gengap.fresh) keeps exactly the fresh records this rule accepts."""
+        return None
 
 
 def input_groups(records: Sequence[Record]) -> dict[str, list[int]]:

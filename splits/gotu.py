@@ -13,7 +13,7 @@ strategy applies to tasks whose records expose coordinates, and to no other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -98,14 +98,26 @@ class Gotu(Strategy):
     options_type = GotuOptions
 
     def partition(self, records: Sequence[Record], options: GotuOptions, rng: np.random.Generator) -> Partition:
-        frozen = options.freeze()
-        if not frozen:
-            raise SplitError("gotu needs option frozen (coordinates frozen on the train side)")
-        coordinates, wanted = list(frozen), list(frozen.values())
+        frozen = _frozen(options)
+        unseen = self.test_rule(options)
         train, test = [], []
         for record in records:
-            (train if coordinate_values(record, coordinates) == wanted else test).append(record)
+            (test if unseen(record) else train).append(record)
         if not train:
             raise SplitError(f"no record has every frozen coordinate at its value ({options.frozen}): the train side is empty")
         notes = {"frozen": {str(i): v for i, v in frozen.items()}, "coordinates": "input token i is coordinate i"}
         return Partition(train, test, notes=notes)
+
+    def test_rule(self, options: GotuOptions) -> Callable[[Record], bool]:
+        """Whether a record lies in the unseen region: some frozen coordinate differs from its value."""
+        frozen = _frozen(options)
+        coordinates, wanted = list(frozen), list(frozen.values())
+        return lambda record: coordinate_values(record, coordinates) != wanted
+
+
+def _frozen(options: GotuOptions) -> dict[int, int]:
+    """The frozen coordinates of the options; SplitError when there are none."""
+    frozen = options.freeze()
+    if not frozen:
+        raise SplitError("gotu needs option frozen (coordinates frozen on the train side)")
+    return frozen

@@ -35,6 +35,10 @@ independent chains at T = TEMPERATURE / test size for SCREEN_SHARE of its steps 
 a search with a target runs one greedy chain. On SCAN seeds 5-12 this ends at D_C
 0.767-0.803; the benchmark seeds 0-4 reach 0.765-0.790 (README).
 
+:func:`search_test` runs the same search with the train side held fixed (a fresh test part
+chosen against a released train part, gengap.fresh): one greedy chain whose moves exchange
+examples between test and the unused candidates only.
+
 Each move is evaluated exactly in time proportional to the number of atoms and compounds of
 the examples it moves: with unnormalized counts c (train) and d (test) and totals P, Q,
 C_a = sum_k c_k^a d_k^(1-a) / (P^a Q^(1-a)), so only the touched terms of the sum and the
@@ -479,6 +483,47 @@ def search(
     return chain.result(time.perf_counter() - start, sum(c.steps for c in chains), best)
 
 
+def search_test(
+    train_atoms: Iterable[Mapping[str, float]],
+    train_compounds: Iterable[Mapping[str, float]],
+    atoms: Iterable[Mapping[str, float]],
+    compounds: Iterable[Mapping[str, float]],
+    test_size: int,
+    atom_bound: float,
+    rng: np.random.Generator,
+    steps: int = DEFAULT_STEPS,
+    target: float | None = None,
+    tolerance: float = TARGET_TOLERANCE,
+) -> SearchResult:
+    """The MCD search with the train side held fixed: choose test_size of the candidates (atoms,
+    compounds) against the given train records (train_atoms, train_compounds), by moves between
+    test and the unused candidates only, under the same objective and rejections as
+    :func:`search`. One chain at temperature 0, from a random choice of the candidates: with
+    target it stops within tolerance / 2 of it, else it maximizes D_C. The result's assignment
+    covers the train records first, then the candidates."""
+    start = time.perf_counter()
+    train_atom_rows = list(train_atoms)
+    atom_rows = _SparseRows([*train_atom_rows, *atoms])
+    compound_rows = _SparseRows([*train_compounds, *compounds])
+    fixed, n = len(train_atom_rows), len(atom_rows)
+    if len(compound_rows) != n:
+        raise SplitError(f"MCD: {n} atom rows but {len(compound_rows)} compound rows")
+    if fixed < 1 or test_size < 1:
+        raise SplitError("MCD needs at least one train record and test_size >= 1")
+    if fixed + test_size > n:
+        raise SplitError(f"test_size {test_size} exceeds the {n - fixed} candidates")
+    try:
+        screens = (SwapScreen(atom_rows, ATOM_ALPHA), SwapScreen(compound_rows, COMPOUND_ALPHA))
+    except ValueError as error:
+        raise SplitError(f"MCD: {error}") from None
+    assignment = np.full(n, UNUSED, dtype=np.int8)
+    assignment[:fixed] = TRAIN
+    assignment[fixed + rng.permutation(n - fixed)[:test_size]] = TEST
+    chain = _Chain(atom_rows, compound_rows, screens, fixed, test_size, atom_bound, rng, target, tolerance, start=assignment)
+    chain.run(steps)
+    return chain.result(time.perf_counter() - start, chain.steps)
+
+
 class _Chain:
     """One local-search chain: an assignment of the pool to unused / train / test, the running
     sums of both sides, and the objective; :meth:`run` proposes moves in batches.
@@ -502,15 +547,21 @@ class _Chain:
         target: float | None,
         tolerance: float,
         temperature: float = 0.0,
+        start: np.ndarray | None = None,
     ) -> None:
+        """start: the initial assignment, whose train part the chain then never changes (only
+        test/unused moves); None: a random split of train_size / test_size, all moves."""
         n = len(atom_rows)
         self.rng, self.target, self.tolerance, self.atom_bound = rng, target, tolerance, atom_bound
         self.temperature = temperature
         self.atom_screen, self.compound_screen = screens
-        assignment = np.zeros(n, dtype=np.int8)
-        order = rng.permutation(n)
-        assignment[order[:train_size]] = TRAIN
-        assignment[order[train_size : train_size + test_size]] = TEST
+        if start is None:
+            assignment = np.zeros(n, dtype=np.int8)
+            order = rng.permutation(n)
+            assignment[order[:train_size]] = TRAIN
+            assignment[order[train_size : train_size + test_size]] = TEST
+        else:
+            assignment = start.astype(np.int8, copy=True)
         self.assignment = assignment
         self.atom_side = _Side(atom_rows, ATOM_ALPHA, assignment)
         self.compound_side = _Side(compound_rows, COMPOUND_ALPHA, assignment)
@@ -520,7 +571,10 @@ class _Chain:
             self.position[items] = np.arange(len(items))
         self.unseen = self.atom_side.unseen_test_items()
         self.score = self.objective(self.compound_side.current(), self.atom_side.current(), self.unseen)
-        self.kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if len(self.members[UNUSED]) else [(TRAIN, TEST)]
+        if start is not None:
+            self.kinds = [(TEST, UNUSED)] if len(self.members[UNUSED]) else []
+        else:
+            self.kinds = [(TEST, UNUSED), (TRAIN, UNUSED), (TRAIN, TEST)] if len(self.members[UNUSED]) else [(TRAIN, TEST)]
         # with a target below a random split's D_C the search aims lower
         self.lower = target is not None and self.compound_side.current() > target
         self.refresh_accepted = max(REFRESH_ACCEPTED, test_size // 4)
@@ -556,7 +610,7 @@ class _Chain:
         self.compound_side.unpark()
         end = self.steps + steps
         report = _step_reporter.get()
-        while self.steps < end and not self.reached():
+        while self.kinds and self.steps < end and not self.reached():
             since = self.steps - self.last_refresh[0]
             if since >= REFRESH_STEPS or (since >= REFRESH_GAP and self.accepted - self.last_refresh[1] >= self.refresh_accepted):
                 self.guided = _guided_candidates(self.compound_side, self.assignment, self.kinds, self.lower)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -70,6 +70,10 @@ class Iid(Strategy):
             [r for i, r in enumerate(records) if i in test_index],
         )
 
+    def test_rule(self, options: IidOptions) -> Callable[[Record], bool]:
+        """Every record: the test side is a uniform share of the pool, so it has the pool's distribution."""
+        return lambda record: True
+
 
 # -- thresholds on a measured feature --------------------------------------------------
 
@@ -80,9 +84,7 @@ def _by_ranges(records: Sequence[Record], feature: str, train: Ranges, test: Ran
     test range (gengap.splits.ranges) when a side is a union; unbounded ends as None)."""
     train_side, test_side, unused = [], [], 0
     for record in records:
-        value = record["difficulty"].get(feature)
-        if value is None:
-            raise SplitError(f"record {record['id']} has no difficulty feature {feature!r}")
+        value = _feature(record, feature)
         if contains(train, value):
             train_side.append(record)
         elif contains(test, value):
@@ -96,6 +98,19 @@ def _by_ranges(records: Sequence[Record], feature: str, train: Ranges, test: Ran
     else:
         notes = {"feature": feature, "train_range": bound(train[0]), "test_range": bound(test[0])}
     return Partition(train_side, test_side, unused=unused, notes=notes)
+
+
+def _feature(record: Record, feature: str) -> int:
+    """The record's value of a difficulty feature; SplitError when it has none."""
+    value = record["difficulty"].get(feature)
+    if value is None:
+        raise SplitError(f"record {record['id']} has no difficulty feature {feature!r}")
+    return value
+
+
+def _in_ranges(feature: str, ranges: Ranges) -> Callable[[Record], bool]:
+    """The rule "the record's feature lies in one of ranges"."""
+    return lambda record: contains(ranges, _feature(record, feature))
 
 
 def _unset(options: SplitOptions, name: str) -> bool:
@@ -154,13 +169,21 @@ class Length(Strategy):
     options_type = LengthOptions
 
     def partition(self, records: Sequence[Record], options: LengthOptions, rng: np.random.Generator) -> Partition:
+        return _by_ranges(records, options.by, *self.sides(options))
+
+    def test_rule(self, options: LengthOptions) -> Callable[[Record], bool]:
+        return _in_ranges(options.by, self.sides(options)[1])
+
+    @staticmethod
+    def sides(options: LengthOptions) -> tuple[Ranges, Ranges]:
+        """The train and test ranges of the options; SplitError when they are incomplete or overlap."""
         if options.train_max < 0 and not options.train_ranges:
             raise SplitError("length split needs option train_max (or train_ranges)")
         if options.train_ranges or options.test_ranges:
-            return _by_ranges(records, options.by, *_range_sides(options))
+            return _range_sides(options)
         test_min = options.test_min if options.test_min >= 0 else options.train_max + 1
         _check_ranges(options.train_min, options.train_max, test_min, options.test_max)
-        return _by_ranges(records, options.by, ((options.train_min, options.train_max),), ((test_min, options.test_max),))
+        return ((options.train_min, options.train_max),), ((test_min, options.test_max),)
 
 
 @dataclass(frozen=True)
@@ -179,6 +202,14 @@ class Difficulty(Strategy):
     options_type = DifficultyOptions
 
     def partition(self, records: Sequence[Record], options: DifficultyOptions, rng: np.random.Generator) -> Partition:
+        return _by_ranges(records, options.feature, *self.sides(options))
+
+    def test_rule(self, options: DifficultyOptions) -> Callable[[Record], bool]:
+        return _in_ranges(options.feature, self.sides(options)[1])
+
+    @staticmethod
+    def sides(options: DifficultyOptions) -> tuple[Ranges, Ranges]:
+        """The train and test ranges of the options; SplitError when they are incomplete or overlap."""
         if options.level_max:
             raise SplitError(
                 "level_max splits generate each side from its levels: use a suite entry with level_max "
@@ -187,10 +218,10 @@ class Difficulty(Strategy):
         if options.train_max == -INFINITE and not options.train_ranges:
             raise SplitError("difficulty split needs option train_max or train_ranges (or level_max with a generated task)")
         if options.train_ranges or options.test_ranges:
-            return _by_ranges(records, options.feature, *_range_sides(options))
+            return _range_sides(options)
         test_min = options.test_min if options.test_min != -INFINITE else options.train_max + 1
         _check_ranges(options.train_min, options.train_max, test_min, options.test_max)
-        return _by_ranges(records, options.feature, ((options.train_min, options.train_max),), ((test_min, options.test_max),))
+        return ((options.train_min, options.train_max),), ((test_min, options.test_max),)
 
 
 # -- holdout ---------------------------------------------------------------------------
@@ -222,7 +253,8 @@ class Holdout(Strategy):
     description = "hold out atoms, combinations of atoms or templates (several at once with |); optionally keep the bare primitives in train"
     options_type = HoldoutOptions
 
-    def partition(self, records: Sequence[Record], options: HoldoutOptions, rng: np.random.Generator) -> Partition:
+    def test_rule(self, options: HoldoutOptions) -> Callable[[Record], bool]:
+        """Whether a record matches an alternative of the held-out atoms or templates."""
         if bool(options.atom) == bool(options.template):
             raise SplitError("holdout needs exactly one of the options atom and template")
         if options.atom:
@@ -232,13 +264,17 @@ class Holdout(Strategy):
                 atoms = record_atoms(record)
                 return any(all(atoms.get(a, 0) > 0 for a in group) for group in groups)
 
-        else:
-            templates = _alternatives(options.template)
+            return held
+        templates = _alternatives(options.template)
 
-            def held(record: Record) -> bool:
-                compounds = record_compounds(record, options.abstract_lexical)
-                return any(compounds.get(t, 0) > 0 for t in templates)
+        def held_template(record: Record) -> bool:
+            compounds = record_compounds(record, options.abstract_lexical)
+            return any(compounds.get(t, 0) > 0 for t in templates)
 
+        return held_template
+
+    def partition(self, records: Sequence[Record], options: HoldoutOptions, rng: np.random.Generator) -> Partition:
+        held = self.test_rule(options)
         train, test = [], []
         for record in records:
             (test if held(record) else train).append(record)
@@ -309,6 +345,23 @@ class Category(Strategy):
             "warnings": [f"category {name}: {counts[name]} test records in the pool" for name in short],
         }
         return Partition(train, test, pinned=pinned, unused=unused, notes=notes)
+
+    def test_rule(self, options: CategoryOptions) -> Callable[[Record], bool] | None:
+        """Whether a record is of the held-out category (of any, for ``all``); None with
+        ``per_category``, whose cap keeps the first records of each category in pool order."""
+        if options.per_category:
+            return None
+
+        def held(record: Record) -> bool:
+            task = get_task(record["task"])
+            names = task.categories()
+            if not names:
+                raise SplitError(f"category splits need a task that defines categories (cogs), got {task.name}")
+            if options.category != "all" and options.category not in names:
+                raise SplitError(f"unknown category {options.category!r} of task {task.name}; known: all, {', '.join(names)}")
+            return task.category(record) in (names if options.category == "all" else (options.category,))
+
+        return held
 
 
 def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:

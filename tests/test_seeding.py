@@ -21,6 +21,9 @@ from gengap.generators.seeding import (
     estimate_rng,
     exposure_rng,
     evaluation_rng,
+    fresh_rng,
+    fresh_round_seed,
+    fresh_seed,
     init_seed_of,
     labels_key,
     labels_seed,
@@ -52,6 +55,7 @@ RAW = {
     "alphabet": (lambda: alphabet_rng("letter_analogy", 1), [13265736068948306774, 4474129699305061389]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
+    "fresh": (lambda: fresh_rng(3), [17327491203985367714, 7724983903151345781]),
 }
 
 
@@ -69,6 +73,23 @@ def test_integer_seeds_are_pinned() -> None:
     assert component_seed(11, "parity_check", 1) == 8430144797217658949
     assert init_seed_of(2) == 6692606887555221245
     assert data_seed_of(2) == 6810602600827606827
+    assert fresh_seed(83274510058008343, 0) == 2453255455785097087  # draw 0 of scan-mcd
+    assert fresh_round_seed(11, 1, 2) == 8039988318697573584
+
+
+def test_fresh_seeds_by_hand_and_never_the_releases() -> None:
+    """seed63(config seed, "fresh", draw), written out with hashlib; a fresh seed is none of the
+    seeds the release drew its config from (the config's, its sides', its validation rounds')."""
+    import hashlib
+
+    for config, draw in ((83274510058008343, 0), (7, 12), (0, 1)):
+        expected = int.from_bytes(hashlib.sha256(f"{config}\nfresh\n{draw}".encode()).digest()[:8], "little") >> 1
+        assert fresh_seed(config, draw) == expected
+        used = {config} | {side_seed(config, side, i) for side in ("train", "test") for i in range(4)}
+        used |= {validation_seed(config, i, r) for i in range(4) for r in range(4)}
+        assert fresh_seed(config, draw) not in used
+    assert fresh_seed(5, 0) != fresh_seed(5, 1) != fresh_seed(6, 1)
+    assert fresh_round_seed(5, 0, 1) != fresh_round_seed(5, 1, 0)
 
 
 @pytest.mark.smoke

@@ -1,0 +1,144 @@
+"""The near-duplicate audit of a release or a split directory (``gengap audit``).
+
+Exact overlap (a test input that train holds) is 0 in every split gengap makes; this counts the
+test records that are *near* a train record, per config: within token edit distance k of some
+train input, or with n-gram Jaccard similarity >= t (gengap.splits.near_duplicates, exact), with
+examples. Inputs are compared as their task reads them (no shortcut cue, no task marker), and
+only within one task (a multi-task config's tasks each against their own train records). The
+train side is the train part; validation is not compared.
+
+A release is read through its manifest (each data file checked against it: the report names the
+release's fingerprint); a split directory is any directory with ``train.jsonl`` and
+``test.jsonl`` whose lines are JSON objects with an ``input`` string: gengap's records, or plain
+records of your own (``task`` optional). The report's bytes depend only on the data and the
+options.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from gengap.generators.batch import Record
+from gengap.generators.markers import bare_input
+from gengap.release_view import ReleaseReadError, input_records, read_manifest, read_part
+from gengap.splits.near_duplicates import NearOptions, edit_neighbors, encode, jaccard_neighbors
+from gengap.splits.precision import rounded
+
+FORMAT = "gengap-near-duplicates/1"
+SPLIT_PARTS = ("train", "test")
+
+
+class AuditError(ValueError):
+    """A directory cannot be audited (one line: why)."""
+
+
+def audit_directory(path: str | Path, options: NearOptions, configs: Sequence[str] = ()) -> dict[str, Any]:
+    """The audit report of a release (manifest.json) or a split directory (train.jsonl and
+    test.jsonl); configs: the release configs to audit (default all)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise AuditError(f"{root} is not a directory")
+    if os.path.lexists(root / "manifest.json"):
+        try:
+            manifest = read_manifest(root)
+            names = [str(c["name"]) for c in manifest["configs"]]
+            unknown = [name for name in configs if name not in names]
+            if unknown:
+                raise AuditError(f"{root} has no config {unknown[0]!r}; it has: {', '.join(names)}")
+            rows = [audit_config(name, read_part(root, manifest, name, "train"), read_part(root, manifest, name, "test"), options)
+                    for name in (list(configs) or names)]
+        except ReleaseReadError as err:
+            raise AuditError(str(err)) from None
+        source = {"kind": "release", "path": str(root), "name": manifest.get("name"), "fingerprint": f"sha256:{manifest['fingerprint']}"}
+    else:
+        if configs:
+            raise AuditError(f"--config names a config of a release; {root} is a split directory (no manifest.json)")
+        parts = {part: _split_part(root, part) for part in SPLIT_PARTS}
+        rows = [audit_config(root.name or str(root), parts["train"], parts["test"], options)]
+        source = {"kind": "split directory", "path": str(root)}
+    total_test = sum(row["test"] for row in rows)
+    total_near = sum(row["near"] for row in rows)
+    return rounded({
+        "format": FORMAT,
+        "source": source,
+        "options": options.to_dict(),
+        "configs": rows,
+        "total": {"test": total_test, "near": total_near, "near_share": total_near / total_test if total_test else 0.0},
+    })
+
+
+def _split_part(root: Path, part: str) -> list[Record]:
+    """The records of train.jsonl or test.jsonl of a split directory (objects with an input string)."""
+    path = root / f"{part}.jsonl"
+    if not path.is_file() or path.is_symlink():
+        raise AuditError(f"{root} is neither a release (manifest.json) nor a split directory: it has no regular file {part}.jsonl")
+    return input_records(str(path), error=AuditError)
+
+
+def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], options: NearOptions) -> dict[str, Any]:
+    """One config's row: test and train records, exact, within-edit, within-Jaccard and near
+    counts (near: either), and the first ``options.examples`` near test records."""
+    k, t = options.edit_distance, options.jaccard
+    distance = np.full(len(test), k + 1, dtype=np.int64)
+    similarity = np.zeros(len(test))
+    by_edit = np.full(len(test), -1, dtype=np.int64)
+    by_jaccard = np.full(len(test), -1, dtype=np.int64)
+    for task in sorted({str(r.get("task", "")) for r in test}):
+        test_rows = np.array([i for i, r in enumerate(test) if str(r.get("task", "")) == task], dtype=np.int64)
+        train_rows = np.array([i for i, r in enumerate(train) if str(r.get("task", "")) == task], dtype=np.int64)
+        vocabulary: dict[str, int] = {}
+        train_tokens = encode((bare_input(train[i]["input"]) for i in train_rows.tolist()), vocabulary)
+        test_tokens = encode((bare_input(test[i]["input"]) for i in test_rows.tolist()), vocabulary)
+        found, who = edit_neighbors(train_tokens, test_tokens, k)
+        distance[test_rows], by_edit[test_rows] = found, np.where(who >= 0, train_rows[who], -1) if len(train_rows) else -1
+        found, who = jaccard_neighbors(train_tokens, test_tokens, options.ngram, t)
+        similarity[test_rows], by_jaccard[test_rows] = found, np.where(who >= 0, train_rows[who], -1) if len(train_rows) else -1
+    within_edit, within_jaccard = distance <= k, by_jaccard >= 0
+    near = within_edit | within_jaccard
+    examples = []
+    for i in np.flatnonzero(near)[: options.examples].tolist():
+        other = int(by_edit[i]) if within_edit[i] else int(by_jaccard[i])
+        examples.append({
+            "test_line": i + 1,
+            "test": test[i]["input"],
+            "train_line": other + 1,
+            "train": train[other]["input"],
+            "edit_distance": int(distance[i]) if within_edit[i] else None,
+            "jaccard": float(similarity[i]) if within_jaccard[i] else None,
+        })
+    return {
+        "config": name,
+        "train": len(train),
+        "test": len(test),
+        "exact": int((distance == 0).sum()),
+        "within_edit_distance": int(within_edit.sum()),
+        "within_jaccard": int(within_jaccard.sum()),
+        "near": int(near.sum()),
+        "near_share": float(near.mean()) if len(test) else 0.0,
+        "examples": examples,
+    }
+
+
+def table(report: dict[str, Any]) -> list[str]:
+    """The report as text lines: one row per config, then its examples."""
+    options = report["options"]
+    k, t, n = options["edit_distance"], options["jaccard"], options["ngram"]
+    width = max([len("config"), *(len(row["config"]) for row in report["configs"])])
+    head = f"{'config':<{width}}  {'train':>8}  {'test':>7}  {'exact':>6}  {f'edit<={k}':>8}  {f'{n}-gram J>={t:g}':>13}  near (share)"
+    lines = [head]
+    for row in report["configs"]:
+        lines.append(
+            f"{row['config']:<{width}}  {row['train']:>8,}  {row['test']:>7,}  {row['exact']:>6,}  {row['within_edit_distance']:>8,}  "
+            f"{row['within_jaccard']:>13,}  {row['near']:,} ({row['near_share']:.3f})"
+        )
+    for row in report["configs"]:
+        for example in row["examples"]:
+            measure = [f"edit distance {example['edit_distance']}" if example["edit_distance"] is not None else "",
+                       f"Jaccard {example['jaccard']:.3f}" if example["jaccard"] is not None else ""]
+            lines.append(f"  {row['config']} test line {example['test_line']}: {example['test'][:60]!r} ~ train line "
+                         f"{example['train_line']}: {example['train'][:60]!r} ({', '.join(m for m in measure if m)})")
+    return lines
