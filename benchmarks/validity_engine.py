@@ -367,6 +367,11 @@ def context(command: str, start: float, results: Mapping[str, Mapping[str, Any]]
     }
 
 
+def run_cpu_minutes(results: Mapping[str, Mapping[str, Any]], names: Iterable[str]) -> float:
+    """CPU minutes of the named runs, each counted once (claims of an axis share runs)."""
+    return sum(float(results[name].get("cpu_seconds") or 0.0) for name in set(names)) / 60
+
+
 def run_protocol(claims: Sequence[Claim], runs_dir: Path, workers: int, command: str, device: str = "cpu") -> dict[str, Any]:
     """Plan, run and judge the claims; the JSON document of their results."""
     start = time.perf_counter()
@@ -375,7 +380,9 @@ def run_protocol(claims: Sequence[Claim], runs_dir: Path, workers: int, command:
     judged = [judge(claim, figures_of(claim, runs, results)) for claim in claims]
     axes = list(dict.fromkeys(c.axis for c in claims))
     ctx = context(command, start, results, axes)
-    ctx["cpu_minutes"] = {axis: sum(j["cpu_minutes"] for j in judged if j["axis"] == axis) for axis in axes}
+    ctx["cpu_minutes"] = {axis: run_cpu_minutes(results, {run.name for (key, _, _), run in runs.items() if key in keys})
+                          for axis in axes for keys in [{c.key for c in claims if c.axis == axis}]}
+    ctx["cpu_minutes_all"] = run_cpu_minutes(results, set(results))
     return {"edition": EDITION, "claims": judged, "context": {axis: ctx for axis in axes}}
 
 

@@ -259,3 +259,14 @@ def test_one_axis_runs_end_to_end_and_merges_into_the_document(tmp_path: Path) -
     again = json.loads((tmp_path / "validity.json").read_text())
     assert again["claims"][0]["arms"] == first["claims"][0]["arms"]
     assert again["context"]["facts"]["reused"] == 1
+    ctx = both["context"]["interpolation"]  # two claims of one axis share no run here; shortcuts' two claims share theirs
+    assert ctx["cpu_minutes"]["interpolation"] == pytest.approx(ctx["cpu_minutes_all"]) and ctx["cpu_minutes_all"] > 0
+
+
+def test_an_axis_counts_the_cpu_of_a_shared_run_once() -> None:
+    results = {"a": {"cpu_seconds": 60.0}, "b": {"cpu_seconds": 120.0}}
+    assert engine.run_cpu_minutes(results, ["a", "a", "b"]) == pytest.approx(3.0)
+    claims = shortcuts.claims(True)
+    runs = engine.plan(claims)
+    names = {run.name for run in runs.values()}
+    assert len(claims) == 2 and len(names) < sum(len(arm.seeds) for c in claims for arm in c.arms)  # the claims share runs
