@@ -32,6 +32,7 @@ from gengap.generators.seeding import (
     support_rng,
     world_rng,
     alphabet_rng,
+    binding_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,6 +53,7 @@ RAW = {
     "alphabet": (lambda: alphabet_rng("letter_analogy", 1), [13265736068948306774, 4474129699305061389]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
+    "binding": (lambda: binding_rng("cfq_like", "Who directed M0 ?"), [10937258924664223537, 14365554015025531375]),
 }
 
 
@@ -94,6 +96,7 @@ def test_streams_are_distinct() -> None:
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)
+    assert draw(binding_rng("cfq_like", "Who directed M0 ?")) != draw(binding_rng("cfq_like", "Who edited M0 ?"))
 
 
 def test_seeds_do_not_depend_on_the_hash_seed() -> None:
