@@ -37,6 +37,7 @@ TASK_MODULES: dict[str, str] = {  # built-in task name -> its module in gengap.g
     "binary_multiplication": "context_sensitive",
     "boolean_function": "boolean",
     "bucket_sort": "context_sensitive",
+    "cfq_like": "cfq_like",
     "cogs": "cogs",
     "cogs_like": "cogs_like",
     "compute_sqrt": "context_sensitive",

@@ -33,8 +33,11 @@ stream         seeds                                         derivation
                record stream that mixes levels
 ``mixture``    the component of each position in block b of  SeedSequence(seed, spawn_key=(*key("mixture"), b))
                a multi-task mixture stream
-``world``      the relations and attributes of a facts       SeedSequence(world seed, spawn_key=key("world", sizes))
-               world (gengap.generators.worlds), from its knobs
+``world``      the relations and attributes of a seeded      SeedSequence(world seed, spawn_key=key("world", sizes))
+               world (gengap.generators.worlds: a facts world,
+               a knowledge base), from its knobs
+``binding``    the entities an execution check binds a       SeedSequence(0, spawn_key=key("binding", task, question))
+               question's placeholders to (cfq_like)
 ``alphabet``   the order of permuted alphabet i of a task    SeedSequence(seed63(task, "alphabet", i))
                (letter_analogy's counterfactual alphabets)
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
@@ -53,7 +56,7 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
-boolean_function, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
+boolean_function, ``binding`` with cfq_like's execution check, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
 noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues) and ``fresh``
 with fresh test parts (gengap.fresh). Tests pin one
@@ -206,10 +209,17 @@ def alphabet_rng(task: str, index: int) -> np.random.Generator:
 
 
 def world_rng(world_seed: int, sizes: str) -> np.random.Generator:
-    """Stream ``world``: the relations and attributes of a facts world (gengap.generators.worlds), a
-    function of its seed knob and its sizes (canonical text) only, so every task and split of
-    one world setting queries the same facts."""
+    """Stream ``world``: the facts of a seeded world (gengap.generators.worlds), a function of its
+    seed knob and its sizes (canonical text, which names the kind of world too) only, so every
+    task and split of one world setting queries the same facts."""
     return stream(world_seed, labels_key("world", sizes))
+
+
+def binding_rng(task: str, question: str) -> np.random.Generator:
+    """Stream ``binding``: the search order and the random entities with which an execution check
+    binds a question's placeholders (gengap.generators.tasks.cfq_like), a function of the question
+    alone, so every check of one question on one world binds it alike."""
+    return stream(0, labels_key("binding", task, question))
 
 
 def estimate_rng() -> np.random.Generator:

@@ -30,7 +30,7 @@ META_TASKS = {
     "letter_analogy": ("max_depth",),
     "grid_program": ("max_depth",),
 }
-COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs", "fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare",
+COMPOSITIONAL = ("scan", "pcfg_set", "cogs_like", "cogs", "cfq_like", "fact_lookup", "fact_reverse", "fact_two_hop", "fact_compare",
                  "string_rewrite", "regex_match")
 
 

@@ -230,6 +230,16 @@ def wrong_answers(record: dict, rng: random.Random) -> list[list[str]]:
     return [c for c in candidates if c and c[-1] not in dropped and not task.check(record, " ".join(c))]
 
 
+def _balanced(tokens: list[str]) -> bool:
+    """Whether the braces of an answer balance (only then can \\boxed{...} hold it whole)."""
+    depth = 0
+    for token in tokens:
+        depth += token.count("{") - token.count("}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 @pytest.mark.parametrize("task", TASKS)
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
@@ -245,6 +255,8 @@ def test_right_answers_score_1_and_wrong_ones_0_in_every_wrapping(task: str, see
             assert score_output(record, output).correct, (wrapping.name, output, record)
         for wrong in wrong_answers(record, rng):
             for wrapping in WRAPPINGS:  # every wrapping, also those gengap does not undo
+                if "boxed" in wrapping.name and not _balanced(wrong):
+                    continue  # the first unmatched } closes the box: its content is another answer (cfq_like's queries)
                 output = wrapping.render(wrong)
                 assert not score_output(record, output).correct, (wrapping.name, output, record)
 

@@ -35,6 +35,7 @@ from gengap.generators.seeding import (
     support_rng,
     world_rng,
     alphabet_rng,
+    binding_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +57,7 @@ RAW = {
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
     "fresh": (lambda: fresh_rng(3), [17327491203985367714, 7724983903151345781]),
+    "binding": (lambda: binding_rng("cfq_like", "Who directed M0 ?"), [10937258924664223537, 14365554015025531375]),
 }
 
 
@@ -115,6 +117,7 @@ def test_streams_are_distinct() -> None:
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)
+    assert draw(binding_rng("cfq_like", "Who directed M0 ?")) != draw(binding_rng("cfq_like", "Who edited M0 ?"))
 
 
 def test_seeds_do_not_depend_on_the_hash_seed() -> None:
