@@ -41,6 +41,8 @@ stream         seeds                                         derivation
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
                (gengap.generators.cues: agree or not, which answer)
+``process``    which steps of a record's trace process       SeedSequence(seed, spawn_key=key("process-labels", record id))
+               labels corrupt, and how (gengap.generators.process_labels)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -51,8 +53,8 @@ so examples, splits, releases and baseline runs regenerate byte for byte; ``subs
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
-noise (gengap.baselines.label_noise) and ``cue`` with shortcut cues (gengap.generators.cues). Tests pin one
-value of every
+noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues) and ``process`` with
+process labels (gengap.generators.process_labels). Tests pin one value of every
 stream (tests/test_seeding.py).
 """
 
@@ -168,6 +170,12 @@ def cue_rng(seed: int, part: str) -> np.random.Generator:
     """Stream ``cue``: whether each record of `part` (train, validation, test) of a split with
     shortcut cues gets an agreeing cue, and which other answer it names otherwise."""
     return stream(seed, labels_key("cue", part))
+
+
+def process_rng(seed: int, record_id: str) -> np.random.Generator:
+    """Stream ``process``: which steps of one record's trace process labels corrupt and the wrong
+    values they get, a function of the seed and the record's id alone (never of other records)."""
+    return stream(seed, labels_key("process-labels", record_id))
 
 
 def support_rng(seed: int) -> np.random.Generator:

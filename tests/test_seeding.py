@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gengap.generators import get_task
@@ -25,6 +26,7 @@ from gengap.generators.seeding import (
     labels_key,
     labels_seed,
     mixture_rng,
+    process_rng,
     side_seed,
     validation_seed,
     split_rng,
@@ -52,6 +54,7 @@ RAW = {
     "alphabet": (lambda: alphabet_rng("letter_analogy", 1), [13265736068948306774, 4474129699305061389]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
+    "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
 }
 
 
@@ -82,6 +85,10 @@ def test_primitives_hand_computed() -> None:
     )
     assert labels_seed(7, "a") == int.from_bytes(hashlib.sha256(b"7\na").digest()[:8], "little") >> 1
     assert 0 <= labels_seed("x") < 2**63
+    digest = hashlib.sha256(b"process-labels\nr-1").digest()  # a string label (a record id) as written
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(5, spawn_key=key))).bit_generator.random_raw(2)
+    assert process_rng(5, "r-1").bit_generator.random_raw(2).tolist() == expected.tolist()
 
 
 def test_streams_are_distinct() -> None:
@@ -91,6 +98,7 @@ def test_streams_are_distinct() -> None:
     assert draw(block_rng(1, "parity_check", PARITY, 0)) != draw(block_rng(1, "parity_check", PARITY, 1))
     assert draw(subsample_rng(1)) != draw(subsample_rng(2))
     assert draw(exposure_rng(1)) != draw(subsample_rng(1)) and draw(exposure_rng(1)) != draw(exposure_rng(2))
+    assert draw(process_rng(1, "a")) != draw(process_rng(1, "b")) != draw(process_rng(2, "b"))
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)
