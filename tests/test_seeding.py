@@ -26,6 +26,7 @@ from gengap.generators.seeding import (
     labels_key,
     labels_seed,
     mixture_rng,
+    positions_rng,
     process_rng,
     side_seed,
     validation_seed,
@@ -55,6 +56,7 @@ RAW = {
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
     "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
+    "positions": (lambda: positions_rng(3, 2), [787388216101490676, 2397501687541677524]),
 }
 
 
@@ -89,6 +91,10 @@ def test_primitives_hand_computed() -> None:
     key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
     expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(5, spawn_key=key))).bit_generator.random_raw(2)
     assert process_rng(5, "r-1").bit_generator.random_raw(2).tolist() == expected.tolist()
+    digest = hashlib.sha256(b"positions").digest()  # training pass 2 of position seed 3: the pass appended to the key
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(3, spawn_key=(*key, 2)))).bit_generator.random_raw(2)
+    assert positions_rng(3, 2).bit_generator.random_raw(2).tolist() == expected.tolist()
 
 
 def test_streams_are_distinct() -> None:
@@ -99,6 +105,7 @@ def test_streams_are_distinct() -> None:
     assert draw(subsample_rng(1)) != draw(subsample_rng(2))
     assert draw(exposure_rng(1)) != draw(subsample_rng(1)) and draw(exposure_rng(1)) != draw(exposure_rng(2))
     assert draw(process_rng(1, "a")) != draw(process_rng(1, "b")) != draw(process_rng(2, "b"))
+    assert draw(positions_rng(1, 0)) != draw(positions_rng(1, 1)) != draw(positions_rng(2, 1))
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)
