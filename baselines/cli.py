@@ -88,7 +88,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--suite", metavar="SUITE.yaml", help="build --config from this suite config in memory instead of reading a release")
     p.add_argument("--config", help="release config (needed when the release has several, and with --suite)")
     p.add_argument("--arch", choices=ARCHITECTURES, default="transformer", help="architecture (default transformer)")
-    p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi; looped rope (default) or nope; none for the recurrent ones")
+    p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi, randomized, fire, abacus; "
+                   "looped rope (default), nope, randomized, fire, abacus; none for the recurrent ones")
     p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")

@@ -115,8 +115,10 @@ def _tape_batch(
     model: SeqModel, sequences: Sequence[Sequence[int]], lengths: Sequence[int], pad_id: int, device: torch.device, precision: str
 ) -> list[list[int]]:
     ids, mask, positions = _left_padded(sequences, pad_id, device)
+    model.plan_positions([len(s) for s in sequences])  # each row's whole length (randomized positions)
     with autocast_context(device, precision):
         logits, _ = model.step(ids, mask, positions)
+    model.plan_positions(None)
     predicted = logits.float().argmax(-1).tolist()  # a row's tape is its last positions: rows end at the right edge
     return [row[len(row) - m :] if m else [] for row, m in zip(predicted, lengths)]
 
@@ -139,6 +141,7 @@ def _decode_batch(
     done = limit <= 0
     cache: Any = None
     sequence, sequence_mask, sequence_positions = ids, mask, positions
+    model.plan_positions([len(p) + m + 1 for p, m in zip(prompts, max_new)])  # prompt, answer, end: each row's whole length
     with autocast_context(device, precision):
         for t in range(steps):
             if use_cache:
@@ -158,6 +161,7 @@ def _decode_batch(
             sequence_mask = torch.cat([sequence_mask, step_mask], dim=1)
             sequence_positions = torch.cat([sequence_positions, next_positions], dim=1)
             ids, mask, positions = token[:, None], sequence_mask, next_positions
+    model.plan_positions(None)
     rows = generated.tolist()
     results: list[list[int]] = []
     for row, cap in zip(rows, max_new):

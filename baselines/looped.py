@@ -6,7 +6,11 @@ networks of Schwarzschild et al. 2021, in transformer form).
 
 where e is the token embedding and Block is ``layers`` pre-norm causal layers (self-attention
 with RoPE, or no positions with ``pos`` nope, then a GELU MLP 4 d wide) whose weights are the
-same at every iteration. With ``window`` w > 0 a position attends only to itself and the w - 1
+same at every iteration. The encodings built for length generalization
+(gengap.baselines.positions) work here as in the transformer: ``randomized`` rotates at an
+ordered random sample of positions in training (evenly spread ones in decoding), ``fire`` gives
+every layer its own FIRE biases (shared by the iterations, as the layer is), ``abacus`` adds
+the digit-place embeddings to e (so every iteration recalls them). With ``window`` w > 0 a position attends only to itself and the w - 1
 positions before it, so information travels at most (w - 1) positions per layer and
 iteration, as in the convolutional networks of Schwarzschild et al.: inputs that need
 information from further away need more iterations (``window`` 0: the whole causal prefix). The number of iterations is ``iterations`` in training
@@ -28,13 +32,25 @@ a resumed run draws what an uninterrupted one did.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from gengap.baselines.errors import BaselineError
+from gengap.baselines.positions import (
+    Abacus,
+    Fire,
+    PositionDraws,
+    abacus_places,
+    digit_ids,
+    drawn_offsets,
+    key_positions,
+    randomized_span,
+    sampled_positions,
+    spread,
+)
 from gengap.baselines.sequence_model import SequenceModel
 from gengap.baselines.spec import LOOPED_POSITIONAL
 from gengap.generators.seeding import labels_key, stream
@@ -55,10 +71,12 @@ def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
 class Layer(nn.Module):
     """A pre-norm causal transformer layer with an optional key/value past."""
 
-    def __init__(self, d_model: int, heads: int, rope: bool) -> None:
+    def __init__(self, d_model: int, heads: int, rope: bool, fire: bool = False) -> None:
         super().__init__()
         self.heads = heads
         self.rope = rope
+        if fire:
+            self.fire = Fire(heads)
         self.norm_attention = nn.LayerNorm(d_model)
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.out = nn.Linear(d_model, d_model)
@@ -74,7 +92,8 @@ class Layer(nn.Module):
             q, k = rotate(q, positions), rotate(k, positions)
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
-        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed[:, None])
+        mask = allowed[:, None] if allowed.dtype == torch.bool else allowed.to(q.dtype)  # (B, Q, K) or FIRE's (B, H, Q, K)
+        attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         x = x + self.out(attended.transpose(1, 2).reshape(batch, length, width))
         return x + self.mlp(self.norm_mlp(x)), (k, v)
 
@@ -100,7 +119,7 @@ class LoopedTransformer(SequenceModel):
 
     def __init__(
         self, pos: str, layers: int, d_model: int, heads: int, iterations: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1,
-        window: int = 0,
+        window: int = 0, max_len: int = 1, tokens: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
         if pos not in LOOPED_POSITIONAL:
@@ -109,6 +128,7 @@ class LoopedTransformer(SequenceModel):
             raise BaselineError("layers, d_model, heads and iterations must be positive and window non-negative")
         if d_model % heads or (d_model // heads) % 2:
             raise BaselineError(f"d_model ({d_model}) must be divisible by heads ({heads}) into an even head size")
+        digits = digit_ids(tokens) if pos == "abacus" else []
         self.pos = pos
         self.layers = layers
         self.d_model = d_model
@@ -121,19 +141,29 @@ class LoopedTransformer(SequenceModel):
         self.sep_id = sep_id
         self.embed = nn.Embedding(vocab_size, d_model)
         nn.init.normal_(self.embed.weight, std=0.02)
-        self.block = nn.ModuleList(Layer(d_model, heads, pos == "rope") for _ in range(layers))
+        self.block = nn.ModuleList(Layer(d_model, heads, pos in ("rope", "randomized"), pos == "fire") for _ in range(layers))
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size, bias=False)
         self.head.weight = self.embed.weight
+        self.span = randomized_span(max_len)
+        self._plan: torch.Tensor | None = None  # randomized: each decoded row's whole length
+        if pos in ("randomized", "abacus"):
+            self.draws = PositionDraws()
+        if pos == "abacus":
+            self.abacus = Abacus(digits, vocab_size, d_model, abacus_places(max_len))
 
     def set_eval_iterations(self, iterations: int) -> None:
         if iterations < 1:
             raise BaselineError(f"iterations must be positive, got {iterations}")
         self.eval_iterations = iterations
 
+    def plan_positions(self, totals: Sequence[int] | None) -> None:
+        self._plan = None if totals is None else torch.as_tensor(list(totals), dtype=torch.long)
+
     def describe(self) -> dict[str, Any]:
         return {"arch": self.arch, "pos": self.pos, "layers": self.layers, "d_model": self.d_model, "heads": self.heads,
-                "iterations": self.iterations, "window": self.window, "vocab_size": self.vocab_size, "max_positions": None, "parameters": self.n_parameters()}
+                "iterations": self.iterations, "window": self.window, "vocab_size": self.vocab_size, "max_positions": None,
+                **({"position_range": self.span} if self.pos == "randomized" else {}), "parameters": self.n_parameters()}
 
     def run_block(
         self, x: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, past: list[tuple[torch.Tensor, torch.Tensor]] | None
@@ -141,16 +171,23 @@ class LoopedTransformer(SequenceModel):
         """One iteration: the block's layers over x (with their pasts); returns x and the new pasts."""
         presents = []
         for index, layer in enumerate(self.block):
-            x, present = layer(x, positions, allowed, past[index] if past is not None else None)
+            mask = allowed[index] if isinstance(allowed, list) else allowed  # per layer: FIRE's biases
+            x, present = layer(x, positions, mask, past[index] if past is not None else None)
             presents.append(present)
         return x, presents
 
     def loop(
-        self, ids: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, iterations: int, cache: list | None, frozen: int = 0
+        self, ids: torch.Tensor, positions: torch.Tensor, allowed: torch.Tensor, iterations: int, cache: list | None, frozen: int = 0,
+        keys: torch.Tensor | None = None, extra: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list]:
         """Logits after ``iterations`` iterations (with input recall) and the new cache; the first
-        ``frozen`` run without gradient and the state after them is detached."""
-        e = self.embed(ids)
+        ``frozen`` run without gradient and the state after them is detached. keys: the key
+        positions (FIRE; default the query positions); extra: added to the token embeddings
+        (abacus places)."""
+        e = self.embed(ids) if extra is None else self.embed(ids) + extra
+        if self.pos == "fire":
+            keys = positions if keys is None else keys
+            allowed = [layer.fire(positions, keys, allowed) for layer in self.block]
         h = torch.zeros_like(e)
         new_cache = []
         for i in range(iterations):
@@ -170,14 +207,36 @@ class LoopedTransformer(SequenceModel):
         batch, length = ids.shape
         positions = torch.arange(length, device=ids.device).expand(batch, length)
         allowed = allowed_keys(torch.ones_like(ids), length, self.window)
-        return self.loop(ids, positions, allowed, frozen + iterations, None, frozen)[0]
+        extra = None
+        if self.pos == "randomized":
+            lengths = (ids != self.pad_id).sum(-1)  # right padding: a row's real tokens come first
+            drawn = sampled_positions(self.draws.next_rng(), lengths, length, self.span) if self.training else None
+            positions = drawn if drawn is not None else spread(positions, lengths, self.span)
+        if self.pos == "abacus":
+            offsets = drawn_offsets(self.draws.next_rng(), batch, ids.device) if self.training else None
+            extra = self.abacus(self.abacus.runs(ids), offsets)
+        return self.loop(ids, positions, allowed, frozen + iterations, None, frozen, extra=extra)[0]
 
     def step(
         self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor, cache: Any = None, use_cache: bool = False
     ) -> tuple[torch.Tensor, Any]:
+        before = None
+        if self.pos == "abacus" and cache is not None:
+            cache, before = cache  # (the iterations' keys and values, the digit place of each row's last token)
         if cache is not None and len(cache) != self.eval_iterations:
             raise BaselineError(f"a cache of {len(cache)} iterations cannot continue with {self.eval_iterations}")
-        logits, new_cache = self.loop(ids, positions, allowed_keys(mask, ids.shape[1], self.window), self.eval_iterations, cache)
+        keys, extra, places = key_positions(mask), None, None
+        if self.pos == "randomized":
+            planned = self._plan is not None and len(self._plan) == len(ids)
+            totals = self._plan.to(ids.device) if planned else mask.sum(-1)
+            positions = spread(positions, totals, self.span)
+        if self.pos == "abacus":
+            places = self.abacus.runs(ids, before)
+            extra = self.abacus(places)
+        allowed = allowed_keys(mask, ids.shape[1], self.window)
+        logits, new_cache = self.loop(ids, positions, allowed, self.eval_iterations, cache, keys=keys, extra=extra)
+        if places is not None:
+            new_cache = (new_cache, places[:, -1])
         return logits, (new_cache if use_cache else None)
 
 

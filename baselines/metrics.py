@@ -3,7 +3,7 @@
 Definitions (pure Python, no torch):
 
 - exact match: the predicted token sequence equals the target's (whitespace tokens);
-- traced records (``meta.trace`` coarse or fine, target ``trace => answer``): also answer exact
+- traced records (a ``meta.trace`` format, target ``trace => answer``): also answer exact
   match (the tokens after the prediction's first ``=>`` equal the target's) and trace exact
   match (the tokens before it equal the target's); a prediction without ``=>`` gets neither.
   Sets without traced records have no such figures (their scores are as before);

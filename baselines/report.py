@@ -49,7 +49,7 @@ from gengap.baselines.setup import SETUP_FIELDS, Setup, describe, differences, s
 from gengap.generators.safe_files import atomic_file
 from gengap.generators.reading import ReadError, read_json
 
-POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope")
+POS_ORDER = ("learned", "sinusoidal", "rope", "alibi", "nope", "randomized", "fire", "abacus")
 ARCH_ORDER = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
 
 

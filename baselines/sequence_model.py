@@ -20,7 +20,11 @@ reports use only this interface, so nothing outside baselines/ knows which archi
 - ``max_positions``: the longest sequence the model can read (None: unbounded);
 - ``describe()``: a JSON-able description (architecture, sizes, parameter count), written to
   results.json;
-- ``set_eval_iterations(k)``: the iterations decoding runs (the looped model; a no-op elsewhere).
+- ``set_eval_iterations(k)``: the iterations decoding runs (the looped model; a no-op elsewhere);
+- ``plan_positions(totals)``: the whole length of each row decoding is about to run (its
+  prompt, the tokens it may generate and the end token; None when done), for the encodings
+  whose decoding positions depend on it (randomized: gengap.baselines.positions; a no-op
+  elsewhere).
 
 Recurrent models share :class:`RecurrentModel`: an embedding, a per-token cell over a state and
 a linear read-out; ``step`` runs the same cell one token at a time with padding masked, so the
@@ -34,7 +38,7 @@ gengap.baselines.execution says why), in training and in decoding alike.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 from torch import nn
@@ -54,6 +58,9 @@ class SequenceModel(nn.Module):
 
     def set_eval_iterations(self, iterations: int) -> None:
         """The iterations ``step`` runs (the looped model); other architectures have none to set."""
+
+    def plan_positions(self, totals: Sequence[int] | None) -> None:
+        """The whole length of each row of the decoding about to run (None: done); see the module doc."""
 
     def n_parameters(self, trainable: bool = True) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable)

@@ -12,8 +12,9 @@ from dataclasses import asdict, dataclass
 
 from gengap.baselines.errors import BaselineError
 
-POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi")  # the transformer's (gengap.baselines.models)
-LOOPED_POSITIONAL = ("rope", "nope")  # the looped block's (gengap.baselines.looped)
+POSITIONAL = ("rope", "nope", "learned", "sinusoidal", "alibi", "randomized", "fire", "abacus")  # the transformer's (gengap.baselines.models)
+LOOPED_POSITIONAL = ("rope", "nope", "randomized", "fire", "abacus")  # the looped block's (gengap.baselines.looped)
+LENGTH_POSITIONAL = ("randomized", "fire", "abacus")  # built for length generalization (gengap.baselines.positions)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A sweep trains every (config, architecture, positional encoding, preset, seed) of a release,
 one run directory each: ``OUT/runs/<config>-<model>-<preset>-seed<s>``, where the model is the
 encoding of a transformer (``rope``), else the architecture (``lstm``; ``looped-rope``).
-Encodings apply to the transformer and (rope, nope) to the looped model; the recurrent
+Encodings apply to the transformer and (rope, nope, randomized, fire, abacus) to the looped model; the recurrent
 architectures have none, so they get one run per (config, preset, seed). :func:`execute` is one run: the
 same call ``gengap train RELEASE --config C --pos P --preset X --seeds S --out RUN --resume``
 makes (:func:`gengap.baselines.training.train_and_evaluate`), so a run directory holds what that
@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.report import model_label
+from gengap.baselines.spec import LOOPED_POSITIONAL
 from gengap.generators.digests import file_sha256
 from gengap.generators.jsonl import json_text
 from gengap.generators.safe_files import atomic_write_text, create_new, make_directory
@@ -76,7 +77,7 @@ class Outcome:
     seconds: float = 0.0
 
 
-LOOPED_ENCODINGS = ("rope", "nope")
+LOOPED_ENCODINGS = LOOPED_POSITIONAL
 
 
 GRID = {"lr": "lr", "weight_decay": "wd"}  # training settings a sweep may list: one run per combination (name part)
@@ -102,8 +103,9 @@ def run_name(config: str, pos: str, preset: str, seed: int, arch: str = "transfo
 
 
 def encodings_of(arch: str, encodings: Sequence[str]) -> list[str]:
-    """The sweep's encodings that an architecture takes: all for the transformer, rope/nope for
-    the looped model (rope when the sweep names neither), ``none`` for the recurrent ones."""
+    """The sweep's encodings that an architecture takes: all for the transformer, those of the
+    looped block for the looped model (rope when the sweep names none of them), ``none`` for
+    the recurrent ones."""
     if arch == "transformer":
         return list(encodings)
     if arch == "looped":

@@ -400,7 +400,7 @@ class Run:
 
     def new_model(self, init_seed: int) -> SequenceModel:
         torch.manual_seed(init_seed)
-        model = build(self.settings.spec, len(self.tokenizer), self.max_len, self.tokenizer.pad_id, self.tokenizer.sep_id)
+        model = build(self.settings.spec, len(self.tokenizer), self.max_len, self.tokenizer.pad_id, self.tokenizer.sep_id, self.tokenizer.tokens)
         return model.to(self.device)
 
     def evaluate(self, model: SequenceModel, side: EvalSet, mistakes: int, iterations: int | None = None) -> dict[str, Any]:
@@ -785,7 +785,7 @@ def _train(data: SplitData, chosen: TrainSettings, device: torch.device, out_pat
         prepare_out(out_path, record, run.tokenizer)
     per_seed = [run.run_seed(seed, resume) for seed in chosen.seeds]
     with torch.random.fork_rng(devices=[]):
-        model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id)
+        model = build(chosen.spec, len(run.tokenizer), run.max_len, run.tokenizer.pad_id, run.tokenizer.sep_id, run.tokenizer.tokens)
     results = {
         "format": RESULTS_FORMAT,
         "config": data.name,

@@ -48,6 +48,11 @@ stream         seeds                                         derivation
                (gengap.fresh): its seed, its candidates,      of test setting i: seed63(fresh seed, "fresh", i, r); its
                its choices (records of an enumeration,        choices: SeedSequence(fresh seed, spawn_key=key("fresh"))
                the MCD search)
+``process``    which steps of a record's trace process       SeedSequence(seed, spawn_key=key("process-labels", record id))
+               labels corrupt, and how (gengap.generators.process_labels)
+``positions``  training pass t of a model with randomized    SeedSequence(position seed, spawn_key=(*key("positions"), t))
+               positions or abacus places: the positions      (position seed: drawn at initialisation, under the init seed)
+               and offsets (gengap.baselines.positions)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -58,9 +63,10 @@ so examples, splits, releases and baseline runs regenerate byte for byte; ``subs
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
 boolean_function, ``binding`` with cfq_like's execution check, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
-noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues) and ``fresh``
-with fresh test parts (gengap.fresh). Tests pin one
-value of every
+noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues), ``fresh``
+with fresh test parts (gengap.fresh), ``process`` with process labels (gengap.generators.process_labels)
+and ``positions`` with the randomized and abacus positional encodings (gengap.baselines.positions).
+Tests pin one value of every
 stream (tests/test_seeding.py).
 """
 
@@ -196,6 +202,12 @@ def fresh_rng(seed: int) -> np.random.Generator:
     return stream(seed, labels_key("fresh"))
 
 
+def process_rng(seed: int, record_id: str) -> np.random.Generator:
+    """Stream ``process``: which steps of one record's trace process labels corrupt and the wrong
+    values they get, a function of the seed and the record's id alone (never of other records)."""
+    return stream(seed, labels_key("process-labels", record_id))
+
+
 def support_rng(seed: int) -> np.random.Generator:
     """Stream ``support``: a choice a task makes from its params alone (not per example), e.g. the
     coordinates boolean_function reads when its support is seeded."""
@@ -251,6 +263,12 @@ def epoch_rng(data_seed: int, epoch: int) -> np.random.Generator:
 def evaluation_rng() -> np.random.Generator:
     """Stream ``evaluation``: the fixed subset of records a baseline evaluates (same for every seed)."""
     return stream(0, labels_key("evaluation"))
+
+
+def positions_rng(position_seed: int, draw: int) -> np.random.Generator:
+    """Stream ``positions``: the randomized positions and abacus offsets of training pass ``draw``
+    of a model whose position seed (a buffer drawn at its initialisation) is position_seed."""
+    return stream(position_seed, (*labels_key("positions"), draw))
 
 
 def noise_rng(noise_seed: int) -> np.random.Generator:

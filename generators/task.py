@@ -12,8 +12,10 @@ and a frozen :class:`~gengap.generators.params.Params` dataclass. It provides
   equality with ``solve``; tasks with several correct answers override it); for a traced
   record (gengap.generators.traces) both the answer after the separator and the trace before it
   must be right, and ``check_parts`` reports the two separately;
-- for tasks with a ``trace`` parameter: ``trace_formats`` (what coarse and fine write) and
+- for tasks with a ``trace`` parameter: ``trace_formats`` (what each format writes) and
   ``trace_tokens(example, fmt)``, the intermediate states recomputed from the input;
+  ``trace_steps`` cuts a trace into steps (``trace_step_widths``: tokens per coarse or fine
+  step, 1 by default) and ``step_verdicts`` judges each step;
 - ``meta_keys``: the ``meta`` fields ``solve`` reads (read with :meth:`Task.meta`, which
   never falls back to a default: a record without them cannot be checked). A meta field that
   names a task parameter (``max_depth``, ``modulus``, a world's ``n_entities``; those of
@@ -44,7 +46,7 @@ from gengap.generators.batch import Batch
 from gengap.generators.markers import task_input
 from gengap.generators.derivation import Tree
 from gengap.generators.params import ParamError, Params
-from gengap.generators.traces import split_target, trace_format
+from gengap.generators.traces import split_steps, split_target, trace_format
 
 P = TypeVar("P", bound=Params)
 
@@ -84,7 +86,8 @@ class Task(ABC, Generic[P]):
     meta_keys: ClassVar[tuple[str, ...]] = ()  # meta fields solve reads: every record carries them
     # meta fields holding the value of the task parameter of that name (None: every meta key naming a parameter)
     meta_parameters: ClassVar[tuple[str, ...] | None] = None
-    trace_formats: ClassVar[dict[str, str]] = {}  # coarse/fine -> what the trace writes (none: no traces)
+    trace_formats: ClassVar[dict[str, str]] = {}  # format -> what the trace writes (none: no traces)
+    trace_step_widths: ClassVar[dict[str, int]] = {}  # coarse/fine -> tokens per step (default 1)
     rule_system_form: ClassVar[str] = ""  # rule-in-context tasks: how rule_system canonicalizes a record's rules
     answer_tokens: ClassVar[tuple[str, ...]] = ()  # every answer of the task, when that is a small fixed set
 
@@ -231,6 +234,25 @@ class Task(ABC, Generic[P]):
         the trace equals ``trace_tokens``; tasks override it with a check written apart from
         the builder, each step verified from the input and the trace's own previous step."""
         return trace == self.trace_tokens(example, fmt)
+
+    def trace_steps(self, trace: list[str], fmt: str, example: Mapping[str, Any] | None = None) -> list[list[str]]:
+        """The steps of a trace in format fmt (gengap.generators.traces.split_steps; coarse and
+        fine steps are ``trace_step_widths[fmt]`` tokens). Tasks whose steps are not of one
+        width override it (example: the record, for steps that depend on its input)."""
+        return split_steps(trace, fmt, self.trace_step_widths.get(fmt, 1))
+
+    def step_verdicts(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> list[bool]:
+        """Per step of trace (``trace_steps``), whether it is the step of the correct computation
+        at its place: the steps re-derived from the record's input (``trace_tokens``, never its
+        target). A step past the correct trace's last is wrong; all False when the input cannot
+        be read or the task has no such format. All true for the record's own trace."""
+        example = task_input(example)
+        given = self.trace_steps(trace, fmt, example)
+        try:
+            expected = self.trace_steps(self.trace_tokens(example, fmt), fmt, example) if fmt in self.trace_formats else []
+        except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
+            expected = []
+        return [i < len(expected) and step == expected[i] for i, step in enumerate(given)]
 
     # -- optional capabilities ------------------------------------------------------------
 

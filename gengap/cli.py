@@ -573,12 +573,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from gengap.generators.process_labels import Corruption, ProcessLabelError
     from gengap.harnesses.export import VERL_VERSION, export_release, verl_reward_overrides
+    from gengap.harnesses.prompts import Pause
 
     if args.shots < 0:
         raise UsageError(f"--shots must be non-negative, got {args.shots}")
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
+    try:
+        pause = Pause(args.pause, args.pause_per_token, args.pause_token)
+    except ValueError as err:
+        raise UsageError(f"--pause: {err}") from None
+    if (args.corrupt_share is not None or args.corrupt_seed is not None) and args.to != "prm":
+        raise UsageError("--corrupt-share and --corrupt-seed are for --to prm")
+    try:
+        corruption = Corruption(args.corrupt_share or 0.0, args.corrupt_seed or 0) if args.to == "prm" else None
+    except ProcessLabelError as err:
+        raise UsageError(str(err)) from None
     release = Path(args.release)
     if not (release / "data").is_dir():
         raise UsageError(f"{args.release} is not a release (no data/ directory)")
@@ -587,7 +599,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     with atomic_directory(args.out, args.force, inputs, EXPORT) as staging:
         manifest = export_release(
             release, staging, args.to, shots=args.shots, seed=args.seed, system=args.system, answer_format=args.answer_format,
-            configs=args.config or None,
+            configs=args.config or None, pause=pause, corruption=corruption,
         )
     rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
     for part in manifest["skipped"]:
@@ -676,9 +688,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_release)
 
-    p = commands.add_parser("export", help="export a release for lm-evaluation-harness, verl or chat fine-tuning (TRL)")
+    p = commands.add_parser("export", help="export a release for lm-evaluation-harness, verl, chat fine-tuning (TRL) or process reward models")
     p.add_argument("release", metavar="RELEASE", help="release directory")
-    p.add_argument("--to", required=True, choices=FORMATS, help="lm-eval (task directory), verl (Parquet + reward.py) or chat (JSONL of messages)")
+    p.add_argument("--to", required=True, choices=FORMATS,
+                   help="lm-eval (task directory), verl (Parquet + reward.py), chat (JSONL of messages) or prm (process labels of traced configs, TRL's stepwise supervision)")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory (written atomically)")
     p.add_argument(
         "--shots", type=int, default=0, metavar="K",
@@ -691,6 +704,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--answer-format", choices=ANSWER_FORMATS, default="line",
         help="chat prompts (chat, verl): the answer format asked for and used in the replies: line ('Answer: ...', default), tags (<answer>...</answer>), think (<think>...</think> then tags), boxed",
     )
+    p.add_argument("--pause", type=int, default=0, metavar="K", help="K filler tokens after every query's input (pause tokens; default 0)")
+    p.add_argument("--pause-per-token", type=int, default=0, metavar="K", help="K more filler tokens per input token (the export side of --computation-steps K)")
+    p.add_argument("--pause-token", default="<pause>", metavar="TOKEN", help="the filler token (default <pause>)")
+    p.add_argument("--corrupt-share", type=float, metavar="S", help="prm: share of each trace's steps made wrong (0..1, default 0)")
+    p.add_argument("--corrupt-seed", type=int, metavar="N", help="prm: seed of the corrupted steps (default 0)")
     p.add_argument("--force", action="store_true", help="replace an existing export (a directory holding gengap-export.json)")
     p.set_defaults(func=cmd_export)
 

@@ -4,8 +4,11 @@
 
 Per task, in registry order (sorted by name): its family, description and size knob; its
 parameters (default, range or choices, meaning); its levels 1..10 (the parameters that change
-between levels); its reasoning-trace formats; and examples at levels 1, 5 and 10, drawn as
-``gengap generate TASK --level K --n 2 --seed 0`` draws them. The text depends on the
+between levels); its reasoning-trace formats, each with one example (the first record with a
+non-empty trace of ``gengap generate TASK --level 2 --n 4 --seed 0 --param trace=FORMAT``; the
+index hints of a task whose ``format`` parameter has them likewise, with ``format=index_hints``);
+and examples at levels 1, 5 and 10, drawn as ``gengap generate TASK --level K --n 2 --seed 0``
+draws them. The text depends on the
 registry alone, so the same code gives the same bytes (tests/test_gallery.py compares the
 committed file with a fresh rendering).
 """
@@ -19,6 +22,8 @@ from gengap.generators import BlockPlan, get_task, task_names
 
 EXAMPLE_LEVELS = (1, 5, 10)
 EXAMPLES = 2  # per level
+TRACE_LEVEL = 2  # the level of each trace format's example
+TRACE_DRAWS = 4  # the example is the first of these records with a non-empty trace
 SEED = 0
 MAX_CHARS = 240  # longer inputs and targets are cut, saying how many characters are left out
 
@@ -62,11 +67,24 @@ def levels_table(levels: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def examples(name: str, level: int) -> list[dict[str, Any]]:
-    """The first EXAMPLES records of ``gengap generate name --level level --seed SEED``."""
+def examples(name: str, level: int, n: int = EXAMPLES, **values: Any) -> list[dict[str, Any]]:
+    """The first n records of ``gengap generate name --level level --seed SEED`` (with the
+    parameters values, e.g. trace=fine)."""
     task = get_task(name)
-    plan = BlockPlan(name, task.level(level), EXAMPLES, SEED)
-    return [record for batch in plan.batches() for record in batch.records(name)][:EXAMPLES]
+    plan = BlockPlan(name, task.make_params(values, level=level), n, SEED)
+    return [record for batch in plan.batches() for record in batch.records(name)][:n]
+
+
+def format_example(name: str, **values: Any) -> dict[str, Any]:
+    """The example of a trace (or output) format: the first of TRACE_DRAWS records at
+    TRACE_LEVEL whose target has a trace before its '=>' (the first record if none has)."""
+    drawn = examples(name, TRACE_LEVEL, TRACE_DRAWS, **values)
+    return next((r for r in drawn if not r["target"].startswith("=> ")), drawn[0])
+
+
+def hinted_output(described: Mapping[str, Any]) -> bool:
+    """Whether a task writes index hints through its ``format`` parameter (addition, multiplication)."""
+    return any(p["name"] == "format" and "index_hints" in p.get("choices", ()) for p in described["parameters"])
 
 
 def examples_block(name: str) -> list[str]:
@@ -95,7 +113,15 @@ def task_section(name: str) -> list[str]:
     if traces:
         lines += ["Reasoning traces (`trace=`):", ""]
         lines += [f"- `{fmt}`: {text}" for fmt, text in traces.items()]
-        lines.append("")
+        if hinted_output(described):
+            lines.append("- index hints: `format=index_hints` (input and answer; combines with every trace format)")
+        lines += ["", f"One example per format (level {TRACE_LEVEL}, the first of `--n {TRACE_DRAWS} --seed {SEED}` with a trace):", "", "```text"]
+        shown = [(f"trace={fmt}", format_example(name, trace=fmt)) for fmt in traces]
+        if hinted_output(described):
+            shown.append(("format=index_hints", format_example(name, format="index_hints", trace=next(iter(traces)))))
+        for label, record in shown:
+            lines += [f"{label}", f"  input:  {shorten(record['input'])}", f"  target: {shorten(record['target'])}"]
+        lines += ["```", ""]
     lines += [f"Examples (`gengap generate {name} --level K --n {EXAMPLES} --seed {SEED}`):", "", *examples_block(name), ""]
     return lines
 

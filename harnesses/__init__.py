@@ -6,8 +6,9 @@
   task's answer alphabet and checked by the task's own checker (:func:`score_output`);
 - ``rewards``: reward functions with verl's (:func:`compute_score`) and TRL's
   (:func:`gengap_reward`, :func:`gengap_token_reward`, :func:`gengap_format_reward`) signatures;
-- ``export``: lm-evaluation-harness task directories, verl Parquet and chat JSONL
-  (:func:`export_release`); ``lmeval``: the hooks the exported lm-eval tasks call;
+- ``export``: lm-evaluation-harness task directories, verl Parquet, chat JSONL and process
+  labels (``prm``: gengap.harnesses.prm) (:func:`export_release`); ``lmeval``: the hooks the
+  exported lm-eval tasks call;
 - ``releases``: reading a release's configs;
 - ``procedural``: tasks and release parts as reasoning-gym-compatible datasets (items, metadata
   and ``score_answer`` as reasoning-gym's ``ProceduralDataset``); ``rg_registry``: registering a
@@ -38,7 +39,7 @@ _HOMES = {  # public name -> the module defining it, imported on first access (P
     "FORMATS": "formats",
     "export_release": "export",
     **dict.fromkeys(("Alphabet", "answer_tokens", "extract_answer"), "extraction"),
-    **dict.fromkeys(("Prompter", "choose_shots", "explanation", "instruction"), "prompts"),
+    **dict.fromkeys(("Pause", "Prompter", "choose_shots", "explanation", "instruction"), "prompts"),
     **dict.fromkeys(("Release", "ReleaseConfig", "open_release"), "releases"),
     **dict.fromkeys(("compute_score", "gengap_format_reward", "gengap_reward", "gengap_token_reward"), "rewards"),
     **dict.fromkeys(("Score", "exact_match", "read_answer", "score_output", "score_outputs"), "scoring"),
@@ -57,6 +58,7 @@ __all__ = [
     "Alphabet",
     "FORMATS",
     "HarnessError",
+    "Pause",
     "Prompter",
     "Release",
     "ReleaseConfig",

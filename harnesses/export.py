@@ -56,7 +56,13 @@ for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only
   ``lm_eval --include_path OUT --tasks NAME``. Chat settings (``system``, ``answer_format``)
   do not apply to it.
 
-Empty parts are left out (and listed under ``skipped`` in ``gengap-export.json``).
+- ``prm``: ``<config>/{train,validation,test}.jsonl``, process labels of a traced config in
+  TRL's stepwise-supervision form (``prompt``, ``completions``, ``labels``; gengap.harnesses.prm),
+  ``corruption`` choosing the share of each trace's steps made wrong.
+
+``pause`` (:class:`gengap.harnesses.prompts.Pause`) puts a line of filler tokens after every
+query's input, in every format (chat, verl, lm-eval and prm prompts alike). Empty parts are
+left out (and listed under ``skipped`` in ``gengap-export.json``).
 """
 
 from __future__ import annotations
@@ -73,7 +79,9 @@ from gengap.generators.jsonl import sealed_json_text
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
-from gengap.harnesses.prompts import ANSWER_PREFIX, AnyPrompter, config_prompter, query, reply
+from gengap.generators.process_labels import Corruption
+from gengap.harnesses.prm import write_prm_config
+from gengap.harnesses.prompts import ANSWER_PREFIX, NO_PAUSE, AnyPrompter, Pause, config_prompter, reply
 from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 
 EXPORT_FORMAT = "gengap-export/1"
@@ -283,9 +291,9 @@ def lm_eval_doc(record: Mapping[str, Any], prompter: AnyPrompter, config: str, p
     return {
         **row_fields(record, config, part, index),
         "description": prompter.describe(record) + "\n\n",
-        "query": f"{query(record)}\n{ANSWER_PREFIX}",
+        "query": f"{prompter.query(record)}\n{ANSWER_PREFIX}",
         "cot_description": prompter.describe(record, answer_format=COT_FORMAT) + "\n\n",
-        "cot_query": f"{query(record)}\n",
+        "cot_query": f"{prompter.query(record)}\n",
         "cot_target": reply(record, COT_FORMAT),
         "difficulty": json.dumps(record.get("difficulty") or {}, sort_keys=True, separators=(",", ":")),
         "novelty": json.dumps(record["novelty"], sort_keys=True, separators=(",", ":")) if isinstance(record.get("novelty"), Mapping) else "",
@@ -462,14 +470,20 @@ def export_release(
     system: bool = False,
     answer_format: str = "line",
     configs: Sequence[str] | None = None,
+    pause: Pause = NO_PAUSE,
+    corruption: Corruption | None = None,
 ) -> dict[str, Any]:
     """Write the export of a release (see the module doc) into out; returns what gengap-export.json holds."""
-    if to not in WRITERS:
+    if to not in WRITERS and to != "prm":
         raise HarnessError(f"unknown export format {to!r}; choose one of {', '.join(FORMATS)}")
     if shots < 0:
         raise HarnessError(f"shots must be non-negative, got {shots}")
     if answer_format not in ANSWER_FORMATS:
         raise HarnessError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
+    if corruption is not None and to != "prm":
+        raise HarnessError("corrupted steps (--corrupt-share) are for the prm export (--to prm)")
+    if to == "prm" and (answer_format != "line" or system):
+        raise HarnessError("prm rows hold text prompts ending in 'Answer:': --answer-format and --system apply to chat and verl exports")
     if to == "lm-eval" and (answer_format != "line" or system):
         raise HarnessError("lm-eval tasks use text prompts ending in 'Answer:': --answer-format and --system apply to chat and verl exports")
     if to == "verl":
@@ -489,10 +503,13 @@ def export_release(
     skipped: list[str] = []
     for name in chosen:
         rc = source.load(name)
-        prompter = config_prompter(rc.task_params(), rc.train, k=shots, seed=seed, system=system, answer_format=answer_format)
+        prompter = config_prompter(rc.task_params(), rc.train, k=shots, seed=seed, system=system, answer_format=answer_format, pause=pause)
         folder = out_path / name
         folder.mkdir()
-        rows = WRITERS[to](rc, prompter, folder, source.name)
+        if to == "prm":
+            rows = write_prm_config(rc, prompter, folder, corruption or Corruption(), row_fields)
+        else:
+            rows = WRITERS[to](rc, prompter, folder, source.name)
         skipped += [f"{name}/{part}" for part in PARTS if not rc.parts[part]]
         entries.append({
             "name": name,
@@ -515,7 +532,9 @@ def export_release(
             "fingerprint": source.fingerprint,
             "path": str(source.root),
         },
-        "settings": {"shots": shots, "seed": seed, "system": system, "answer_format": answer_format},
+        "settings": {"shots": shots, "seed": seed, "system": system, "answer_format": answer_format,
+                     **({"pause": {"count": pause.count, "per_token": pause.per_token, "token": pause.token}} if pause != NO_PAUSE else {}),
+                     **({"corruption": vars(corruption or Corruption())} if to == "prm" else {})},
         "configs": entries,
         "skipped": skipped,
     }

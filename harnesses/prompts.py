@@ -9,8 +9,16 @@ A prompt has four parts:
 - optional **k-shot examples** from the train side, drawn per query by a seeded hash of (seed,
   record id), so the same query always gets the same examples whatever the order or the
   subset evaluated (a train record never serves as its own example);
-- the **query** (``Input: <tokens>``);
+- the **query** (``Input: <tokens>``), followed with :class:`Pause` by a line of filler tokens
+  (k, or k per input token: the pause tokens of Goyal et al. 2023);
 - the expected **answer format**: a last line ``Answer: <tokens>``.
+
+A **traced** config's records (``meta.trace``: gengap.generators.traces) are answered with their
+trace: the instruction then states the format, the task's own description of it
+(``Task.trace_formats``), and shows one worked example, a record of the train pool (never of
+validation or test: the pool is the config's train part), the same for every query of the
+config (the one with the shortest input, ties in pool order; another when the query has its
+input). A traced config without train records gets the statement alone.
 
 Text prompts (for completion models and lm-evaluation-harness) end with ``Answer:``, so the
 model's continuation is the answer. Chat prompts are lists of ``{"role", "content"}``
@@ -66,6 +74,19 @@ REPLIES: dict[str, Callable[[str], str]] = {
     "boxed": lambda target: f"\\boxed{{{target}}}",
 }
 CHAT_FORMAT = FORMAT_INSTRUCTIONS["line"]
+TRACE_STATEMENT = (
+    "Write the answer as its worked steps, then the token => and the final answer. The steps: {steps}."
+)
+TRACE_NAMES = {
+    "coarse": "intermediate results",
+    "fine": "every intermediate result",
+    "inductive": "states, each opened by # and computed from the previous state and the input",
+    "index_hints": "steps, each starting with the position token p<i> of what it reads",
+    "least_to_most": "the smaller sub-problems first, each written as the sub-problem, =, its answer and |",
+}
+WORKED_EXAMPLE = "Worked example: Input: {input} -> Answer: {target}"
+PAUSE_TOKEN = "<pause>"
+PAUSE_STATEMENT = "Every input is followed by a line of filler tokens {token} ({count}): they carry no information."
 SIZE_WORDS = ("min_", "max_")  # size-knob parameters: they differ between train and test, so prompts never state them
 
 
@@ -227,6 +248,74 @@ EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
+@dataclass(frozen=True)
+class Pause:
+    """Filler tokens between a query's input and its answer (pause tokens, Goyal et al. 2023):
+    ``count`` of them, plus ``per_token`` for every input token, written ``token``. The
+    export-side counterpart of training's computation steps (``--computation-steps C`` puts
+    C x n blank tokens there; ``Pause(per_token=C)`` the same count of filler text)."""
+
+    count: int = 0
+    per_token: int = 0
+    token: str = PAUSE_TOKEN
+
+    def __post_init__(self) -> None:
+        for name in ("count", "per_token"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"pause {name} must be a non-negative integer, got {value!r}")
+        if not isinstance(self.token, str) or not self.token or self.token.split() != [self.token]:
+            raise ValueError(f"the pause token must be one token without spaces, got {self.token!r}")
+
+    def length(self, record: Record) -> int:
+        """How many filler tokens follow this record's input."""
+        return self.count + self.per_token * len(str(record["input"]).split())
+
+    def line(self, record: Record) -> str:
+        """The filler line of a record ("" when there is none)."""
+        return " ".join([self.token] * self.length(record))
+
+    def describe(self) -> str:
+        """How many filler tokens follow an input, in words."""
+        parts = ([str(self.count)] if self.count else []) + ([f"{self.per_token} per input token"] if self.per_token else [])
+        return " plus ".join(parts)
+
+
+NO_PAUSE = Pause()
+
+
+def trace_of(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None) -> str:
+    """The trace format a record is answered in: its ``meta.trace``, else the config's ``trace``, else none."""
+    fmt = prompt_params(task, params, record).get("trace", "none")
+    return fmt if isinstance(fmt, str) and fmt in get_task(task).trace_formats else "none"
+
+
+def trace_statement(task: str, fmt: str) -> str:
+    """What a traced prompt says of the format: the trace's shape and the task's description of its steps."""
+    described = get_task(task).trace_formats[fmt]
+    return TRACE_STATEMENT.format(steps=f"{TRACE_NAMES[fmt]}: {described}")
+
+
+def worked_candidates(pool: Sequence[Record]) -> list[Record]:
+    """The pool records a worked example is taken from: the two with the shortest inputs of two
+    different inputs (ties in pool order), so that one is never the query's own input."""
+    ordered = sorted(range(len(pool)), key=lambda i: (len(str(pool[i]["input"]).split()), i))
+    chosen: list[Record] = []
+    for i in ordered:
+        if not chosen or pool[i]["input"] != chosen[0]["input"]:
+            chosen.append(pool[i])
+            if len(chosen) == 2:
+                break
+    return chosen
+
+
+def worked_example(record: Record | None, pool: Sequence[Record]) -> Record | None:
+    """The worked example of a traced prompt: the pool record (train) with the shortest input
+    (ties: the first), not one with the query's input; None for an empty pool."""
+    own = None if record is None else record.get("input")
+    return next((r for r in worked_candidates(pool) if r.get("input") != own), None)
+
+
 def prompt_params(task: str, params: Mapping[str, Any] | None = None, record: Record | None = None) -> dict[str, Any]:
     """The parameters a prompt states: the task's defaults, then the config's parameters, then the record's meta."""
     merged: dict[str, Any] = dict(get_task(task).default_params().to_dict())
@@ -253,16 +342,35 @@ def check_answer_format(answer_format: str) -> str:
 
 
 def instruction(
-    task: str, params: Mapping[str, Any] | None = None, record: Record | None = None, chat: bool = False, answer_format: str = "line"
+    task: str,
+    params: Mapping[str, Any] | None = None,
+    record: Record | None = None,
+    chat: bool = False,
+    answer_format: str = "line",
+    pool: Sequence[Record] = (),
+    pause: Pause = NO_PAUSE,
 ) -> str:
-    """The instruction of a prompt: the explanation, the token conventions and the answer format
-    (a chat prompt's in ``answer_format``; a text prompt's is always the ``Answer:`` cue)."""
+    """The instruction of a prompt: the explanation, for a traced record the trace format and a
+    worked example from pool (see the module doc), the filler tokens a pause adds, the token
+    conventions and the answer format (a chat prompt's in ``answer_format``; a text prompt's is
+    always the ``Answer:`` cue)."""
     form = FORMAT_INSTRUCTIONS[check_answer_format(answer_format)] if chat else TEXT_FORMAT
-    return f"{explanation(task, params, record)}\n{CONVENTIONS} {form}"
+    lines = [explanation(task, params, record)]
+    fmt = trace_of(task, params, record)
+    if fmt != "none":
+        lines.append(trace_statement(task, fmt))
+        example = worked_example(record, pool)
+        if example is not None:
+            lines.append(WORKED_EXAMPLE.format(input=example["input"], target=example["target"]))
+    if pause.count or pause.per_token:
+        lines.append(PAUSE_STATEMENT.format(count=pause.describe(), token=pause.token))
+    return "\n".join(lines) + f"\n{CONVENTIONS} {form}"
 
 
-def query(record: Record) -> str:
-    return f"Input: {record['input']}"
+def query(record: Record, pause: Pause = NO_PAUSE) -> str:
+    """``Input: <tokens>``, and with a pause its line of filler tokens."""
+    filler = pause.line(record)
+    return f"Input: {record['input']}" + (f"\n{filler}" if filler else "")
 
 
 def reply(record: Record, answer_format: str = "line") -> str:
@@ -305,6 +413,8 @@ class Prompter:
     seed: int = 0
     system: bool = False
     answer_format: str = "line"
+    pause: Pause = NO_PAUSE
+    _worked: list[Record] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         get_task(self.task)  # an unknown task fails here, not at the first record
@@ -318,23 +428,29 @@ class Prompter:
     def describe(self, record: Record, answer_format: str | None = None) -> str:
         """The instruction of the record's task (the head of text prompts: the answer after
         ``Answer:``; with an answer format, the answer asked for in it, as a chat prompt's)."""
+        if self._worked is None:
+            self._worked = worked_candidates(self.pool)  # once per prompter: the pool is its train part
         if answer_format is None:
-            return instruction(self.task, self.params, record)
-        return instruction(self.task, self.params, record, chat=True, answer_format=answer_format)
+            return instruction(self.task, self.params, record, pool=self._worked, pause=self.pause)
+        return instruction(self.task, self.params, record, chat=True, answer_format=answer_format, pool=self._worked, pause=self.pause)
+
+    def query(self, record: Record) -> str:
+        """The record's query, with this prompter's filler tokens."""
+        return query(record, self.pause)
 
     def text(self, record: Record) -> str:
-        blocks = [instruction(self.task, self.params, record)]
-        blocks += [f"{query(shot)}\n{reply(shot)}" for shot in self.shots(record)]
-        blocks.append(f"{query(record)}\n{ANSWER_PREFIX}")
+        blocks = [self.describe(record)]
+        blocks += [f"{self.query(shot)}\n{reply(shot)}" for shot in self.shots(record)]
+        blocks.append(f"{self.query(record)}\n{ANSWER_PREFIX}")
         return "\n\n".join(blocks)
 
     def chat(self, record: Record) -> list[Message]:
-        head = instruction(self.task, self.params, record, chat=True, answer_format=self.answer_format)
+        head = self.describe(record, self.answer_format)
         turns: list[Message] = [{"role": "system", "content": head}] if self.system else []
         for shot in self.shots(record):
-            turns.append({"role": "user", "content": query(shot)})
+            turns.append({"role": "user", "content": self.query(shot)})
             turns.append({"role": "assistant", "content": self.reply(shot)})
-        turns.append({"role": "user", "content": query(record)})
+        turns.append({"role": "user", "content": self.query(record)})
         if not self.system:
             first = turns[0]
             turns[0] = {"role": "user", "content": f"{head}\n\n{first['content']}"}
@@ -375,6 +491,9 @@ class TaskPrompters:
     def describe(self, record: Record, answer_format: str | None = None) -> str:
         return self.of(record).describe(record, answer_format)
 
+    def query(self, record: Record) -> str:
+        return self.of(record).query(record)
+
     def text(self, record: Record) -> str:
         return self.of(record).text(record)
 
@@ -392,13 +511,15 @@ class TaskPrompters:
 
 
 def config_prompter(
-    tasks: Mapping[str, Mapping[str, Any]], pool: Sequence[Record], k: int = 0, seed: int = 0, system: bool = False, answer_format: str = "line"
+    tasks: Mapping[str, Mapping[str, Any]], pool: Sequence[Record], k: int = 0, seed: int = 0, system: bool = False, answer_format: str = "line",
+    pause: Pause = NO_PAUSE,
 ) -> Prompter | TaskPrompters:
     """The prompter of a config whose records come from `tasks` (task -> parameters): a
-    Prompter for one task, a TaskPrompters (shots from each task's own pool records) for several."""
+    Prompter for one task, a TaskPrompters (shots and worked examples from each task's own pool
+    records) for several."""
     made = {
         task: Prompter(task, dict(params), [r for r in pool if r["task"] == task] if len(tasks) > 1 else pool,
-                       k=k, seed=seed, system=system, answer_format=answer_format)
+                       k=k, seed=seed, system=system, answer_format=answer_format, pause=pause)
         for task, params in tasks.items()
     }
     return next(iter(made.values())) if len(made) == 1 else TaskPrompters(made, answer_format)

@@ -2,7 +2,8 @@
 
 Every reward scores a completion as :func:`gengap.harnesses.scoring.score_output` does (answer
 extraction, then the stored target for an answer that is exactly it and the task's own
-checker for any other). They are routed by task: the record's task comes
+checker for any other; a traced row's final answer, after its ``=>``, or the whole answer of
+an answer-only reply). They are routed by task: the record's task comes
 from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_source`` of the form
 ``gengap/<config>[/<side>]`` (config ``<task>-<split>``). Three signals, exactly:
 

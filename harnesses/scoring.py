@@ -17,6 +17,12 @@ answer is read as the checker would read it and compared with the target's token
 of tasks whose checker accepts several answers (shortest_path, maze, grid_program, plugins
 that override the checker), of traced records and of records without a target go to the
 checker.
+
+Traced records (``meta.trace``: the target is ``trace => answer``) are scored on the final
+answer: the answer read is cut at its first ``=>`` and what follows is checked
+(``Task.check_parts``' answer verdict, from the record's input), and an answer without ``=>`` (an
+answer-only reply) is checked whole; the trace is not scored (the baselines score it apart).
+Partial credit compares with the target's answer (the tokens after its ``=>``).
 :func:`score_output_checked` always asks the checker (tests/test_scoring_fast_path.py checks
 that both give the same scores on every task).
 
@@ -43,6 +49,7 @@ import numpy as np
 
 from gengap.generators import get_task
 from gengap.generators.task import Task
+from gengap.generators.traces import SEPARATOR
 from gengap.harnesses.extraction import Alphabet, answer_tokens, extract_answer
 
 Record = Mapping[str, Any]
@@ -143,11 +150,19 @@ def _target_decides(record: Record) -> bool:
     return record.get("target") is not None and one_answer(str(record["task"])) and untraced(record.get("meta"))
 
 
+def final_answer(record: Record, tokens: list[str]) -> list[str]:
+    """The final answer of a traced record's answer tokens: those after the first ``=>`` (all of
+    them when there is none); the tokens themselves for an answer-only record."""
+    if untraced(record.get("meta")) or SEPARATOR not in tokens:
+        return tokens
+    return tokens[tokens.index(SEPARATOR) + 1 :]
+
+
 def target_score(record: Record, span: str | None) -> Score:
     """The score of a span by the record's target alone: correct when the tokens read from it
-    are the target's, partial credit otherwise."""
-    tokens = answer_tokens(span, alphabet_of(record))
-    target = target_tokens(record)
+    are the target's (a traced record's: its final answer's), partial credit otherwise."""
+    tokens = final_answer(record, answer_tokens(span, alphabet_of(record)))
+    target = final_answer(record, target_tokens(record))
     correct = bool(tokens) and tokens == target
     return Score(correct, " ".join(tokens), span, 1.0 if correct else token_credit(target, tokens))
 
@@ -157,7 +172,8 @@ def score_span(record: Record, span: str | None) -> Score:
     every span of a one-answer task's answer-only record; the checker every other (see the
     module doc)."""
     if span is not None and is_target(record.get("target"), span):
-        return Score(True, span, span, 1.0)
+        answer = span if untraced(record.get("meta")) else " ".join(final_answer(record, span.split()))
+        return Score(True, answer, span, 1.0)
     if _target_decides(record):
         return target_score(record, span)
     return _checked(record, span)
@@ -175,6 +191,12 @@ def score_output_checked(record: Record, output: str | None) -> Score:
 
 def _checked(record: Record, span: str | None) -> Score:
     tokens = answer_tokens(span, alphabet_of(record))
+    if not untraced(record.get("meta")):  # scored on the final answer (module doc)
+        tokens = final_answer(record, tokens)
+        answer = " ".join(tokens)
+        correct = bool(tokens) and get_task(str(record["task"])).check_parts(record, f"{SEPARATOR} {answer}")[0]
+        target = final_answer(record, target_tokens(record))
+        return Score(correct, answer, span, 1.0 if correct else token_credit(target, tokens))
     answer = " ".join(tokens)
     if not tokens:
         return Score(False, answer, span)

@@ -77,9 +77,13 @@ def test_sinusoid_table_values() -> None:
 @pytest.mark.parametrize("pos", POSITIONAL)
 def test_every_encoding_runs_past_the_training_length(pos: str) -> None:
     torch.manual_seed(0)
-    model = build_model(pos, SHAPE, vocab_size=9, max_len=12)
+    model = build_model(pos, SHAPE, vocab_size=9, max_len=12, tokens=["<pad>", "<sep>", "<end>", *"012345"])  # abacus reads which are digits
     assert model.forward(torch.randint(3, 9, (3, 12))).shape == (3, 12, 9)
     if pos in EXTRAPOLATING:
+        if pos == "randomized":  # training samples from R = 2 x max_len positions; longer sequences are read in evaluation
+            with pytest.raises(BaselineError, match="a sequence of 40 tokens exceeds the 24 randomized positions"):
+                model.forward(torch.randint(3, 9, (2, 40)))
+        model.eval()
         assert model.forward(torch.randint(3, 9, (2, 40))).shape == (2, 40, 9)
     else:  # learned positions: exactly the split's longest sequence
         assert model.max_positions == 12
@@ -99,7 +103,7 @@ def test_batched_cached_decoding_matches_single_recompute(pos: str, small_split)
         assert result["model"]["max_positions"] == longest  # the learned table covers train, validation and test
     tok = Tokenizer.build([r[k] for part in (small_split.train, small_split.validation, small_split.test) for r in part for k in ("input", "target")])
     torch.manual_seed(3)
-    model = build_model(pos, SHAPE, len(tok), 30)
+    model = build_model(pos, SHAPE, len(tok), 30, tokens=tok.tokens)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     data = EncodedTrain(small_split.train, tok, torch.device("cpu"))
     for step in range(1, 31):  # a little training so that predictions are not constant

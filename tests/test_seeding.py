@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gengap.generators import get_task
@@ -28,6 +29,8 @@ from gengap.generators.seeding import (
     labels_key,
     labels_seed,
     mixture_rng,
+    positions_rng,
+    process_rng,
     side_seed,
     validation_seed,
     split_rng,
@@ -58,6 +61,8 @@ RAW = {
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
     "fresh": (lambda: fresh_rng(3), [17327491203985367714, 7724983903151345781]),
     "binding": (lambda: binding_rng("cfq_like", "Who directed M0 ?"), [10937258924664223537, 14365554015025531375]),
+    "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
+    "positions": (lambda: positions_rng(3, 2), [787388216101490676, 2397501687541677524]),
 }
 
 
@@ -105,6 +110,14 @@ def test_primitives_hand_computed() -> None:
     )
     assert labels_seed(7, "a") == int.from_bytes(hashlib.sha256(b"7\na").digest()[:8], "little") >> 1
     assert 0 <= labels_seed("x") < 2**63
+    digest = hashlib.sha256(b"process-labels\nr-1").digest()  # a string label (a record id) as written
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(5, spawn_key=key))).bit_generator.random_raw(2)
+    assert process_rng(5, "r-1").bit_generator.random_raw(2).tolist() == expected.tolist()
+    digest = hashlib.sha256(b"positions").digest()  # training pass 2 of position seed 3: the pass appended to the key
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(3, spawn_key=(*key, 2)))).bit_generator.random_raw(2)
+    assert positions_rng(3, 2).bit_generator.random_raw(2).tolist() == expected.tolist()
 
 
 def test_streams_are_distinct() -> None:
@@ -114,6 +127,8 @@ def test_streams_are_distinct() -> None:
     assert draw(block_rng(1, "parity_check", PARITY, 0)) != draw(block_rng(1, "parity_check", PARITY, 1))
     assert draw(subsample_rng(1)) != draw(subsample_rng(2))
     assert draw(exposure_rng(1)) != draw(subsample_rng(1)) and draw(exposure_rng(1)) != draw(exposure_rng(2))
+    assert draw(process_rng(1, "a")) != draw(process_rng(1, "b")) != draw(process_rng(2, "b"))
+    assert draw(positions_rng(1, 0)) != draw(positions_rng(1, 1)) != draw(positions_rng(2, 1))
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)

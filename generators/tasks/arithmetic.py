@@ -7,7 +7,9 @@ digit first. Output formats:
 - ``plain``: the result, most significant digit first;
 - ``reversed``: the result, least significant digit first (Lee et al. 2023, Zhou et al. 2024);
 - ``index_hints``: every digit of operands and result is preceded by a position token ``p<i>``
-  (i = 0 for the units digit), as in the index hints of Zhou et al.
+  (i = 0 for the units digit), as in the index hints of Zhou et al. (the hint tokens of the
+  trace layer's ``index_hints`` format, gengap.generators.traces.hint_token: addition's index
+  hints are this format, combinable with any of its traces).
 
 The format is recorded in each record's ``meta`` so the checker can read the input.
 
@@ -28,13 +30,23 @@ from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task, decimal_below, meta_value
 from gengap.generators.text import DIGITS, ZERO, join_chars, join_tokens
-from gengap.generators.traces import COLUMN_FORMATS, column_trace, read_number, trace_knob, verify_columns, with_traces
+from gengap.generators.traces import (
+    COLUMN_FORMATS,
+    COLUMN_WIDTHS,
+    column_trace,
+    hint_token,
+    read_number,
+    trace_knob,
+    verify_columns,
+    with_traces,
+)
 
 MAX_DIGITS = 1000
 FORMATS = ("plain", "reversed", "index_hints")
 PLUS = 10  # token id of the operator ("+" or "*") after the digit ids 0..9
 HINT0 = 11  # token id of "p0"; "p<i>" is HINT0 + i
 DIGIT_LEVELS = (1, 2, 3, 5, 8, 10, 15, 20, 30, 40)
+ADDITION_TRACES = ("coarse", "fine", "inductive")
 MULTIPLICATION_LEVELS = (1, 2, 3, 4, 5, 6, 8, 10, 15, 20)
 
 
@@ -57,7 +69,10 @@ class OperandParams(Params):
 
 @dataclasses.dataclass(frozen=True)
 class AdditionParams(OperandParams):
-    """Parameters of ``addition``."""
+    """Parameters of ``addition`` (its traces also come in the inductive format; index hints are
+    ``format: index_hints``, of input and answer)."""
+
+    trace: str = trace_knob(*ADDITION_TRACES)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +162,7 @@ def place(first: np.ndarray, first_len: np.ndarray, separator: int, second: np.n
 
 
 def _vocab(max_hint: int, op: str = "+") -> list[str]:
-    return [str(d) for d in range(10)] + [op] + [f"p{i}" for i in range(max_hint)]
+    return [str(d) for d in range(10)] + [op] + [hint_token(i) for i in range(max_hint)]
 
 
 def _ascii(ids: np.ndarray, op: str = "+") -> np.ndarray:
@@ -200,7 +215,8 @@ class Addition(_DecimalOperation):
     family = "arithmetic"
     description = "decimal a + b (digit ranges per operand); output plain, reversed or with index hints"
     params_type = AdditionParams
-    trace_formats = COLUMN_FORMATS
+    trace_formats = {fmt: COLUMN_FORMATS[fmt] for fmt in ADDITION_TRACES}
+    trace_step_widths = COLUMN_WIDTHS
 
     def generate(self, rng: np.random.Generator, n: int, params: AdditionParams) -> Batch:
         count_a, a = random_operands(rng, n, params.min_digits_a, params.max_digits_a)
@@ -267,7 +283,7 @@ def _format_result(value: str, fmt: str) -> str:
     if fmt == "reversed":
         return " ".join(value[::-1])
     size = len(value)
-    return " ".join(f"p{size - 1 - i} {d}" for i, d in enumerate(value))
+    return " ".join(f"{hint_token(size - 1 - i)} {d}" for i, d in enumerate(value))
 
 
 def _strip_hints(tokens: list[str], op: str = "+") -> list[str]:
@@ -281,7 +297,7 @@ def _strip_hints(tokens: list[str], op: str = "+") -> list[str]:
             raise ValueError("hint and digit tokens must alternate")
         size = len(part) // 2
         for i in range(size):
-            if part[2 * i] != f"p{size - 1 - i}":
+            if part[2 * i] != hint_token(size - 1 - i):
                 raise ValueError(f"bad index hint {part[2 * i]!r}")
             out.append(part[2 * i + 1])
         out.append(op)
@@ -326,6 +342,15 @@ class Multiplication(_DecimalOperation):
             total += partial * 10**place
             out += [*str(partial), *([",", *str(total)] if fmt == "fine" else []), ";"]
         return out
+
+    def trace_steps(self, trace: list[str], fmt: str, example: Mapping[str, Any] | None = None) -> list[list[str]]:
+        """One step per digit of b: its ';'-ended segment."""
+        steps: list[list[str]] = [[]]
+        for token in trace:
+            steps[-1].append(token)
+            if token == ";":
+                steps.append([])
+        return steps if steps[-1] else steps[:-1]
 
     def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
         """One ';'-ended segment per digit of b (least significant first): its partial product

@@ -78,6 +78,7 @@ from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
+from gengap.generators.traces import least_to_most, trace_knob, with_traces
 from gengap.generators.tasks._cogs_grammar import (  # noqa: F401  (interpret: the shared LF builder)
     CP_RULE,
     DET_PP_RULE,
@@ -180,6 +181,7 @@ class CogsParams(Params):
     max_pp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested PPs on the PP-carrying NP")
     min_cp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested sentential complements")
     max_cp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested sentential complements")
+    trace: str = trace_knob("least_to_most")
 
     def check_consistency(self) -> None:
         for part in ("pp", "cp"):
@@ -220,6 +222,12 @@ class CogsLike(Task[CogsParams]):
     )
     level_feature = "rules"
     test_caps = {"max_pp_depth": 6, "min_pp_depth": 6, "max_cp_depth": 6, "min_cp_depth": 6}
+    trace_formats = {
+        "least_to_most": "the sub-phrases from the smallest up (every noun phrase with a PP, then every embedded "
+        "clause, innermost first, as written in the sentence), each as '<words> = <its conjuncts> |': the "
+        "conjuncts of the logical form whose variables all stand for words of the sub-phrase, in the "
+        "logical form's order",
+    }
 
     def levels(self) -> dict[int, CogsParams]:
         return {
@@ -402,10 +410,17 @@ class CogsLike(Task[CogsParams]):
             "derivation_depth": tree_depths,
             "rules": rule_counts,
         }
-        return Batch.from_lists(inputs, targets, features, structure=trees)
+        return with_traces(self, Batch.from_lists(inputs, targets, features, structure=trees), params.trace)
 
     def solve(self, example: Mapping[str, Any]) -> str:
         return interpret(parse_sentence(example["input"]))
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        """least_to_most: each sub-phrase (:func:`subphrases`) and its part of the logical form."""
+        tree = parse_sentence(example["input"])
+        words = example["input"].split()
+        definites, conjuncts = split_logical_form(interpret(tree))
+        return least_to_most((words[a:b], conjuncts_within(definites, conjuncts, a, b)) for a, b in subphrases(tree))
 
     def derive(self, example: Mapping[str, Any]) -> Tree:
         return parse_sentence(example["input"])
@@ -443,6 +458,76 @@ class CogsLike(Task[CogsParams]):
                         chain = len(COMPLEMENT) * 2 * len(ANIMATE_NOUNS) * pp_step**d
                         total += verbs[verb_class] * product * c * chain * prefix ** (c - 1)
         return total
+
+
+# -- least-to-most decomposition (Zhou et al. 2022) ---------------------------------------------
+
+
+def subphrases(tree: Tree) -> list[tuple[int, int]]:
+    """The word spans [start, end) of a derivation's sub-phrases, least to most: every noun
+    phrase that carries a PP and every embedded clause, in post-order (inner before outer,
+    left to right); the sentence itself is not one. Positions count the sentence's words as
+    the logical form's variables do."""
+    spans: list[tuple[int, int]] = []
+
+    def walk(node: Any, start: int, embedded: bool = False) -> int:
+        rule = node[0]
+        if rule == NAME_RULE:
+            return start + 1
+        if rule in (DET_RULE, DET_PP_RULE):
+            end = start + 2 if rule == DET_RULE else walk(node[3], start + 2)
+            if rule == DET_PP_RULE:
+                spans.append((start, end))
+            return end
+        if rule == PP_RULE:
+            return walk(node[2], start + 1)
+        if rule == S_RULE:
+            end = walk(node[2], walk(node[1], start))
+            if embedded:
+                spans.append((start, end))
+            return end
+        if rule == ROOT_RULE:
+            return walk(node[1], start) + 1  # the final "."
+        children = iter(node[2:])  # a verb phrase: one word per symbol but its NP and S
+        end = start
+        for symbol in rule.split(" -> ")[1].split():
+            end = walk(next(children), end, embedded=True) if symbol in ("NP", "S") else end + 1
+        return end
+
+    walk(tree, 0)
+    return spans
+
+
+def split_logical_form(form: str) -> tuple[list[list[str]], list[list[str]]]:
+    """The definites (each ``* N ( x _ i ) ;``) and the other conjuncts of a logical form, as token lists."""
+    tokens = form.split()
+    definites: list[list[str]] = []
+    while tokens and tokens[0] == "*":
+        cut = tokens.index(";") + 1
+        definites.append(tokens[:cut])
+        tokens = tokens[cut:]
+    conjuncts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == "AND":
+            conjuncts.append([])
+        else:
+            conjuncts[-1].append(token)
+    return definites, [c for c in conjuncts if c]
+
+
+def _variables(tokens: list[str]) -> list[int]:
+    return [int(tokens[i + 2]) for i in range(len(tokens) - 2) if tokens[i] == "x" and tokens[i + 1] == "_"]
+
+
+def conjuncts_within(definites: list[list[str]], conjuncts: list[list[str]], start: int, end: int) -> list[str]:
+    """The part of a logical form whose variables all stand for words in [start, end): its
+    definites, then its other conjuncts joined by AND, in the form's order."""
+    inside = lambda tokens: bool(_variables(tokens)) and all(start <= v < end for v in _variables(tokens))  # noqa: E731
+    kept = [c for c in conjuncts if inside(c)]
+    out = [t for d in definites if inside(d) for t in d]
+    for i, conjunct in enumerate(kept):
+        out += (["AND"] if i else []) + conjunct
+    return out
 
 
 # -- the reference parser (independent of generate); interpret is _cogs_grammar's ----------

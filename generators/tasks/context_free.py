@@ -24,23 +24,42 @@ from gengap.generators.sequences import (
 )
 from gengap.generators.task import decimal_below
 from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars, join_tokens
-from gengap.generators.traces import trace_knob, with_traces
+from gengap.generators.traces import COPY_HINTS, hinted, inductive, trace_knob, with_traces
+
+
+@dataclasses.dataclass(frozen=True)
+class ReverseParams(SymbolParams):
+    """Length range, alphabet and the trace format."""
+
+    trace: str = trace_knob("inductive", "index_hints")
 
 
 @register
-class ReverseString(SequenceTask[SymbolParams]):
+class ReverseString(SequenceTask[ReverseParams]):
     """String over 0..k-1 -> the same string reversed."""
 
     name = "reverse_string"
     family = "context_free"
     description = "string of symbols -> the string reversed"
-    params_type = SymbolParams
+    params_type = ReverseParams
+    trace_formats = {
+        "inductive": "per symbol written, a state: '#', the position i of the input symbol it copies (counting "
+        "from 0: n-1 first, then one less than the previous state's) and that symbol",
+        "index_hints": COPY_HINTS,
+    }
 
-    def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
+    def generate(self, rng: np.random.Generator, n: int, params: ReverseParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         codes = digits_to_chars(random_symbols(rng, n, params.max_length, params.alphabet_size))
         reversed_codes = reverse_rows(codes, lengths)
-        return Batch(join_chars(codes, lengths), join_chars(reversed_codes, lengths))
+        return with_traces(self, Batch(join_chars(codes, lengths), join_chars(reversed_codes, lengths)), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        symbols = [str(s) for s in parse_symbols(example["input"], DIGITS)]
+        order = range(len(symbols) - 1, -1, -1)
+        if fmt == "inductive":
+            return inductive([str(i), symbols[i]] for i in order)
+        return hinted((i, [symbols[i]]) for i in order)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {}  # no features besides the lengths
@@ -83,6 +102,7 @@ class StackManipulation(SequenceTask[StackParams]):
         "coarse": "the stack height after every action",
         "fine": "after every action, two tokens: the stack height and the top symbol (EMPTY when empty)",
     }
+    trace_step_widths = {"fine": 2}
 
     def generate(self, rng: np.random.Generator, n: int, params: StackParams) -> Batch:
         lengths = sample_lengths(rng, n, params)

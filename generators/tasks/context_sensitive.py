@@ -24,19 +24,52 @@ from gengap.generators.sequences import (
     sample_lengths,
 )
 from gengap.generators.text import DIGITS, digits_to_chars, join_chars
-from gengap.generators.traces import COLUMN_FORMATS, column_trace, trace_knob, verify_columns, with_traces
+from gengap.generators.traces import (
+    COLUMN_FORMATS,
+    COLUMN_WIDTHS,
+    COPY_HINTS,
+    column_trace,
+    hinted,
+    inductive,
+    split_steps,
+    split_target,
+    trace_format,
+    trace_knob,
+    verify_columns,
+    with_traces,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyParams(SymbolParams):
+    """Length range, alphabet and the trace format (index hints)."""
+
+    trace: str = trace_knob("index_hints")
+
+
+def _copied_symbols(example: Mapping[str, Any], positions: Any) -> list[str]:
+    """The index_hints trace of a task whose answer copies the input symbols at positions (a
+    function of the input length): per symbol written, its input position's hint, then it."""
+    symbols = [str(s) for s in parse_symbols(example["input"], DIGITS)]
+    return hinted((i, [symbols[i]]) for i in positions(len(symbols)))
 
 
 @register
-class DuplicateString(SequenceTask[SymbolParams]):
+class DuplicateString(SequenceTask[CopyParams]):
     """String s -> s s."""
 
     name = "duplicate_string"
     family = "context_sensitive"
     description = "string s -> s s (the string written twice)"
-    params_type = SymbolParams
+    params_type = CopyParams
+    trace_formats = {
+        "index_hints": f"{COPY_HINTS}: p0 .. p(n-1) twice",
+    }
 
-    def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        return _copied_symbols(example, lambda n: [*range(n), *range(n)])
+
+    def generate(self, rng: np.random.Generator, n: int, params: CopyParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
         codes = digits_to_chars(random_symbols(rng, n, width, params.alphabet_size))
@@ -48,7 +81,7 @@ class DuplicateString(SequenceTask[SymbolParams]):
             source = position - short * (position >= short)
             np.minimum(source, width - 1, out=source)
             doubled = np.take_along_axis(codes, source, axis=1)
-        return Batch(join_chars(codes, lengths), join_chars(doubled, 2 * lengths))
+        return with_traces(self, Batch(join_chars(codes, lengths), join_chars(doubled, 2 * lengths)), params.trace)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {}  # no features besides the lengths
@@ -61,7 +94,7 @@ class DuplicateString(SequenceTask[SymbolParams]):
 @dataclasses.dataclass(frozen=True)
 class BucketSortParams(SymbolParams):
     alphabet_size: int = knob(5, lo=2, hi=10, doc="number of symbols, written 0..9")
-    trace: str = trace_knob()
+    trace: str = trace_knob("coarse", "fine", "inductive")
 
 
 @register
@@ -75,7 +108,10 @@ class BucketSort(SequenceTask[BucketSortParams]):
     trace_formats = {
         "coarse": "the bucket counts: for each symbol that occurs, ascending, the symbol and its count",
         "fine": "for every input position, how many times its symbol occurred up to there; then the coarse counts",
+        "inductive": "per input symbol, a state: '#', the symbol read, then the bucket counts so far (each symbol "
+        "read so far, ascending, and its count)",
     }
+    trace_step_widths = {"coarse": 2}
 
     def generate(self, rng: np.random.Generator, n: int, params: BucketSortParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -97,11 +133,21 @@ class BucketSort(SequenceTask[BucketSortParams]):
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
         counts = [0] * 10
         running = []
+        states = []
         for s in parse_symbols(example["input"], DIGITS):
             counts[s] += 1
             running.append(str(counts[s]))
-        buckets = [str(v) for s, c in enumerate(counts) if c for v in (s, c)]
-        return running + buckets if fmt == "fine" else buckets
+            states.append([str(s), *_buckets(counts)])
+        if fmt == "inductive":
+            return inductive(states)
+        return running + _buckets(counts) if fmt == "fine" else _buckets(counts)
+
+    def trace_steps(self, trace: list[str], fmt: str, example: Mapping[str, Any] | None = None) -> list[list[str]]:
+        """Fine: one step per input position's count, then one per (symbol, count) pair."""
+        if fmt != "fine" or example is None:
+            return super().trace_steps(trace, fmt, example)
+        n = len(example["input"].split())
+        return [[t] for t in trace[:n]] + split_steps(trace[n:], fmt, 2)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"distinct_symbols": len(set(example["input"].split()))}
@@ -112,6 +158,11 @@ class BucketSort(SequenceTask[BucketSortParams]):
         for s in symbols:
             counts[s] += 1
         return " ".join(str(s) for s in range(10) for _ in range(counts[s]))
+
+
+def _buckets(counts: list[int]) -> list[str]:
+    """Each symbol with a nonzero count, ascending, followed by its count."""
+    return [str(v) for s, c in enumerate(counts) if c for v in (s, c)]
 
 
 # -- shared pieces of the tasks below -----------------------------------------------------
@@ -251,7 +302,7 @@ class MissingDuplicateString(SequenceTask[MissingDuplicateParams]):
 
 
 @register
-class OddsFirst(SequenceTask[SymbolParams]):
+class OddsFirst(SequenceTask[CopyParams]):
     """s1 s2 ... sn -> s1 s3 s5 ... s2 s4 s6 ... (1-indexed odd positions first).
 
     This is the docstring version of Deletang et al. (0 0 1 1 0 1 0 1 -> 0 1 0 0 0 1 1 1),
@@ -262,9 +313,15 @@ class OddsFirst(SequenceTask[SymbolParams]):
     name = "odds_first"
     family = "context_sensitive"
     description = "string s1 s2 ... sn -> s1 s3 s5 ... then s2 s4 s6 ... (odd positions first, 1-indexed)"
-    params_type = SymbolParams
+    params_type = CopyParams
+    trace_formats = {
+        "index_hints": f"{COPY_HINTS}: p0 p2 p4 ... then p1 p3 ...",
+    }
 
-    def generate(self, rng: np.random.Generator, n: int, params: SymbolParams) -> Batch:
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        return _copied_symbols(example, lambda n: [*range(0, n, 2), *range(1, n, 2)])
+
+    def generate(self, rng: np.random.Generator, n: int, params: CopyParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         width = params.max_length
         codes = digits_to_chars(random_symbols(rng, n, width, params.alphabet_size))
@@ -281,10 +338,12 @@ class OddsFirst(SequenceTask[SymbolParams]):
         if params.min_length != params.max_length:
             differ &= ~past_length(lengths, width)
         displaced = differ.sum(axis=1, dtype=np.int64)
-        return Batch(join_chars(codes, lengths), join_chars(shuffled, lengths), {"displaced": displaced})
+        batch = Batch(join_chars(codes, lengths), join_chars(shuffled, lengths), {"displaced": displaced})
+        return with_traces(self, batch, params.trace)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
-        pairs = zip(example["input"].split(), example["target"].split())
+        answer = split_target(example["target"]) if trace_format(example) != "none" else None
+        pairs = zip(example["input"].split(), answer[1] if answer else example["target"].split())
         return {"displaced": sum(1 for a, b in pairs if a != b)}
 
     def solve(self, example: Mapping[str, Any]) -> str:
@@ -311,7 +370,7 @@ class BinaryOperationParams(LengthParams):
 class BinaryAdditionParams(BinaryOperationParams):
     """Input length range and the trace format."""
 
-    trace: str = trace_knob()
+    trace: str = trace_knob(*COLUMN_FORMATS)
 
 
 def _binary_operands(
@@ -378,6 +437,7 @@ class BinaryAddition(SequenceTask[BinaryAdditionParams]):
     description = "little-endian binary n + m (widths summing to length - 1) -> little-endian sum"
     params_type = BinaryAdditionParams
     trace_formats = {name: text.replace("digit", "bit") for name, text in COLUMN_FORMATS.items()}
+    trace_step_widths = COLUMN_WIDTHS
     shortest = _BINARY_MIN
     size_knob = "input length in tokens (min_length..max_length, at least 3; smaller requests are raised to 3)"
 

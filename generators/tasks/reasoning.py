@@ -223,6 +223,16 @@ class VariableBinding(Task[VariableBindingParams]):
                 out.append(str(value))
         return out
 
+    def trace_steps(self, trace: list[str], fmt: str, example: Mapping[str, Any] | None = None) -> list[list[str]]:
+        """One step per token, a '-' (a negated copy) with the token after it."""
+        steps: list[list[str]] = []
+        for token in trace:
+            if steps and steps[-1] == ["-"]:
+                steps[-1].append(token)
+            else:
+                steps.append([token])
+        return steps
+
     def verify_trace(self, example: Mapping[str, Any], trace: list[str], fmt: str) -> bool:
         """The chain must start at the query and follow assignments of the input ('-' exactly
         where the copy negates) to a literal; fine values must go back from that literal, each

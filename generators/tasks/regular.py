@@ -23,14 +23,14 @@ from gengap.generators.sequences import (
 )
 from gengap.generators.task import decimal_below
 from gengap.generators.text import DIGITS, ZERO, digit_tokens, digits_to_chars, join_chars
-from gengap.generators.traces import describe_running, read_digit, running_states, trace_knob, with_traces
+from gengap.generators.traces import describe_running, inductive_states, read_digit, running_states, trace_knob, with_traces
 
 
 @dataclasses.dataclass(frozen=True)
 class ParityParams(LengthParams):
     """Input length range and the trace format."""
 
-    trace: str = trace_knob()
+    trace: str = trace_knob("coarse", "fine", "inductive")
 
 
 @register
@@ -43,7 +43,7 @@ class ParityCheck(SequenceTask[ParityParams]):
     params_type = ParityParams
     answer_tokens = ("0", "1")
     alphabet = 2
-    trace_formats = describe_running("the parity of the bits read so far", "bit")
+    trace_formats = describe_running("the parity of the bits read so far", "bit", read="bit")
 
     def generate(self, rng: np.random.Generator, n: int, params: ParityParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
@@ -57,6 +57,8 @@ class ParityCheck(SequenceTask[ParityParams]):
 
     def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
         bits = parse_symbols(example["input"])
+        if fmt == "inductive":
+            return inductive_states(0, bits, lambda parity, bit: parity ^ bit, example["input"].split())
         return [str(p) for p in running_states(0, bits, lambda parity, bit: parity ^ bit, fmt)]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
@@ -151,6 +153,7 @@ class ModularArithmetic(SequenceTask[ModularArithmeticParams]):
         "fine": "after every number, two tokens: the sum mod m of the terms completed so far "
         "and the running value mod m of the current term",
     }
+    trace_step_widths = {"fine": 2}
 
     def valid_length(self, length: int) -> bool:
         return _odd(length)
@@ -329,7 +332,7 @@ class CycleNavigationParams(LengthParams):
     """Input length range and the cycle length."""
 
     cycle_length: int = knob(5, lo=2, hi=10, doc="number of positions on the cycle (0..cycle_length-1)")
-    trace: str = trace_knob()
+    trace: str = trace_knob("coarse", "fine", "inductive")
 
 
 @register
@@ -346,7 +349,7 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
     description = "moves L S R (-1, 0, +1) from 0 on a cycle of c positions -> the final position"
     params_type = CycleNavigationParams
     alphabet = 3
-    trace_formats = describe_running("the position", "move")
+    trace_formats = describe_running("the position", "move", read="move")
 
     def possible_answer(self, example: Mapping[str, Any], answer: str) -> bool:
         """Answers are 0..cycle_length-1 (meta.cycle_length)."""
@@ -372,6 +375,8 @@ class CycleNavigation(SequenceTask[CycleNavigationParams]):
         cycle = self.meta(example, "cycle_length")
         delta = {"L": -1, "S": 0, "R": 1}
         moves = [delta[token] for token in parse_tokens(example["input"], "LSR")]
+        if fmt == "inductive":
+            return inductive_states(0, moves, lambda position, move: (position + move) % cycle, example["input"].split())
         return [str(p) for p in running_states(0, moves, lambda position, move: (position + move) % cycle, fmt)]
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:

@@ -63,6 +63,7 @@ from gengap.generators.gc_pause import paused_gc
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task
+from gengap.generators.traces import least_to_most, trace_knob, with_traces
 
 PRIMITIVES = ("walk", "look", "run", "jump")
 DIRECTIONS = ("left", "right")
@@ -102,6 +103,7 @@ class ScanParams(Params):
     max_actions: int = knob(
         MAX_ACTIONS, lo=1, hi=MAX_ACTIONS, doc="most output actions of a command (the default keeps every command)"
     )
+    trace: str = trace_knob("least_to_most")
 
     def check_consistency(self) -> None:
         self.require(
@@ -585,6 +587,31 @@ def _interpret_v(words: list[str]) -> list[str]:
     raise ValueError(f"expected opposite or around, got {words[1]!r}")
 
 
+# -- least-to-most decomposition (Zhou et al. 2022) -------------------------------------------
+
+_DECOMPOSED = ("C ->", "S ->", "V ->")  # the nodes whose words are a sub-command
+
+
+def subcommands(tree: Tree) -> list[tuple[int, int]]:
+    """The word spans [start, end) of a derivation's sub-commands, least to most: every C, S and
+    V node in post-order (children before their parent, left to right), a span listed once
+    (the first time: a node with its child's words adds nothing), the whole command left out."""
+    spans: list[tuple[int, int]] = []
+
+    def walk(node: Tree, start: int) -> int:
+        if isinstance(node, str):
+            return start + 1
+        end = start
+        for child in node[1:]:
+            end = walk(child, end)
+        if str(node[0]).startswith(_DECOMPOSED) and (start, end) not in spans:
+            spans.append((start, end))
+        return end
+
+    total = walk(tree, 0)
+    return [span for span in spans if span != (0, total)]
+
+
 # -- the task --------------------------------------------------------------------------------
 
 
@@ -602,6 +629,10 @@ class Scan(Task[ScanParams]):
     )
     level_feature = "output_length"
     test_caps = {"min_conjuncts": 3, "max_conjuncts": 6, "max_repeats": 2}
+    trace_formats = {
+        "least_to_most": "the sub-commands from the smallest up (every V, S and C phrase of the derivation, children "
+        "before parents, left to right, each once, the whole command left out), each as '<words> = <its actions> |'",
+    }
 
     def with_size(self, lo: int, hi: int) -> ScanParams:
         """Default grammar keeping commands of lo..hi actions, with just enough conjuncts.
@@ -625,14 +656,14 @@ class Scan(Task[ScanParams]):
         """n commands drawn uniformly (exactly) from those params allow, with their actions."""
         k, s_idx, conns = _sample(rng, n, params)
         rows = [(s[:kk], c[: kk - 1]) for kk, s, c in zip(k.tolist(), s_idx.tolist(), conns.tolist())]
-        return _render(rows, params.max_repeats)
+        return with_traces(self, _render(rows, params.max_repeats), params.trace)
 
     def enumerate(self, params: ScanParams) -> Batch:
         """Every command params allow, once each, ordered by conjunct count, then connectives
         (and before after, left to right), then S indices (repetitions outer, V in grammar
         order inner). ParamError when more than ENUMERATE_LIMIT commands."""
         self.enumeration_size(params)
-        return _render(list(_tuples(params)), params.max_repeats)
+        return with_traces(self, _render(list(_tuples(params)), params.max_repeats), params.trace)
 
     def enumeration_size(self, params: ScanParams) -> int:
         """The number of commands params allow; ParamError when more than ENUMERATE_LIMIT."""
@@ -651,6 +682,12 @@ class Scan(Task[ScanParams]):
         if not words:
             raise ValueError("empty command")
         return " ".join(interpret(words))
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        """least_to_most: each sub-command (gengap.generators.tasks.scan.subcommands) and its actions."""
+        words = example["input"].split()
+        parts = [words[a:b] for a, b in subcommands(derivation(example["input"]))]
+        return least_to_most((part, interpret(part)) for part in parts)
 
     def input_space_size(self, params: ScanParams) -> int | None:
         cap = _cap(params.max_repeats, params.max_conjuncts, params.max_actions)

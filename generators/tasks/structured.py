@@ -55,7 +55,7 @@ from gengap.generators.sequences import (
 )
 from gengap.generators.task import Task
 from gengap.generators.text import DIGITS, ZERO, digit_tokens, join_chars, join_tokens
-from gengap.generators.traces import trace_knob, with_traces
+from gengap.generators.traces import inductive_states, trace_knob, with_traces
 
 # ---------------------------------------------------------------------------------------
 # token joining for multi-byte vocabularies
@@ -74,8 +74,15 @@ def _empty_batch(features: tuple[str, ...]) -> Batch:
 # ---------------------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class PrefixSumsParams(LengthParams):
+    """Input length range and the trace format (inductive)."""
+
+    trace: str = trace_knob("inductive")
+
+
 @register
-class PrefixSums(SequenceTask[LengthParams]):
+class PrefixSums(SequenceTask[PrefixSumsParams]):
     """n-bit string -> its prefix sums mod 2 (running parity), n bits.
 
     Feature ``ones``: the number of 1s in the input (= parity flips in the target).
@@ -84,10 +91,11 @@ class PrefixSums(SequenceTask[LengthParams]):
     name = "prefix_sums"
     family = "structured"
     description = "bit string -> its running parity (prefix sums mod 2), one bit per input bit"
-    params_type = LengthParams
+    params_type = PrefixSumsParams
+    trace_formats = {"inductive": "per bit, a state: '#', the bit read, then the parity of the bits read so far"}
     alphabet = 2
 
-    def generate(self, rng: np.random.Generator, n: int, params: LengthParams) -> Batch:
+    def generate(self, rng: np.random.Generator, n: int, params: PrefixSumsParams) -> Batch:
         lengths = sample_lengths(rng, n, params)
         bits = random_bits(rng, n, params.max_length)
         if params.min_length != params.max_length:
@@ -98,7 +106,11 @@ class PrefixSums(SequenceTask[LengthParams]):
         ones = np.count_nonzero(bits, axis=1).astype(np.int64)
         bits += ZERO
         parity += ZERO
-        return Batch(join_chars(bits, lengths), join_chars(parity, lengths), {"ones": ones})
+        return with_traces(self, Batch(join_chars(bits, lengths), join_chars(parity, lengths), {"ones": ones}), params.trace)
+
+    def trace_tokens(self, example: Mapping[str, Any], fmt: str) -> list[str]:
+        bits = parse_symbols(example["input"], "01")
+        return inductive_states(0, bits, lambda parity, bit: parity ^ bit, example["input"].split())
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         return {"ones": example["input"].split().count("1")}
