@@ -131,6 +131,9 @@ def test_decoding_stops_at_the_end_token() -> None:
             super().__init__()
             self.w = torch.nn.Parameter(torch.zeros(1))
 
+        def plan_positions(self, totals) -> None:  # the decoder's interface (SequenceModel); no positions to plan
+            pass
+
         def step(self, ids, mask, positions, cache=None, use_cache=False):
             produced = int(mask.shape[1]) - 3  # prompts are 3 tokens long here
             logits = torch.zeros(ids.shape[0], ids.shape[1], 8)

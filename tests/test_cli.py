@@ -180,7 +180,7 @@ def test_list_json_describes_every_task() -> None:
     parity = next(t for t in tasks if t["name"] == "parity_check")
     assert parity["family"] == "regular"
     assert {p["name"] for p in parity["parameters"]} == {"min_length", "max_length", "trace"}
-    assert set(parity["traces"]) == {"coarse", "fine"}
+    assert set(parity["traces"]) == {"coarse", "fine", "inductive"}
     assert sorted(parity["levels"], key=int) == [str(k) for k in range(1, 11)]
     text = run("list")
     assert text.returncode == 0 and b"parity_check" in text.stdout and b"levels:" in text.stdout

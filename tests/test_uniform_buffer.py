@@ -56,12 +56,33 @@ def test_paused_gc_promotes_what_was_built_untraced() -> None:
     assert gc.get_freeze_count() == 0
 
 
-def test_paused_gc_leaves_frozen_objects_frozen() -> None:
+def test_paused_gc_leaves_frozen_objects_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller's freeze is left alone: paused_gc neither freezes nor unfreezes then (the frozen
+    count itself may fall by a few when another thread frees frozen objects)."""
+    import gengap.generators.gc_pause as gc_pause
+
+    calls: list[str] = []
+
+    class Recording:
+        def __getattr__(self, name: str):
+            return getattr(gc, name)
+
+        def freeze(self) -> None:
+            calls.append("freeze")
+            gc.freeze()
+
+        def unfreeze(self) -> None:
+            calls.append("unfreeze")
+            gc.unfreeze()
+
+    monkeypatch.setattr(gc_pause, "gc", Recording())
     gc.freeze()
     try:
-        frozen = gc.get_freeze_count()
         with paused_gc():
             pass
-        assert gc.get_freeze_count() == frozen
+        assert calls == [] and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+    with paused_gc():  # with no freeze held, what was built goes to the oldest generation
+        pass
+    assert calls == ["freeze", "unfreeze"] and gc.get_freeze_count() == 0
