@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import validity_engine as engine  # noqa: E402
-from validity_axes import AXES, chomsky, compositional, facts, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
+from validity_axes import AXES, chomsky, compositional, facts, generalize, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
 from validity_engine import ArmResult, Claim, Decision, Learned  # noqa: E402
 from validity_report import render  # noqa: E402
 
@@ -158,6 +158,45 @@ def test_length_rules() -> None:
     plain = result_of("answer only", [seed(ood_exact_match=0.5)])
     assert lengths.traces({"answer only": plain, "fine trace": result_of("fine trace", [seed(ood_answer_exact_match=0.7)])}).holds
     assert not lengths.traces({"answer only": plain, "fine trace": result_of("fine trace", [seed(ood_answer_exact_match=0.55)])}).holds
+
+
+def test_generalize_rules() -> None:
+    plain, fine = result_of("answer only", [seed(ood_exact_match=0.55)]), result_of("fine trace", [seed(ood_answer_exact_match=0.5)])
+    def inductive(value: float) -> dict[str, ArmResult]:
+        return {"answer only": plain, "fine trace": fine, "inductive trace": result_of("inductive trace", [seed(ood_answer_exact_match=value)])}
+    assert generalize.inductive_wins(inductive(0.66)).holds  # 0.11 above the better of 0.55 and 0.5
+    assert not generalize.inductive_wins(inductive(0.6)).holds
+    louder = {**inductive(0.66), "fine trace": result_of("fine trace", [seed(ood_answer_exact_match=0.6)])}
+    assert not generalize.inductive_wins(louder).holds  # beating the answer-only model alone is not enough
+
+    def positions(randomized: dict[str, float], rope: float = 0.6, nope: float = 0.55) -> dict[str, ArmResult]:
+        out = {}
+        for task in generalize.POSITION_TASKS:
+            for pos, value in (("randomized", randomized[task]), ("rope", rope), ("nope", nope)):
+                out[f"{task} {pos}"] = result_of(f"{task} {pos}", [seed(ood_length_score=value)])
+        return out
+    assert generalize.randomized_wins(positions({"reverse_string": 0.7, "parity_check": 0.66})).holds
+    assert not generalize.randomized_wins(positions({"reverse_string": 0.7, "parity_check": 0.62})).holds  # one task short
+    assert not generalize.randomized_wins(positions({"reverse_string": 0.7, "parity_check": 0.7}, nope=0.68)).holds  # NoPE as good
+    best = positions({"reverse_string": 0.7, "parity_check": 0.7})
+    best["parity_check randomized"] = result_of("p", [seed(0, ood_length_score=0.5), seed(1, ood_length_score=0.7)])
+    assert generalize.randomized_wins(best).holds  # the best learned seed counts
+
+    rope = result_of("rope", [seed(ood_exact_match=0.0), seed(1, ood_exact_match=0.02)])
+    assert generalize.abacus_wins({"rope": rope, "abacus": result_of("abacus", [seed(ood_exact_match=0.3)])}).holds
+    assert not generalize.abacus_wins({"rope": rope, "abacus": result_of("abacus", [seed(ood_exact_match=0.15)])}).holds
+
+
+def test_generalize_reuses_the_lengths_runs() -> None:
+    ours, theirs = engine.plan(generalize.claims(False)), engine.plan(lengths.claims(False))
+    assert ours[("inductive", "answer only", 1)].name == theirs[("traces", "answer only", 1)].name
+    assert ours[("inductive", "fine trace", 0)].name == theirs[("traces", "fine trace", 0)].name
+    assert ours[("randomized", "reverse_string rope", 1)].name == theirs[("positions", "rope", 1)].name
+    assert ours[("randomized", "reverse_string nope", 0)].name == theirs[("positions", "nope", 0)].name
+    assert ours[("randomized", "parity_check rope", 0)].name == theirs[("gap:parity_check", "transformer", 0)].name
+    assert ours[("abacus", "rope", 1)].name == theirs[("gap:addition", "transformer", 1)].name
+    new = {run.name for run in ours.values()} - {run.name for run in theirs.values()}
+    assert len(new) == 7  # inductive 1, randomized 1 + 2, NoPE parity 1, abacus 2
 
 
 def test_chomsky_rules() -> None:

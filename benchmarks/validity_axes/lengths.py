@@ -40,39 +40,39 @@ PREVIOUS = {
 }
 
 
-def _scale(smoke: bool) -> tuple[dict[str, int], dict[str, Any], tuple[int, ...]]:
+def scale(smoke: bool) -> tuple[dict[str, int], dict[str, Any], tuple[int, ...]]:
     if smoke:
         return {"train": 200, "validation": 40, "test": 40}, {"steps": 10, "eval_every": 5, "eval_examples": 16}, (0,)
     return {"train": 5000, "validation": 500, "test": 500}, {"steps": 4000, "eval_every": 250, "eval_examples": 256}, (0, 1)
 
 
-def _split(task: str, smoke: bool, **params: Any) -> Any:
+def length_split(task: str, smoke: bool, **params: Any) -> Any:
     train, test, base = TASKS[task]
     if smoke:
         train, test = (1, 8), (9, 10)
-    sizes, _, _ = _scale(smoke)
+    sizes, _, _ = scale(smoke)
     return build("length", task=task, train=list(train), test=list(test), sizes=sizes, label=f"{task}-length", params={**base, **params})
 
 
 def claims(smoke: bool) -> list[Claim]:
-    sizes, train, seeds = _scale(smoke)
+    sizes, train, seeds = scale(smoke)
     out = []
     for task, (lengths, tests, _) in TASKS.items():
-        model = arm("transformer", f"{task}-length", _split(task, smoke), seeds, cost=4, **train)
+        model = arm("transformer", f"{task}-length", length_split(task, smoke), seeds, cost=4, **train)
         out.append(Claim(
             "lengths", f"gap:{task}", f"A transformer that learned {task} fails beyond its train lengths", (model,),
             f"ID - OOD exact match ≥ {GAP_MIN}", PUBLISHED[task], gap, learned=LEARNED, previous=PREVIOUS[task],
             setup=f"Train lengths {lengths[0]}..{lengths[1]}, test {tests[0]}..{tests[1]}" + (" (operand digits; the sum written reversed)" if task == "addition" else "") + "."))
-    rope = arm("rope", "reverse_string-length", _split("reverse_string", smoke), seeds, cost=4, **train)
-    others = tuple(arm(pos, "reverse_string-length", _split("reverse_string", smoke), seeds[:1], cost=4, pos=pos, **train) for pos in ("alibi", "nope"))
+    rope = arm("rope", "reverse_string-length", length_split("reverse_string", smoke), seeds, cost=4, **train)
+    others = tuple(arm(pos, "reverse_string-length", length_split("reverse_string", smoke), seeds[:1], cost=4, pos=pos, **train) for pos in ("alibi", "nope"))
     out.append(Claim(
         "lengths", "positions", "No positional encoding (RoPE, ALiBi, NoPE) lifts reverse_string beyond its train lengths", (rope, *others),
         f"every encoding that learned stays below OOD exact match {POSITIONS_OOD_MAX}",
         "Deletang et al.: no encoding solves reverse_string beyond the train lengths (Ruoss et al. 2023: randomized positions help)",
         positions, learned=LEARNED, losing=("alibi", "nope"), previous="holds, vacuously for NoPE (ID 0.238: never learned)",
         setup="reverse_string, train 1..20, test 21..40; RoPE must learn; ALiBi and NoPE are losing arms (vacuous if they do not learn)."))
-    answer = arm("answer only", "parity_check-length", _split("parity_check", smoke), seeds, cost=4, **train)
-    fine = arm("fine trace", "parity_check-length-fine", _split("parity_check", smoke, trace="fine"), seeds, cost=5, **train)
+    answer = arm("answer only", "parity_check-length", length_split("parity_check", smoke), seeds, cost=4, **train)
+    fine = arm("fine trace", "parity_check-length-fine", length_split("parity_check", smoke, trace="fine"), seeds, cost=5, **train)
     out.append(Claim(
         "lengths", "traces", "Fine traces (the running parity after every bit) lift parity beyond its train lengths", (answer, fine),
         f"OOD answer exact match of the fine-trace model ≥ the answer-only model's + {TRACE_MARGIN}",
@@ -96,15 +96,15 @@ def positions(figures: Figures) -> Decision:
     return Decision(holds, f"OOD exact match: {text}")
 
 
-def _answer(result: Any, side: str) -> float | None:
+def answer_match(result: Any, side: str) -> float | None:
     return result.mean(f"{side}_answer_exact_match") if result.mean(f"{side}_answer_exact_match") is not None else result.mean(f"{side}_exact_match")
 
 
 def traces(figures: Figures) -> Decision:
     plain, fine = figures["answer only"], figures["fine trace"]
-    a, f = plain.mean("ood_exact_match"), _answer(fine, "ood")
+    a, f = plain.mean("ood_exact_match"), answer_match(fine, "ood")
     difference = None if a is None or f is None else f - a
     details = {"answer only: ID / OOD exact match": f"{f3(plain.id)} / {f3(a)}",
                "fine trace: ID answer / OOD answer / ID trace / OOD trace exact match":
-                   f"{f3(_answer(fine, 'id'))} / {f3(f)} / {f3(fine.mean('id_trace_exact_match'))} / {f3(fine.mean('ood_trace_exact_match'))}"}
+                   f"{f3(answer_match(fine, 'id'))} / {f3(f)} / {f3(fine.mean('id_trace_exact_match'))} / {f3(fine.mean('ood_trace_exact_match'))}"}
     return Decision(difference is not None and difference >= TRACE_MARGIN, f"OOD answer EM: answer-only {f3(a)}, fine {f3(f)}, difference {f3(difference)}", details)

@@ -1,0 +1,106 @@
+"""What lets tiny transformers generalize further: an inductive trace format (Abbe et al. 2024),
+randomized positions (Ruoss et al. 2023) and abacus embeddings (McLeish et al. 2024), each set
+against the models of the lengths axis trained on the same splits the same way.
+
+Set-up (fixed before any run): the lengths axis's sampled length splits, sizes, learned rule and
+step cap (validity_axes.lengths: train 1..20, test 21..40; addition 1..5 digits, test 6..10,
+the sum written reversed; a tiny transformer 2 x 64, autoregressive, learned at ID >= 0.95 at
+two evaluations then 25 % more steps, cap 4,000 steps), so its runs (answer-only and fine-trace
+parity; RoPE and NoPE reverse_string; RoPE parity and addition) are reused as they are. New
+runs: the inductive-trace parity model (one seed, 0: a run of over 3 CPU minutes), randomized
+positions on parity (seeds 0 and 1) and reverse_string (seed 0), NoPE on parity (seed 0, a
+losing arm as in the lengths axis), abacus addition (seeds 0 and 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from validity_axes.common import LEARNED, arm, f3
+from validity_axes.lengths import answer_match, length_split, scale
+from validity_engine import Claim, Decision, Figures
+
+INDUCTIVE_MARGIN = 0.1  # inductive OOD answer exact match above both other parity models' by at least this
+RANDOMIZED_MARGIN = 0.05  # randomized positions: length score above RoPE's and NoPE's by at least this, on each task
+ABACUS_MARGIN = 0.2  # abacus addition: OOD exact match above RoPE's by at least this
+POSITION_TASKS = ("reverse_string", "parity_check")
+ENCODINGS = ("randomized", "rope", "nope")
+
+
+def claims(smoke: bool) -> list[Claim]:
+    _, train, seeds = scale(smoke)
+    one = seeds[:1]
+    answer = arm("answer only", "parity_check-length", length_split("parity_check", smoke), seeds, cost=4, **train)
+    fine = arm("fine trace", "parity_check-length-fine", length_split("parity_check", smoke, trace="fine"), seeds, cost=5, **train)
+    inductive = arm("inductive trace", "parity_check-length-inductive", length_split("parity_check", smoke, trace="inductive"), one, cost=8, **train)
+    out = [Claim(
+        "generalize", "inductive", "An inductive trace lifts parity beyond its train lengths where the answer-only and fine-trace models do not",
+        (answer, fine, inductive),
+        f"OOD answer exact match of the inductive-trace model ≥ the larger of the answer-only and fine-trace models' + {INDUCTIVE_MARGIN}",
+        "Abbe et al. 2024: the inductive scratchpad extrapolates where a plain scratchpad does not (their report: up to 6x the train lengths on parity and addition)",
+        inductive_wins, learned=LEARNED, losing=("answer only", "fine trace"),
+        setup="parity_check, train 1..20, test 21..40, the same inputs for the three; the inductive target is, per bit, `#`, the bit "
+              "read and the parity after it, then `=>` and the answer; the fine target the running parities; the learned rule reads the "
+              "whole target; the answer-only and fine-trace models are the lengths axis's runs (losing arms).")]
+    position_arms = []
+    for task in POSITION_TASKS:
+        split = length_split(task, smoke)
+        for pos in ENCODINGS:
+            chosen = seeds if pos == "rope" or (pos == "randomized" and task == "parity_check") else one
+            settings = train if pos == "rope" else {**train, "pos": pos}
+            position_arms.append(arm(f"{task} {pos}", f"{task}-length", split, chosen, cost=4, **settings))
+    out.append(Claim(
+        "generalize", "randomized", "Randomized positions raise the length score of reverse_string and parity over RoPE and NoPE",
+        tuple(position_arms),
+        f"on each task, the randomized model's length score (best learned seed) ≥ the larger of RoPE's and NoPE's + {RANDOMIZED_MARGIN}",
+        "Ruoss et al. 2023: randomized positional encodings raise test accuracy on the Deletang tasks by 12.0 % on average (up to 43.5 %)",
+        randomized_wins, learned=LEARNED, losing=tuple(f"{t} {p}" for t in POSITION_TASKS for p in ("rope", "nope")),
+        setup="reverse_string and parity_check, train 1..20, test 21..40, autoregressive (the lengths axis's set-up); randomized "
+              "positions sampled from 0..2L-1 in training; RoPE and NoPE are losing arms (vacuous if they do not learn)."))
+    addition = length_split("addition", smoke)
+    rope = arm("rope", "addition-length", addition, seeds, cost=4, **train)
+    abacus = arm("abacus", "addition-length", addition, seeds, cost=4, pos="abacus", **train)
+    out.append(Claim(
+        "generalize", "abacus", "Abacus embeddings let a tiny transformer add longer numbers than it was trained on, better than RoPE",
+        (rope, abacus), f"OOD exact match of the abacus model ≥ RoPE's + {ABACUS_MARGIN}",
+        "McLeish et al. 2024: trained on numbers of up to 20 digits, abacus embeddings reach 99 % exact match on 100-digit addition",
+        abacus_wins, learned=LEARNED, losing=("rope",),
+        setup="addition, operands of 1..5 digits in training, 6..10 in test, the sum's digits reversed; abacus places count each "
+              "number's digits from the first written, with a random offset 0..100 in training; RoPE is the lengths axis's run (a losing arm)."))
+    return out
+
+
+def inductive_wins(figures: Figures) -> Decision:
+    plain, fine, inductive = figures["answer only"], figures["fine trace"], figures["inductive trace"]
+    a, f, i = plain.mean("ood_exact_match"), answer_match(fine, "ood"), answer_match(inductive, "ood")
+    best = None if a is None or f is None else max(a, f)
+    difference = None if best is None or i is None else i - best
+    details = {label: f"{f3(answer_match(r, 'id'))} / {f3(answer_match(r, 'ood'))}"
+               for label, r in (("answer only: ID / OOD answer exact match", plain), ("fine trace: ID / OOD answer exact match", fine),
+                                ("inductive trace: ID / OOD answer exact match", inductive))}
+    details["inductive trace: ID / OOD trace exact match"] = f"{f3(inductive.mean('id_trace_exact_match'))} / {f3(inductive.mean('ood_trace_exact_match'))}"
+    return Decision(difference is not None and difference >= INDUCTIVE_MARGIN,
+                    f"OOD answer EM: answer-only {f3(a)}, fine {f3(f)}, inductive {f3(i)}, margin {f3(difference)}", details)
+
+
+def _task_row(figures: Figures, task: str) -> tuple[bool, str]:
+    scores = {pos: figures[f"{task} {pos}"].score for pos in ENCODINGS}
+    others = [scores["rope"], scores["nope"]]
+    wins = scores["randomized"] is not None and None not in others and scores["randomized"] >= max(others) + RANDOMIZED_MARGIN  # type: ignore[type-var]
+    text = ", ".join(f"{pos} {f3(scores[pos])}" + ("" if figures[f"{task} {pos}"].learned else " (not learned)") for pos in ENCODINGS)
+    return wins, f"{task}: {text}"
+
+
+def randomized_wins(figures: Figures) -> Decision:
+    rows = [_task_row(figures, task) for task in POSITION_TASKS]
+    details: dict[str, Any] = {f"{task}: OOD exact match ({', '.join(ENCODINGS)})": " / ".join(f3(figures[f"{task} {pos}"].ood) for pos in ENCODINGS)
+                               for task in POSITION_TASKS}
+    return Decision(all(wins for wins, _ in rows), "length score: " + "; ".join(text for _, text in rows), details)
+
+
+def abacus_wins(figures: Figures) -> Decision:
+    rope, abacus = figures["rope"], figures["abacus"]
+    difference = None if rope.ood is None or abacus.ood is None else abacus.ood - rope.ood
+    details = {"length score: rope / abacus": f"{f3(rope.score)} / {f3(abacus.score)}"}
+    return Decision(difference is not None and difference >= ABACUS_MARGIN,
+                    f"OOD exact match: rope {f3(rope.ood)}, abacus {f3(abacus.ood)} (ID {f3(abacus.id)}), difference {f3(difference)}", details)
