@@ -16,8 +16,9 @@
   number's first digit written, 2 for the next, ...; 0, no embedding, for every other
   token), added to its token embedding; in training a random offset 0..ABACUS_OFFSETS is added
   to the places of each sequence, so places beyond the training numbers' lengths are trained.
-  Pair it with a little-endian answer (addition's ``format=reversed``), as the paper does: a
-  place then counts from the least significant digit.
+  Pair it with numbers written least significant digit first, operands and answer
+  (addition's ``format=little_endian``), as the paper does: a place then counts from the units
+  digit in every number, so equal places are equal significance.
 
 Training draws (randomized positions, abacus offsets) come from the ``positions`` stream of
 the model's position seed and a count of its training passes (gengap.generators.seeding), both

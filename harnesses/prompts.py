@@ -96,6 +96,9 @@ def _addition_like(op: str, result: str) -> Callable[[Mapping[str, Any]], str]:
         head = f"The input is a {op} b with one token per decimal digit, most significant digit first."
         if form == "reversed":
             return f"{head} Answer the {result} with one token per digit, least significant digit first (reversed)."
+        if form == "little_endian":
+            return (f"The input is a {op} b with one token per decimal digit, least significant digit first (every number reversed). "
+                    f"Answer the {result} the same way: one token per digit, least significant digit first.")
         if form == "index_hints":
             return (
                 f"The input is a {op} b where every decimal digit is preceded by its position token "

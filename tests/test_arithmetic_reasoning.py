@@ -7,7 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from gengap.generators import BlockPlan, ParamError, get_task
 from gengap.generators.tasks.reasoning import distinct_draws, variable_name
@@ -393,3 +393,31 @@ def test_the_reversed_format_checker_accepts_exactly_the_reversed_answer(task_na
         if value != value[::-1]:
             assert not task.check(r, " ".join(value))  # the plain order is wrong in this format
         assert not task.check(r, " ".join(reversed(value)) + " 0")  # a trailing zero is another number
+
+
+@pytest.mark.parametrize("task_name", ["addition", "multiplication"])
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), top=st.integers(1, 12))
+def test_the_little_endian_format_writes_every_number_least_significant_first(task_name: str, seed: int, top: int) -> None:
+    """McLeish et al. 2024's format: operands and answer least significant digit first. Read here
+    independently (int arithmetic on the reversed digit strings): the operands have no trailing zero
+    (no leading zero once reversed), the target is the reversed result, the checker takes exactly it
+    (not the plain order, nor the operands read the other way)."""
+    task = get_task(task_name)
+    params = task.default_params().replace(min_digits_a=1, max_digits_a=top, min_digits_b=1, max_digits_b=top, format="little_endian")
+    op = (lambda a, b: a + b) if task_name == "addition" else (lambda a, b: a * b)
+    batch = task.generate(np.random.default_rng(seed), 60, params)
+    for r in batch.records(task_name):
+        digits = r["input"].split()
+        mark = digits.index("+" if task_name == "addition" else "*")
+        a, b = "".join(digits[:mark])[::-1], "".join(digits[mark + 1 :])[::-1]
+        assert (len(a) == 1 or a[0] != "0") and (len(b) == 1 or b[0] != "0")
+        assert r["difficulty"]["digits_a"] == len(a) and r["difficulty"]["digits_b"] == len(b)
+        value = str(op(int(a), int(b)))
+        assert r["target"] == " ".join(reversed(value))
+        assert task.check(r, r["target"])
+        if value != value[::-1]:
+            assert not task.check(r, " ".join(value))
+        misread = str(op(int(a[::-1]), int(b[::-1])))
+        if misread != value:
+            assert not task.check(r, " ".join(reversed(misread)))  # the operands read most significant first

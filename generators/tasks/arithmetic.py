@@ -2,10 +2,12 @@
 
 ``addition`` and ``multiplication``: two non-negative operands with a digit-count range
 each (no leading zeros), input ``a + b`` (``a * b``) one token per digit, most significant
-digit first. Output formats:
+digit first (``little_endian``: least significant first). Output formats:
 
 - ``plain``: the result, most significant digit first;
 - ``reversed``: the result, least significant digit first (Lee et al. 2023, Zhou et al. 2024);
+- ``little_endian``: operands and result all least significant digit first (McLeish et al. 2024
+  write every number so, which aligns a digit's place across numbers for abacus embeddings);
 - ``index_hints``: every digit of operands and result is preceded by a position token ``p<i>``
   (i = 0 for the units digit), as in the index hints of Zhou et al. (the hint tokens of the
   trace layer's ``index_hints`` format, gengap.generators.traces.hint_token: addition's index
@@ -42,7 +44,8 @@ from gengap.generators.traces import (
 )
 
 MAX_DIGITS = 1000
-FORMATS = ("plain", "reversed", "index_hints")
+FORMATS = ("plain", "reversed", "index_hints", "little_endian")
+LITTLE = "little_endian"  # the format whose operands are written least significant digit first too
 PLUS = 10  # token id of the operator ("+" or "*") after the digit ids 0..9
 HINT0 = 11  # token id of "p0"; "p<i>" is HINT0 + i
 DIGIT_LEVELS = (1, 2, 3, 5, 8, 10, 15, 20, 30, 40)
@@ -58,7 +61,7 @@ class OperandParams(Params):
     max_digits_a: int = knob(10, lo=1, hi=MAX_DIGITS, doc="most digits of the first operand")
     min_digits_b: int = knob(1, lo=1, hi=MAX_DIGITS, doc="fewest digits of the second operand")
     max_digits_b: int = knob(10, lo=1, hi=MAX_DIGITS, doc="most digits of the second operand")
-    format: str = knob("plain", choices=FORMATS, doc="output format: plain, reversed or index_hints")
+    format: str = knob("plain", choices=FORMATS, doc="output format: plain, reversed, index_hints or little_endian (operands reversed too)")
     trace: str = trace_knob()
 
     def check_consistency(self) -> None:
@@ -173,7 +176,8 @@ def _ascii(ids: np.ndarray, op: str = "+") -> np.ndarray:
 def encode_operands(
     a_big: np.ndarray, count_a: np.ndarray, b_big: np.ndarray, count_b: np.ndarray, fmt: str, vocab: list[str]
 ) -> np.ndarray:
-    """Input strings ``a op b`` from big-endian digit rows (op is vocab[PLUS]), hinted if fmt asks."""
+    """Input strings ``a op b`` from digit rows (op is vocab[PLUS]): big-endian rows, hinted if fmt
+    asks; for ``little_endian`` the caller passes little-endian rows, written as they are."""
     if fmt == "index_hints":
         ids = place(with_hints(a_big, count_a), 2 * count_a, PLUS, with_hints(b_big, count_b), 2 * count_b)
         return join_tokens(ids, 2 * (count_a + count_b) + 1, vocab)
@@ -185,7 +189,7 @@ def encode_result(big: np.ndarray, little: np.ndarray, count: np.ndarray, fmt: s
     """Target strings of a result given big- and little-endian digit rows and digit counts."""
     if fmt == "index_hints":
         return join_tokens(with_hints(big, count), 2 * count, vocab)
-    out = big if fmt == "plain" else little
+    out = big if fmt == "plain" else little  # reversed and little_endian: least significant first
     return join_chars(_ascii(out), count)
 
 
@@ -227,7 +231,8 @@ class Addition(_DecimalOperation):
         total, count_sum, carries = add_digits(a_wide, b_wide)
         a_big, b_big, sum_big = big_endian(a, count_a), big_endian(b, count_b), big_endian(total, count_sum)
         vocab = _vocab(width + 1)
-        inputs = encode_operands(a_big, count_a, b_big, count_b, params.format, vocab)
+        written_a, written_b = (a, b) if params.format == LITTLE else (a_big, b_big)
+        inputs = encode_operands(written_a, count_a, written_b, count_b, params.format, vocab)
         targets = encode_result(sum_big, total, count_sum, params.format, vocab)
         features = {"digits_a": count_a, "digits_b": count_b, "carries": carries}
         return with_traces(self, Batch(inputs, targets, features, meta={"format": params.format}), params.trace)
@@ -263,7 +268,7 @@ def _parse_operands(example: Mapping[str, Any], op: str) -> tuple[str, str, str]
     tokens = example["input"].split()
     if fmt == "index_hints":
         digits = _strip_hints(tokens, op)
-    elif fmt in ("plain", "reversed"):
+    elif fmt in ("plain", "reversed", LITTLE):
         digits = tokens
     else:
         raise ValueError(f"unknown format {fmt!r}")
@@ -273,6 +278,8 @@ def _parse_operands(example: Mapping[str, Any], op: str) -> tuple[str, str, str]
     a, b = digits[:split], digits[split + 1 :]
     if not a or not b or not all(t in DIGITS and len(t) == 1 for t in a + b):
         raise ValueError("operands must be non-empty digit sequences")
+    if fmt == LITTLE:
+        a, b = a[::-1], b[::-1]
     return fmt, "".join(a), "".join(b)
 
 
@@ -280,7 +287,7 @@ def _format_result(value: str, fmt: str) -> str:
     """A decimal result written in an output format."""
     if fmt == "plain":
         return " ".join(value)
-    if fmt == "reversed":
+    if fmt in ("reversed", LITTLE):
         return " ".join(value[::-1])
     size = len(value)
     return " ".join(f"{hint_token(size - 1 - i)} {d}" for i, d in enumerate(value))
@@ -327,7 +334,8 @@ class Multiplication(_DecimalOperation):
         big, count = multiply_rows(a_big, count_a, b_big, count_b)
         little = big_endian(big, count)
         vocab = _vocab(a.shape[1] + b.shape[1], "*")
-        inputs = encode_operands(a_big, count_a, b_big, count_b, params.format, vocab)
+        written_a, written_b = (a, b) if params.format == LITTLE else (a_big, b_big)
+        inputs = encode_operands(written_a, count_a, written_b, count_b, params.format, vocab)
         targets = encode_result(big, little, count, params.format, vocab)
         partial = (b != 0).sum(axis=1, dtype=np.int64) * a.any(axis=1)
         features = {"digits_a": count_a, "digits_b": count_b, "partial_products": partial}
