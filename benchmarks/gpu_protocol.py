@@ -62,7 +62,7 @@ rule stops a run at 1.25 x the step it is learned at, so the total is that times
 fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
 ``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
-``--protocol easy-to-hard | two-hop | grokking | label-noise``: the claims the CPU validity
+``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
 Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
@@ -108,6 +108,14 @@ DEFERRED = (
     {"what": "label noise: 10 % corrupted labels, generalization without keeping them (Doshi et al. 2024)",
      "why": "the unlearning phase comes after grokking, beyond the CPU step budget",
      "command": "python benchmarks/gpu_protocol.py --protocol label-noise --out runs/label-noise"},
+    {"what": "looped models on prefix_sums and parity_check: more test iterations solve longer inputs (recall, progressive loss)",
+     "why": "fourth edition on the CPU: not learned at 2,000 steps (looped ID 0.003 and 0.51; a step is 8-24 layer passes, "
+            "40 CPU min for the two runs); the GPU protocol: 20,000 steps, 3 seeds",
+     "command": "python benchmarks/gpu_protocol.py --protocol looped --out runs/looped"},
+    {"what": "duplicate_string: the tape RNN generalizes where the stack RNN, the LSTM and the transformer do not (empty output tape)",
+     "why": "fourth edition on the CPU: not learned at 4,000 steps (tape RNN ID 0.52 and 0.28, 22 CPU min for two seeds); the paper "
+            "trains 1,000,000 steps; the GPU protocol: 40,000 steps, 3 seeds of the tape RNN (also in --protocol deletang's grid)",
+     "command": "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"},
 )
 
 SCAN_SPLITS = {
@@ -185,7 +193,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise")
+ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
 
 
 def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:

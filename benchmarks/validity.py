@@ -1,4 +1,4 @@
-"""Validity protocol, edition 4: does each split measure what it claims, and do the models of the
+"""Validity protocol, edition 5: does each split measure what it claims, and do the models of the
 literature reproduce its results? (CPU scale, 2 cores)
 
     python benchmarks/validity.py                        # every axis -> docs/validity.md, docs/validity.json, plots
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import validity_engine as engine  # noqa: E402
-from validity_axes import AXES, TITLES  # noqa: E402
+from validity_axes import AXES, CHANGES, TITLES  # noqa: E402
 from validity_report import render  # noqa: E402
 
 
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if hasattr(module, "plots"):
             module.plots(document, runs_dir, out)
     deferred = importlib.import_module("gpu_protocol").DEFERRED
-    (out / "validity.md").write_text(render(document, TITLES, deferred, runs_table(runs_dir, out)), encoding="utf-8")
+    (out / "validity.md").write_text(render(document, TITLES, deferred, runs_table(runs_dir, out), CHANGES), encoding="utf-8")
     for claim in new["claims"]:
         print(f"{claim['key']}: {claim['verdict']} ({claim['measured']})")
     print(f"wrote {out / 'validity.md'}")

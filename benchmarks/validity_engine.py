@@ -51,7 +51,7 @@ for _path in (str(ROOT), str(BENCHMARKS)):
 
 VERDICTS = ("holds", "does not hold", "not learned")
 TIMING = "protocol-timing.json"  # a run's wall and CPU seconds, kept beside its results for reuse
-EDITION = 4
+EDITION = 5
 
 
 def frozen(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -167,7 +167,7 @@ class Claim:
     learned: Learned = Learned()
     losing: tuple[str, ...] = ()  # arms expected to fail out of distribution: not learning marks the comparison vacuous
     optional: tuple[str, ...] = ()  # arms reported beside the claim that need not learn (no verdict rests on them)
-    previous: str = ""  # what the third edition said
+    previous: str = ""  # what the previous (fourth) edition measured
     setup: str = ""  # the set-up in a sentence (lengths, sizes, mode)
 
     def needed(self) -> list[str]:

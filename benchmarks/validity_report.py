@@ -58,8 +58,10 @@ def _detail_lines(details: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Sequence[Mapping[str, str]], runs_table: str | None) -> str:
-    """The page: how to read it, the summary table, one section per axis, what waits for a GPU, all runs."""
+def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Sequence[Mapping[str, str]], runs_table: str | None,
+           changes: Sequence[str] = ()) -> str:
+    """The page: how to read it, what changed from the previous edition, the summary table, one section per axis, what
+    waits for a GPU, all runs."""
     claims = document["claims"]
     contexts = document["context"]
     counts = {v: sum(1 for c in claims if c["verdict"] == v) for v in ("holds", "does not hold", "not learned")}
@@ -80,9 +82,11 @@ def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Seq
         "Validation is the train distribution (distinct inputs unseen in train, over lengths in train's proportions: "
         "[splits](splits.md#strategies-and-reports)).",
         "",
+        *([f"**What changed from edition {EDITION - 1}** (fixed and committed before this edition's runs):", "",
+           *(f"- {change}" for change in changes), ""] if changes else []),
         f"{len(claims)} claims: {counts['holds']} hold, {counts['does not hold']} do not hold, {counts['not learned']} not learned.",
         "",
-        "| axis | claim | rule | measured | published | verdict | third edition |",
+        "| axis | claim | rule | measured | published | verdict | fourth edition |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in claims:

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import validity_engine as engine  # noqa: E402
-from validity_axes import AXES, chomsky, compositional, facts, generalize, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
+from validity_axes import AXES, authors, cfq, chomsky, compositional, facts, generalize, gpu, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
+from validity_axes.common import EDITION4  # noqa: E402
 from validity_engine import ArmResult, Claim, Decision, Learned  # noqa: E402
 from validity_report import render  # noqa: E402
 
@@ -120,6 +121,8 @@ def test_merging_one_axis_keeps_the_others_and_the_page_renders_them() -> None:
     assert "**holds**; vacuous for loser (not learned)" in page and "**not learned**" in page
     assert "## Lengths" in page and "`cmd`" in page and "| a | b |" in page
     assert "2 claims: 1 hold, 0 do not hold, 1 not learned." in page
+    noted = render(both, {}, [], None, ["caps raised"])
+    assert f"**What changed from edition {engine.EDITION - 1}**" in noted and "- caps raised" in noted and "What changed" not in page
 
 
 # -- each axis's rule on constructed figures ---------------------------------------------------
@@ -194,9 +197,9 @@ def test_generalize_reuses_the_lengths_runs() -> None:
     assert ours[("randomized", "reverse_string rope", 1)].name == theirs[("positions", "rope", 1)].name
     assert ours[("randomized", "reverse_string nope", 0)].name == theirs[("positions", "nope", 0)].name
     assert ours[("randomized", "parity_check rope", 0)].name == theirs[("gap:parity_check", "transformer", 0)].name
-    assert ours[("abacus", "rope", 1)].name == theirs[("gap:addition", "transformer", 1)].name
+    assert ours[("abacus", "rope", 1)].name != theirs[("gap:addition", "transformer", 1)].name  # little-endian operands: a split of its own
     new = {run.name for run in ours.values()} - {run.name for run in theirs.values()}
-    assert len(new) == 7  # inductive 1, randomized 1 + 2, NoPE parity 1, abacus 2
+    assert len(new) == 9  # inductive 1, randomized 1 + 2, NoPE parity 1, abacus 2, RoPE on little-endian addition 2
 
 
 def test_chomsky_rules() -> None:
@@ -208,6 +211,80 @@ def test_chomsky_rules() -> None:
     assert chomsky.winner_only({"lstm": best, "transformer": result_of("t", [seed(ood_length_score=0.97)])}).holds
     even = next(c for c in chomsky.claims(False) if c.key == "regular:even_pairs")
     assert even.losing == () and even.optional == ("transformer",)
+
+
+def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
+    """duplicate_string (tape RNN) and the looped claims left the CPU protocol for the GPU protocol
+    (the same specs with larger caps and three seeds); sub-minute winners got a third seed; every
+    claim the fourth edition judged shows that edition's figure."""
+    cpu = [c for axis in AXES for c in __import__(f"validity_axes.{axis}", fromlist=["claims"]).claims(False)]
+    keys = {c.key for c in cpu}
+    assert "context_sensitive:duplicate_string" not in keys and not any(k.startswith("looped:") for k in keys)
+    moved = {c.key: c for name in ("looped", "duplicate-string") for c in gpu.GPU_PROTOCOLS[name](False)}
+    assert set(moved) == {"looped:prefix_sums", "looped:parity_check", "context_sensitive:duplicate_string"}
+    import gpu_protocol
+
+    assert gpu_protocol.ENGINE_PROTOCOLS == tuple(gpu.GPU_PROTOCOLS)  # every GPU protocol has its command
+    assert {"python benchmarks/gpu_protocol.py --protocol looped --out runs/looped",
+            "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"} <= {d["command"] for d in gpu_protocol.DEFERRED}
+    assert all(c.axis == "gpu" for c in moved.values())
+    assert engine.thawed(moved["looped:prefix_sums"].arms[0].train)["steps"] == 20000 and moved["looped:prefix_sums"].arms[0].seeds == (0, 1, 2)
+    tape = moved["context_sensitive:duplicate_string"].arms[0]
+    assert tape.label == "tape_rnn" and tape.seeds == (0, 1, 2) and engine.thawed(tape.train)["steps"] == 40000
+    winners = {c.key: c.arms[0].seeds for c in chomsky.claims(False)}
+    assert winners["regular:parity_check"] == (0, 1, 2) and winners["regular:cycle_navigation"] == (0, 1)
+    assert all(len(arm.seeds) == 3 for c in shortcuts.claims(False) for arm in c.arms)
+    for claim in cpu:
+        assert claim.previous == EDITION4.get(claim.key, ""), claim.key
+    assert {c.key for c in cpu} - set(EDITION4) == {"fresh:same", "fresh:memorized", "cfq:mcd", "cfq:divergence"}  # new in the fifth edition
+
+
+def test_authors_rules() -> None:
+    def pair(labels: tuple[str, str], cited: float, fresh: float) -> dict[str, ArmResult]:
+        return {labels[0]: result_of(labels[0], [seed(ood_exact_match=cited)]), labels[1]: result_of(labels[1], [seed(ood_exact_match=fresh)])}
+
+    same = ("cited", "fresh")
+    assert authors.same_score(pair(same, 0.40, 0.45)).holds
+    assert authors.same_score(pair(same, 0.45, 0.40)).holds
+    assert not authors.same_score(pair(same, 0.40, 0.47)).holds  # 0.07 apart: beyond the 0.062 of sampling noise
+    seen = ("contaminated, cited", "contaminated, fresh")
+    assert authors.memorized_drop(pair(seen, 0.95, 0.55)).holds
+    assert not authors.memorized_drop(pair(seen, 0.7, 0.55)).holds
+    assert not authors.memorized_drop(pair(seen, 0.5, 0.95)).holds
+
+
+def test_authors_splits_score_the_same_model_on_the_cited_and_a_fresh_part() -> None:
+    """The builder reads a release: the fresh part holds no input of the release and keeps the test
+    lengths; the contaminated train part is train plus the cited test part; train and validation
+    are the same for every arm of a config (so an arm pair of a seed is one model)."""
+    from validity_axes import builders
+
+    cited = builders.released(authors.SMOKE_SUITE, "parity_check-length", "cited")
+    fresh = builders.released(authors.SMOKE_SUITE, "parity_check-length", "fresh", fresh_n=40)
+    dirty = builders.released(authors.SMOKE_SUITE, "parity_check-length", "cited", contaminate=True)
+    inputs = {r["input"] for part in (cited.train, cited.validation, cited.test) for r in part}
+    assert len(fresh.test) == 40 and not {r["input"] for r in fresh.test} & inputs
+    assert {len(r["input"].split()) for r in fresh.test} <= set(range(9, 13)) and len({r["input"] for r in fresh.test}) == 40
+    assert fresh.train == cited.train and fresh.validation == cited.validation
+    assert dirty.train == cited.train + cited.test and dirty.test == cited.test
+    again = builders.released(authors.SMOKE_SUITE, "parity_check-length", "fresh", fresh_n=40)
+    assert again.test == fresh.test  # the draw is reproducible
+
+
+def test_cfq_rules_and_splits() -> None:
+    def figures(ems: dict[str, tuple[float, float]]) -> dict[str, ArmResult]:
+        return {label: result_of(label, [seed(ood_exact_match=em)], divergence={"compound_divergence": dc}) for label, (dc, em) in ems.items()}
+
+    maximal = {"cfq-random": (0.29, 0.9), "cfq-mcd1": (0.96, 0.3), "cfq-mcd2": (0.95, 0.2), "cfq-mcd3": (0.97, 0.4)}
+    assert cfq.mcd_drop(figures(maximal)).holds  # 0.9 - 0.3
+    assert not cfq.mcd_drop(figures({**maximal, "cfq-mcd1": (0.96, 0.7), "cfq-mcd2": (0.95, 0.65), "cfq-mcd3": (0.97, 0.5)})).holds  # 0.9 - 0.617
+    graded = {**maximal, "cfq-mcd_dc0450": (0.45, 0.8), "cfq-mcd_dc0600": (0.6, 0.7), "cfq-mcd_dc0750": (0.75, 0.5)}
+    assert cfq.divergence(figures(graded)).holds
+    assert not cfq.divergence(figures({**graded, "cfq-random": (0.29, 0.1), "cfq-mcd_dc0450": (0.45, 0.2)})).holds
+    arms = {a.label: a for c in cfq.claims(False) for a in c.arms}
+    assert set(arms) == {"cfq-random", "cfq-mcd_dc0450", "cfq-mcd_dc0600", "cfq-mcd_dc0750", "cfq-mcd1", "cfq-mcd2", "cfq-mcd3"}
+    mcd = [engine.thawed(a.build.args) for label, a in arms.items() if label != "cfq-random"]
+    assert {b["pool_label"] for b in mcd} == {"cfq-mcd"} and len({b["label"] for b in mcd}) == 6  # one pool, six split seeds
 
 
 def test_looped_rule_needs_more_iterations_to_win() -> None:

@@ -57,14 +57,16 @@ def scan(strategy: str, options: dict[str, Any], label: str) -> Any:
     return split(pool, strategy, options, seed=_seed(label))
 
 
-def pool(task: str, params: dict[str, Any], n: int | None, strategy: str, options: dict[str, Any], label: str) -> Any:
-    """A split of a generated pool of n records (n None: the task's whole enumeration)."""
+def pool(task: str, params: dict[str, Any], n: int | None, strategy: str, options: dict[str, Any], label: str,
+         pool_label: str | None = None) -> Any:
+    """A split of a generated pool of n records (n None: the task's whole enumeration); configs
+    that name the same ``pool_label`` split the same pool (by default each label draws its own)."""
     from gengap.generators import get_task
     from gengap.splits import generate_records, split
 
     spec = get_task(task)
     typed = spec.make_params(params)
-    records = list(spec.enumerate(typed).records(task)) if n is None else generate_records(task, typed, n, _seed(label + "-pool"))
+    records = list(spec.enumerate(typed).records(task)) if n is None else generate_records(task, typed, n, _seed((pool_label or label) + "-pool"))
     return split(records, strategy, options, seed=_seed(label))
 
 
@@ -82,3 +84,46 @@ def reversal(params: dict[str, Any], holdout_fraction: float, label: str) -> Any
     forward = [r for r in result.train if query_kind(r) == "lookup" and reversed_fact(r) in held]
     report = {**result.report, "evaluation": "ID = forward lookups of the held-out facts (in train); OOD = their reversed queries"}
     return SplitResult(result.train, forward, result.test, report)
+
+
+_RELEASES: dict[str, str] = {}  # suite text -> the release this process built from it
+
+
+def _release_of(suite_text: str) -> str:
+    """The folder of a release built from suite_text (cards left out), once per process, in a
+    temporary folder removed when the process ends."""
+    if suite_text not in _RELEASES:
+        import atexit
+        import shutil
+        import tempfile
+        from pathlib import Path
+
+        from gengap.release import write_release
+        from gengap.suite import parse_suite
+
+        scratch = tempfile.mkdtemp(prefix="gengap-validity-release-")
+        atexit.register(shutil.rmtree, scratch, True)
+        out = Path(scratch) / "release"
+        write_release(parse_suite(suite_text, "<validity>"), out, cards=False)
+        _RELEASES[suite_text] = str(out)
+    return _RELEASES[suite_text]
+
+
+def released(suite: str, config: str, test: str, contaminate: bool = False, fresh_n: int = 500, fresh_seed: int = 1) -> Any:
+    """A config of the release built from ``suite`` (a suite's YAML text): its train and validation
+    parts, and as test its cited part (``test`` "cited") or a fresh test part of ``fresh_n``
+    records drawn with ``gengap fresh``'s machinery from draw ``fresh_seed`` ("fresh": no input of
+    the release, the config's own test rule). ``contaminate``: the cited test part is added to
+    train (a model that saw the cited test part in training)."""
+    from gengap.fresh import draw_fresh
+    from gengap.release_view import read_release
+    from gengap.splits import SplitResult
+
+    root = _release_of(suite)
+    view = read_release(root, keep=(config,))
+    train, validation, cited = (view.part(config, side) for side in ("train", "validation", "test"))
+    if test not in ("cited", "fresh"):
+        raise ValueError(f"test part {test!r} is not cited or fresh")
+    part = cited if test == "cited" else draw_fresh(view, config, fresh_n, fresh_seed).records
+    report = {**view.config(config)["report"], "evaluation": f"test: the {test} part" + ("; train holds the cited test part" if contaminate else "")}
+    return SplitResult(list(train) + (list(cited) if contaminate else []), list(validation), list(part), report)

@@ -3,20 +3,27 @@ randomized positions (Ruoss et al. 2023) and abacus embeddings (McLeish et al. 2
 against the models of the lengths axis trained on the same splits the same way.
 
 Set-up (fixed before any run): the lengths axis's sampled length splits, sizes, learned rule and
-step cap (validity_axes.lengths: train 1..20, test 21..40; addition 1..5 digits, test 6..10,
-the sum written reversed; a tiny transformer 2 x 64, autoregressive, learned at ID >= 0.95 at
-two evaluations then 25 % more steps, cap 4,000 steps), so its runs (answer-only and fine-trace
-parity; RoPE and NoPE reverse_string; RoPE parity and addition) are reused as they are. New
-runs: the inductive-trace parity model (one seed, 0: a run of over 3 CPU minutes), randomized
-positions on parity (seeds 0 and 1) and reverse_string (seed 0), NoPE on parity (seed 0, a
-losing arm as in the lengths axis), abacus addition (seeds 0 and 1).
+step cap (validity_axes.lengths: train 1..20, test 21..40; addition 1..5 digits, test 6..10;
+a tiny transformer 2 x 64, autoregressive, learned at ID >= 0.95 at two evaluations then 25 %
+more steps, cap 8,000 steps), so its runs (answer-only and fine-trace parity; RoPE and NoPE
+reverse_string; RoPE parity) are reused as they are. New runs: the inductive-trace parity model
+(one seed, 0: a run of over 3 CPU minutes), randomized positions on parity (seeds 0 and 1) and
+reverse_string (seed 0), NoPE on parity (seed 0, a losing arm as in the lengths axis), and
+abacus and RoPE addition with every number written least significant digit first (seeds 0 and 1).
+
+Fifth edition (fixed before its runs): the cap is the lengths axis's 8,000 steps, was 4,000 (the
+randomized reverse_string arm had ID 0.53 at 4,000); the abacus claim's addition writes operands
+and sum least significant digit first (``format: little_endian``), as McLeish et al. do, and its
+RoPE arm is trained on that split too: in the fourth edition only the sum was reversed, so the
+abacus places of the operands counted from their most significant digit, and digits of equal
+significance got different places (the abacus model reached ID 0.31). Rules unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from validity_axes.common import LEARNED, arm, f3
+from validity_axes.common import EDITION4, LEARNED, arm, f3
 from validity_axes.lengths import answer_match, length_split, scale
 from validity_engine import Claim, Decision, Figures
 
@@ -38,7 +45,7 @@ def claims(smoke: bool) -> list[Claim]:
         (answer, fine, inductive),
         f"OOD answer exact match of the inductive-trace model ≥ the larger of the answer-only and fine-trace models' + {INDUCTIVE_MARGIN}",
         "Abbe et al. 2024: the inductive scratchpad extrapolates where a plain scratchpad does not (their report: up to 6x the train lengths on parity and addition)",
-        inductive_wins, learned=LEARNED, losing=("answer only", "fine trace"),
+        inductive_wins, learned=LEARNED, losing=("answer only", "fine trace"), previous=EDITION4["inductive"],
         setup="parity_check, train 1..20, test 21..40, the same inputs for the three; the inductive target is, per bit, `#`, the bit "
               "read and the parity after it, then `=>` and the answer; the fine target the running parities; the learned rule reads the "
               "whole target; the answer-only and fine-trace models are the lengths axis's runs (losing arms).")]
@@ -54,19 +61,20 @@ def claims(smoke: bool) -> list[Claim]:
         tuple(position_arms),
         f"on each task, the randomized model's length score (best learned seed) ≥ the larger of RoPE's and NoPE's + {RANDOMIZED_MARGIN}",
         "Ruoss et al. 2023: randomized positional encodings raise test accuracy on the Deletang tasks by 12.0 % on average (up to 43.5 %)",
-        randomized_wins, learned=LEARNED, losing=tuple(f"{t} {p}" for t in POSITION_TASKS for p in ("rope", "nope")),
+        randomized_wins, learned=LEARNED, losing=tuple(f"{t} {p}" for t in POSITION_TASKS for p in ("rope", "nope")), previous=EDITION4["randomized"],
         setup="reverse_string and parity_check, train 1..20, test 21..40, autoregressive (the lengths axis's set-up); randomized "
               "positions sampled from 0..2L-1 in training; RoPE and NoPE are losing arms (vacuous if they do not learn)."))
-    addition = length_split("addition", smoke)
-    rope = arm("rope", "addition-length", addition, seeds, cost=4, **train)
-    abacus = arm("abacus", "addition-length", addition, seeds, cost=4, pos="abacus", **train)
+    addition = length_split("addition", smoke, format="little_endian")
+    rope = arm("rope", "addition-length-little_endian", addition, seeds, cost=4, **train)
+    abacus = arm("abacus", "addition-length-little_endian", addition, seeds, cost=4, pos="abacus", **train)
     out.append(Claim(
         "generalize", "abacus", "Abacus embeddings let a tiny transformer add longer numbers than it was trained on, better than RoPE",
         (rope, abacus), f"OOD exact match of the abacus model ≥ RoPE's + {ABACUS_MARGIN}",
         "McLeish et al. 2024: trained on numbers of up to 20 digits, abacus embeddings reach 99 % exact match on 100-digit addition",
-        abacus_wins, learned=LEARNED, losing=("rope",),
-        setup="addition, operands of 1..5 digits in training, 6..10 in test, the sum's digits reversed; abacus places count each "
-              "number's digits from the first written, with a random offset 0..100 in training; RoPE is the lengths axis's run (a losing arm)."))
+        abacus_wins, learned=LEARNED, losing=("rope",), previous=EDITION4["abacus"],
+        setup="addition, operands of 1..5 digits in training, 6..10 in test, every number written least significant digit first "
+              "(format little_endian); abacus places count each number's digits from the first written (its units digit), with a "
+              "random offset 0..100 in training; RoPE on the same split is a losing arm."))
     return out
 
 

@@ -4,7 +4,7 @@ never part of the CPU protocol's page except as the list of what is deferred."""
 
 from __future__ import annotations
 
-from validity_axes import grokking
+from validity_axes import chomsky, grokking, looped
 from validity_axes.common import LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures, Learned
 
@@ -53,13 +53,25 @@ def label_noise(smoke: bool) -> list[Claim]:
                   setup="x + y mod 97 at training fraction 0.5, 10 % of the training labels corrupted.")]
 
 
-GPU_PROTOCOLS = {"easy-to-hard": easy_to_hard, "two-hop": two_hop, "grokking": grokking_97, "label-noise": label_noise}
+def looped_models(smoke: bool) -> list[Claim]:
+    """The looped claims (validity_axes.looped) with a cap of 20,000 steps and three seeds."""
+    return [_with(c, "gpu", c.key) for c in looped.claims(smoke, steps=20000 if not smoke else 10, seeds=(0, 1, 2))]
 
 
-def _with(claim: Claim, axis: str) -> Claim:
+def duplicate_string(smoke: bool) -> list[Claim]:
+    """The context-sensitive Chomsky claim (the tape RNN on duplicate_string, empty output tape) with a
+    cap of 40,000 steps and three seeds of the tape RNN."""
+    return [_with(c, "gpu", c.key) for c in chomsky.claims_of(("context_sensitive",), smoke, steps=40000, winner_seeds=(0, 1, 2))]
+
+
+GPU_PROTOCOLS = {"easy-to-hard": easy_to_hard, "two-hop": two_hop, "grokking": grokking_97, "label-noise": label_noise,
+                 "looped": looped_models, "duplicate-string": duplicate_string}
+
+
+def _with(claim: Claim, axis: str, key: str | None = None) -> Claim:
     from dataclasses import replace
 
-    return replace(claim, axis=axis, key=f"grokking_97:{claim.key}")
+    return replace(claim, axis=axis, key=key or f"grokking_97:{claim.key}")
 
 
 def _gap(figures: Figures) -> Decision:

@@ -4,37 +4,41 @@ lengths 1..8 and 17..24 does better on the lengths between (9..16) than beyond (
 Set-up (fixed before any run): sampled length splits with union sides (train 1..8 ∪ 17..24,
 test 9..16 ∪ 25..32; 5,000 / 500 / 500 records) of reverse_string and parity_check; a tiny
 transformer each, seeds 0 and 1, trained until learned (ID >= 0.95 at two evaluations, then
-25 % more steps; cap 4,000 steps). A regime's exact match pools the test records whose length
-lies in its range.
+25 % more steps; cap 4,000 steps for parity_check, 8,000 for reverse_string). A regime's exact
+match pools the test records whose length lies in its range.
+
+Fifth edition (fixed before its runs): reverse_string's cap is 8,000 steps, was 4,000 (its two
+runs had ID 0.48 and 0.19 at 4,000 and had not fit their train part: "neither" in the dynamics
+table). Rules unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from validity_axes.common import LEARNED, arm, build, f3, mean
+from validity_axes.common import EDITION4, LEARNED, arm, build, f3, mean
 from validity_engine import Claim, Decision, Figures
 
 MARGIN = 0.2
 TASKS = ("reverse_string", "parity_check")
 RANGES = (((1, 8), (17, 24)), ((9, 16), (25, 32)))
-PREVIOUS = {"reverse_string": "holds (0.46 between vs 0.03 beyond; one seed)", "parity_check": "holds (1.00 vs 0.74; one seed)"}
+CAPS = {"reverse_string": 8000, "parity_check": 4000}
 
 
 def claims(smoke: bool) -> list[Claim]:
     train_r, test_r = RANGES if not smoke else (((1, 3), (7, 9)), ((4, 6), (10, 12)))
     sizes = {"train": 5000, "validation": 500, "test": 500} if not smoke else {"train": 200, "validation": 40, "test": 40}
-    train = {"steps": 4000, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
     seeds = (0, 1) if not smoke else (0,)
     out = []
     for task in TASKS:
+        train = {"steps": CAPS[task], "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
         split = build("length", task=task, train=[list(r) for r in train_r], test=[list(r) for r in test_r], sizes=sizes, label=f"{task}-interpolation")
         model = arm("transformer", f"{task}-interpolation", split, seeds, cost=3, **train)
         out.append(Claim(
             "interpolation", f"interpolation:{task}", f"{task}: lengths between the train ranges are easier than lengths beyond them", (model,),
             f"exact match on {test_r[0][0]}..{test_r[0][1]} minus exact match on {test_r[1][0]}..{test_r[1][1]} ≥ {MARGIN} (mean of learned seeds)",
             "Barrett et al. 2018 (PGM): WReN ~64 % interpolation vs ~17 % extrapolation",
-            lambda figures, ranges=test_r: regimes(figures, ranges), learned=LEARNED, previous=PREVIOUS[task],
+            lambda figures, ranges=test_r: regimes(figures, ranges), learned=LEARNED, previous=EDITION4[f"interpolation:{task}"],
             setup=f"Train {train_r[0][0]}..{train_r[0][1]} ∪ {train_r[1][0]}..{train_r[1][1]}, test {test_r[0][0]}..{test_r[0][1]} "
                   f"(interpolation) ∪ {test_r[1][0]}..{test_r[1][1]} (extrapolation)."))
     return out

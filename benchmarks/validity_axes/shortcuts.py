@@ -7,7 +7,8 @@ from the one distribution (train 2,000, validation 300, test 500; validation and
 distinct inputs unseen in train, so both cover the same lengths); a cue ``cue:<answer>`` in
 front of every input agreeing with the answer at rate rho in train and validation and 0.5 in
 test, rho in 0.5, 0.8, 0.95, 1.0, and the same split without cues (the no-cue run); a tiny
-transformer per setting, seeds 0 and 1, every one trained 2,000 steps (no early stop: a
+transformer per setting, seeds 0, 1 and 2 (fifth edition: a third seed, the runs take under a
+minute; rules unchanged), every one trained 2,000 steps (no early stop: a
 cued run would stop as soon as the cue is learned). A run's drop is validation exact match
 (cued as in training) minus test exact match (uninformative cue); the shortcut effect is a cued
 run's drop minus the no-cue run's drop (same seed). Learned: final ID >= 0.95.
@@ -15,7 +16,7 @@ run's drop minus the no-cue run's drop (same seed). Learned: final ID >= 0.95.
 
 from __future__ import annotations
 
-from validity_axes.common import arm, build, f3, mean, spearman
+from validity_axes.common import EDITION4, arm, build, f3, mean, spearman
 from validity_engine import Claim, Decision, Figures, Learned
 
 RHOS = (0.5, 0.8, 0.95, 1.0)
@@ -27,7 +28,7 @@ def claims(smoke: bool) -> list[Claim]:
     sizes = {"train": 2000, "validation": 300, "test": 500} if not smoke else {"train": 120, "validation": 30, "test": 40}
     lengths = [1, 12] if not smoke else [1, 6]
     train = {"steps": 2000, "eval_every": 250, "eval_examples": 300} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
-    seeds = (0, 1) if not smoke else (0,)
+    seeds = (0, 1, 2) if not smoke else (0,)
     base = arm("no cue", "parity_check-nocue", build("same_distribution", task="parity_check", lengths=lengths, sizes=sizes, label="parity_check-shortcuts"),
                seeds, cost=1, **train)
     cued = tuple(arm(f"rho={rho:g}", f"parity_check-cue{round(rho * 100):03d}",
@@ -38,12 +39,12 @@ def claims(smoke: bool) -> list[Claim]:
         Claim("shortcuts", "monotone", "The shortcut effect grows with the cue's agreement rate", arms,
               "Spearman ρ(rho, shortcut effect) over the (rho, seed) points > 0", "Shah et al. 2020: the simplest feature wins",
               monotone, learned=FIXED, optional=tuple(a.label for a in cued[:-1]),
-              previous="holds (drop measured from validation, which held 86 copies of \"0\"; no baseline subtracted)",
+              previous=EDITION4["monotone"],
               setup="parity_check 1..12 bits; every run 2,000 steps; effect = (ID - OOD) of the cued run minus that of the no-cue run."),
         Claim("shortcuts", "size", "A cue that always agrees in training displaces the real feature", arms,
               f"shortcut effect at rho = 1 (mean over seeds) ≥ {EFFECT_MIN}", "Shah et al. 2020",
               size, learned=FIXED, optional=tuple(a.label for a in cued[:-1]),
-              previous="holds (0.47 at rho 1; net of the no-cue model's own drop 0.14, below the rule)",
+              previous=EDITION4["size"],
               setup="As above; the no-cue run and the rho = 1 run must learn (final ID ≥ 0.95)."),
     ]
 
