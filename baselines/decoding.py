@@ -18,8 +18,8 @@ would.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
@@ -111,14 +111,23 @@ def _left_padded(prompts: Sequence[Sequence[int]], pad_id: int, device: torch.de
     return ids, mask, (mask.cumsum(-1) - 1).clamp(min=0)
 
 
+@contextmanager
+def planned_positions(model: SeqModel, totals: Sequence[int]) -> Iterator[None]:
+    """The model's positions planned for rows of these whole lengths (randomized positions), and
+    cleared when the block ends, whether it ends or raises (an out-of-memory retry, an interrupt)."""
+    model.plan_positions(list(totals))
+    try:
+        yield
+    finally:
+        model.plan_positions(None)
+
+
 def _tape_batch(
     model: SeqModel, sequences: Sequence[Sequence[int]], lengths: Sequence[int], pad_id: int, device: torch.device, precision: str
 ) -> list[list[int]]:
     ids, mask, positions = _left_padded(sequences, pad_id, device)
-    model.plan_positions([len(s) for s in sequences])  # each row's whole length (randomized positions)
-    with autocast_context(device, precision):
+    with planned_positions(model, [len(s) for s in sequences]), autocast_context(device, precision):  # each row's whole length
         logits, _ = model.step(ids, mask, positions)
-    model.plan_positions(None)
     predicted = logits.float().argmax(-1).tolist()  # a row's tape is its last positions: rows end at the right edge
     return [row[len(row) - m :] if m else [] for row, m in zip(predicted, lengths)]
 
@@ -141,8 +150,7 @@ def _decode_batch(
     done = limit <= 0
     cache: Any = None
     sequence, sequence_mask, sequence_positions = ids, mask, positions
-    model.plan_positions([len(p) + m + 1 for p, m in zip(prompts, max_new)])  # prompt, answer, end: each row's whole length
-    with autocast_context(device, precision):
+    with planned_positions(model, [len(p) + m + 1 for p, m in zip(prompts, max_new)]), autocast_context(device, precision):  # prompt, answer, end
         for t in range(steps):
             if use_cache:
                 logits, cache = model.step(ids, mask, positions, cache=cache, use_cache=True)
@@ -161,7 +169,6 @@ def _decode_batch(
             sequence_mask = torch.cat([sequence_mask, step_mask], dim=1)
             sequence_positions = torch.cat([sequence_positions, next_positions], dim=1)
             ids, mask, positions = token[:, None], sequence_mask, next_positions
-    model.plan_positions(None)
     rows = generated.tolist()
     results: list[list[int]] = []
     for row, cap in zip(rows, max_new):

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import time
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import torch  # noqa: E402  (the train extra; the README's test command installs
 import transformers  # noqa: E402,F401
 
 from gengap.baselines.cli import add_commands  # noqa: E402
-from gengap.baselines.decoding import greedy_decode  # noqa: E402
+from gengap.baselines.decoding import greedy_decode, tape_decode  # noqa: E402
 from gengap.baselines.errors import BaselineError  # noqa: E402
 from gengap.baselines.models import EXTRAPOLATING, POSITIONAL, ModelShape, build_model, sinusoid_table  # noqa: E402
 from gengap.baselines.tokenizer import Tokenizer  # noqa: E402
@@ -142,6 +143,28 @@ def test_decoding_stops_at_the_end_token() -> None:
 
     out = greedy_decode(Scripted(), [[3, 4, 1], [4, 4, 1]], [5, 1], end_id=2)
     assert out == [[5, 6], [5]]
+
+
+def test_a_decoding_that_raises_leaves_no_positions_planned() -> None:
+    """The plan of randomized positions is cleared when decoding ends, also when a step raises
+    (an out-of-memory retry must not decode, nor training run, with a stale plan)."""
+    class Failing(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1))
+            self.plans: list[Any] = []
+
+        def plan_positions(self, totals) -> None:
+            self.plans.append(totals)
+
+        def step(self, ids, mask, positions, cache=None, use_cache=False):
+            raise RuntimeError("out of memory")
+
+    for decode in (lambda m: greedy_decode(m, [[3, 4, 1]], [2], end_id=2), lambda m: tape_decode(m, [[3, 4, 1]], [2])):
+        model = Failing()
+        with pytest.raises(RuntimeError, match="out of memory"):
+            decode(model)
+        assert model.plans[0] is not None and model.plans[-1] is None
 
 
 # -- training --------------------------------------------------------------------------
