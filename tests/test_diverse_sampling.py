@@ -83,7 +83,9 @@ def test_a_train_budget_chooses_the_train_part_after_validation_is_carved() -> N
     diverse = split(pool, "iid", options, seed=1)
     random = split(pool, "iid", {**options, "train_sampler": "random"}, seed=1)
     for result in (diverse, random):
-        assert len(result.train) == 200 and {r["id"] for r in result.train} <= {r["id"] for r in whole.train}
+        order = {r["id"]: i for i, r in enumerate(whole.train)}
+        assert len(result.train) == 200 and {r["id"] for r in result.train} <= set(order)
+        assert [order[r["id"]] for r in result.train] == sorted(order[r["id"]] for r in result.train)  # the pool's order
         ids = lambda records: [r["id"] for r in records]  # noqa: E731  (novelty differs: it is relative to the train part)
         assert ids(result.validation) == ids(whole.validation) and ids(result.test) == ids(whole.test)
         assert result.report["unused"] == len(whole.train) - 200

@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from gengap.cli import main
 from gengap.cross_check import report_problems
+from gengap.fresh import draw_fresh
 from gengap.generators import get_task
 from gengap.splits import SplitError, generate_records, get_strategy, make_options, split
 from gengap.splits.atoms import CompoundDefinition, record_compounds, remembered
@@ -225,13 +226,15 @@ def test_local_holdout_of_plain_records_with_structure_trees(tmp_path: Path) -> 
 
 
 def test_a_release_with_local_structures_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Configs whose reports say local (a local_holdout, an MCD over local structures, a sampled
-    split with compounds: local) verify: verify recomputes with the report's definition."""
+    """Configs whose reports say local (a local_holdout, an MCD over local structures with its parts
+    capped, a sampled split with compounds: local) verify: the release writes and verify recomputes
+    novelty and divergences with the report's definition."""
     suite = tmp_path / "suite.yaml"
     suite.write_text(
         "name: local-demo\nversion: 0.1.0\nseed: 7\nlicense: cc-by-4.0\nentries:\n"
         "  - {task: scan, split: local, strategy: local_holdout, pool: {n: 1500}, options: {held_out: 2}}\n"
-        "  - {task: scan, split: mcd_local, strategy: mcd, pool: {n: 800}, options: {compounds: local, steps: 4000}}\n"
+        "  - {task: scan, split: mcd_local, strategy: mcd, pool: {n: 800}, options: {compounds: local, steps: 4000},"
+        " sizes: {train: 400, validation: 40, test: 60}}\n"
         "  - {task: scan, split: length, train_range: [1, 4], test_range: [5, 9], sizes: {train: 300, test: 100},"
         " options: {compounds: local, local_size: 4}}\n"
     )
@@ -252,4 +255,9 @@ def test_a_release_with_local_structures_verifies(tmp_path: Path, capsys: pytest
         assert report_problems(restated, parts) == [
             "manifest.json: config scan-mcd_local's report names compounds no split defines "
             "(unknown compound definition 'forest'; known: derivation, local)"]
+    # a fresh test part of a local config sets its figures with the config's definition: the cited part's are the report's
+    part = draw_fresh(release, "scan-length", 30, 1)
+    cited = next(c for c in manifest["configs"] if c["name"] == "scan-length")["report"]
+    assert part.report["cited"]["compound_divergence"] == cited["compound_divergence"]
+    assert part.report["cited"]["novelty"] == cited["novelty"]["test"]
     capsys.readouterr()
