@@ -10,7 +10,7 @@ from gengap.generators import BlockPlan, get_task
 from gengap.generators.batch import Record
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.seeding import side_seed, train_sample_rng, validation_seed
-from gengap.splits.atoms import CompoundDefinition
+from gengap.splits.atoms import LOCAL, CompoundDefinition
 from gengap.splits.base import (
     LOCAL_SIZE_ALONE, Partition, SplitError, SplitOptions, SplitResult, Strategy, compounds_knob, finish, local_size_knob,
     sampler_knob, split_rng,
@@ -120,7 +120,7 @@ class SampledOptions(Params):
                                    doc="candidates drawn per train record for the diverse sampler (train_sampler=diverse)")
 
     def check_consistency(self) -> None:
-        self.require(self.local_size == LOCAL_SIZE or self.compounds == "local", LOCAL_SIZE_ALONE.format(self.local_size))
+        self.require(self.local_size == LOCAL_SIZE or self.compounds == LOCAL, LOCAL_SIZE_ALONE.format(self.local_size))
         self.require(self.sampler_candidates == DIVERSE_CANDIDATES or self.train_sampler == DIVERSE,
                      f"sampler_candidates={self.sampler_candidates} is for train_sampler=diverse")
 

@@ -214,6 +214,9 @@ def finish(
     warnings = list(report.get("warnings", [])) + drawn.warnings
     if removed:
         warnings.append(f"{removed} test examples were removed because their input also occurs on the train side")
+    if sampled is not None and sampled["chosen"] < sampled["budget"]:
+        warnings.append(f"train_budget {sampled['budget']} is more than the {sampled['candidates']} train-side records left "
+                        "once validation was carved: train holds them all")
     if not test:
         warnings.append("the test part is empty")
     if 0 < len(drawn.records) < SMALL_VALIDATION:

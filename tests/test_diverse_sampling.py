@@ -103,6 +103,11 @@ def test_train_budget_refusals() -> None:
         split(pool, "iid", {"train_sampler": "diverse"})
     with pytest.raises(SplitError, match=r"its search chooses the train side itself \(train_size\)"):
         split(pool, "mcd", {"train_budget": 10, "steps": 10})
+    whole = split(pool, "iid", {"train_budget": 10_000}, seed=0)  # more than the train side: all of it, and a warning
+    side = len(split(pool, "iid", {}, seed=0).train)
+    assert len(whole.train) == side and whole.report["train_sample"]["chosen"] == side
+    assert f"train_budget 10000 is more than the {side} train-side records left once validation was carved: train holds them all" \
+        in whole.report["warnings"]
 
 
 def test_a_sampled_split_with_the_diverse_sampler() -> None:
