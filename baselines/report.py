@@ -26,7 +26,12 @@ the plot of exact match by input length, a report has:
   :func:`divergence_points`, :func:`divergence_correlations`) and a scatter plot;
 - "OOD exact match by novelty" when any run has novelty buckets: mean OOD exact match per
   bucket of unseen compounds per config (:func:`novelty_points`, :func:`novelty_table`) and
-  a plot.
+  a plot;
+- "Ranking stability" (:mod:`gengap.baselines.ranking`): the rank order of the models per
+  config by OOD exact match and Kendall's tau-b between every two configs (lexicon variants
+  ``X-lexK`` marked), and between the seeds of a config, when the runs cover at least two
+  models on two configs; otherwise a line saying what is missing. FILE.json holds its
+  figures under ``ranking``.
 
 The pieces are plain functions over the rows of :func:`group_runs`, for benchmark scripts.
 """
@@ -45,6 +50,7 @@ from gengap.baselines.learned import LEARNED, seed_learned
 from gengap.baselines.metrics import NOVELTY_BUCKETS, aggregate
 from gengap.baselines.run_files import strict_json
 from gengap.baselines.plots import Opener
+from gengap.baselines.ranking import ranking, ranking_section
 from gengap.baselines.setup import SETUP_FIELDS, Setup, describe, differences, setup_of
 from gengap.generators.safe_files import atomic_file
 from gengap.generators.reading import ReadError, read_json
@@ -159,6 +165,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             **{name: group["divergence"][name] for name in DIVERGENCE_KEYS},
             "by_novelty": summary["by_novelty"],
             "by_task": summary["by_task"],
+            "ood_exact_match_by_seed": {str(s["seed"]): s["ood_exact_match"] for s in seeds},
             "novelty_records": _novelty_records(seeds),
         })
     return rows
@@ -273,10 +280,14 @@ def markdown(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED) -> str
     return "\n".join(lines) + "\n"
 
 
-def rows_json(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED) -> str:
+def rows_json(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED, stability: Mapping[str, Any] | None = None) -> str:
     """The report's rows as JSON (``format`` gengap-baseline-report/1, the ``learned`` threshold,
-    ``rows``: every row of :func:`group_runs`, with its ``learned`` verdict), NaN written as null."""
-    return strict_json({"format": REPORT_FORMAT, "learned": learned, "rows": list(rows)}, indent=1) + "\n"
+    ``rows``: every row of :func:`group_runs`, with its ``learned`` verdict; ``ranking``: the
+    ranking-stability figures, when given), NaN written as null."""
+    body: dict[str, Any] = {"format": REPORT_FORMAT, "learned": learned, "rows": list(rows)}
+    if stability is not None:
+        body["ranking"] = stability
+    return strict_json(body, indent=1) + "\n"
 
 
 def iterations_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
@@ -508,8 +519,9 @@ def report_paths(out: str | Path) -> list[Path]:
 
 def make_report(paths: Iterable[str | Path], out: str | Path | None = None, opener: Opener | None = None,
                 learned: float = LEARNED) -> dict[str, Any]:
-    """{"text", "rows", "rows_file", "plots", "warnings"}: with out, writes out (markdown), its plots and FILE.json
-    (the rows, :func:`rows_json`) next to it; rows are judged learned or not at threshold ``learned``.
+    """{"text", "rows", "rows_file", "plots", "warnings", "ranking"}: with out, writes out (markdown), its plots and
+    FILE.json (the rows and the ranking figures, :func:`rows_json`) next to it; rows are judged learned or not at
+    threshold ``learned``.
 
     warnings: one line per seed held by more than one run of one setup (:func:`duplicate_warnings`).
 
@@ -525,8 +537,10 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     seeds = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)], run_models(runs))
     dynamics = with_curves(seeds)  # what the dynamics plots draw
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
+    stability = ranking(rows)
     sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
-                "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows)}
+                "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows),
+                "ranking": ranking_section(stability)}
     plots: dict[str, Path] = {}
     rows_path: Path | None = None
     if out is not None:
@@ -558,10 +572,10 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
                     text += f"\n![{captions[plot]}]({plots[plot].name})\n"
     if out is not None:
         with (opener or atomic_file)(rows_path) as handle:
-            handle.write(rows_json(rows, learned).encode("utf-8"))
+            handle.write(rows_json(rows, learned, stability).encode("utf-8"))
         with (opener or atomic_file)(Path(out)) as handle:
             handle.write(text.encode("utf-8"))
-    return {"text": text, "rows": rows, "rows_file": rows_path, "plots": plots, "warnings": duplicate_warnings(rows)}
+    return {"text": text, "rows": rows, "rows_file": rows_path, "plots": plots, "warnings": duplicate_warnings(rows), "ranking": stability}
 
 
 def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:

@@ -14,6 +14,9 @@ stream         seeds                                         derivation
 ``split``      a split's partition and validation carving    SeedSequence(seed, spawn_key=key("split", strategy)[:2])
 ``exposure``   the test-side examples a split moves into     SeedSequence(split seed, spawn_key=key("exposure"))
                train (``exposure: k``; gengap.splits.exposure)
+``train_sample`` the train records a split with a train budget   SeedSequence(split seed, spawn_key=key("train-sample"))
+               keeps: the random draw, the diverse sampler's
+               ties (gengap.splits.diverse)
 ``chain``      chain i of a multi-chain search (MCD)         SeedSequence(s, spawn_key=key("chain", i)), s drawn from the search's generator
 ``config``     one config of a release (from the suite seed) seed63(suite seed, config name)
 ``side``       setting i of a sampled split's side           seed63(seed, side, i)
@@ -64,7 +67,7 @@ so examples, splits, releases and baseline runs regenerate byte for byte; ``subs
 boolean_function, ``binding`` with cfq_like's execution check, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
 noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues), ``fresh``
-with fresh test parts (gengap.fresh), ``process`` with process labels (gengap.generators.process_labels)
+with fresh test parts (gengap.fresh), ``train_sample`` with train budgets (gengap.splits.diverse), ``process`` with process labels (gengap.generators.process_labels)
 and ``positions`` with the randomized and abacus positional encodings (gengap.baselines.positions).
 Tests pin one value of every
 stream (tests/test_seeding.py).
@@ -142,6 +145,12 @@ def exposure_rng(seed: int) -> np.random.Generator:
     """Stream ``exposure``: which test-side examples a split with ``exposure: k`` moves into train
     (one permutation of the test inputs; k takes its first k, so smaller k choose subsets)."""
     return stream(seed, labels_key("exposure"))
+
+
+def train_sample_rng(seed: int) -> np.random.Generator:
+    """Stream ``train_sample``: the train records a split with ``train_budget`` keeps (the random
+    sampler's draw, the order that breaks the diverse sampler's ties)."""
+    return stream(seed, labels_key("train-sample"))
 
 
 def chain_rngs(rng: np.random.Generator, count: int) -> list[np.random.Generator]:

@@ -415,12 +415,19 @@ def cmd_split(args: argparse.Namespace) -> int:
 
 
 def cmd_divergence(args: argparse.Namespace) -> int:
+    from gengap.splits.atoms import CompoundDefinition
     from gengap.splits.base import divergence_report
+    from gengap.splits.local_structures import LOCAL_SIZE, LOCAL_SIZE_MAX
 
+    size = LOCAL_SIZE if args.local_size is None else args.local_size
+    if args.local_size is not None and args.compounds != "local":
+        raise UsageError("--local-size sizes local structures: give it with --compounds local")
+    if not 2 <= size <= LOCAL_SIZE_MAX:
+        raise UsageError(f"--local-size must be in 2..{LOCAL_SIZE_MAX}, got {size}")
     train, test = read_records(args.train), read_records(args.test)
     if not train or not test:
         raise UsageError("both files need at least one record")
-    figures = divergence_report(train, test, args.abstract_lexical)
+    figures = divergence_report(train, test, args.abstract_lexical, CompoundDefinition(args.compounds, size))
     if args.json:
         sys.stdout.write(json_text(figures))
     else:
@@ -650,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("split", help="split a JSONL pool into train/validation/test with a report")
     p.add_argument("file", help="JSONL pool, or - for stdin")
-    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, facts, rule_holdout, task_holdout, mcd or gotu")
+    p.add_argument("--strategy", required=True, help="iid, length, difficulty, holdout, category, facts, rule_holdout, task_holdout, local_holdout, mcd or gotu")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="strategy option (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--cue", metavar="train=RATE,test=RATE",
@@ -666,6 +673,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("test", help="test JSONL")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--abstract-lexical", action="store_true", help="compounds with lexical items abstracted (structure only)")
+    p.add_argument("--compounds", choices=("derivation", "local"), default="derivation",
+                   help="what compounds are: sub-derivations of 2-5 rules (default) or local structures (gengap.splits.local_structures)")
+    p.add_argument("--local-size", type=int, metavar="K", help="--compounds local: most nodes of a local structure (2..6; default that of splits, 3)")
     p.set_defaults(func=cmd_divergence)
 
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")

@@ -11,9 +11,10 @@ difference:
   duplicate inputs), test inputs also on the train side (``overlap``);
 - atom and compound divergence of train vs test, the unseen atoms (``atom_divergence``,
   ``compound_divergence``, ``unseen_atoms``, ``unseen_atom_count``), computed on the records
-  without their shortcut cues, as the split computed them;
+  without their shortcut cues, as the split computed them: with the compounds its options name
+  (``compounds``, ``local_size``, ``abstract_lexical``: gengap.splits.atoms.CompoundDefinition);
 - the novelty of every validation and test record relative to train, and its summary
-  (``report.novelty``);
+  (``report.novelty``), with the same compounds;
 - the split's facts: a threshold split's ``train_range`` and ``test_range`` (every train and
   validation record's feature in the first, every test record's in the second; exposed
   examples, which the report names, excepted); a cued config's answer set (``cue.answers``
@@ -26,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from gengap.generators.cues import cue_answer, without_cue
 from gengap.generators.markers import without_marker
-from gengap.splits.atoms import remembered
+from gengap.splits.atoms import CompoundDefinition, remembered
 from gengap.splits.base import PARTS, build_report, part_summary
 from gengap.splits.novelty import NOVELTY_KEY, annotate, novelty_summary
 from gengap.splits.precision import rounded
@@ -51,9 +52,13 @@ def report_problems(config: Mapping[str, Any], parts: Mapping[str, Sequence[Reco
             problems.append(f"manifest.json: config {name}'s files.{part} says {stated} bytes, data/{name}/{part}.jsonl has {size}")
     plain = {part: [without_marker(without_cue(record)) for record in parts[part]] for part in PARTS}  # as the split saw them
     options = report.get("options") if isinstance(report.get("options"), Mapping) else {}
+    try:
+        definition = CompoundDefinition.of(options)
+    except (TypeError, ValueError) as err:
+        return problems + [f"manifest.json: config {name}'s report names compounds no split defines ({err})"]
     with remembered():  # each record's atoms and compounds worked out once, for divergences and novelty
         recomputed = build_report(str(report.get("strategy")), dict(options), report.get("seed"), plain)
-        problems += _novelty_problems(name, report, parts, plain, bool(options.get("abstract_lexical")))
+        problems += _novelty_problems(name, report, parts, plain, bool(options.get("abstract_lexical")), definition)
     for key in RECOMPUTED:
         if key in report and _json(report[key]) != _json(recomputed[key]):
             problems.append(f"manifest.json: config {name}'s report gives {key} {_short(report[key])}, its files give {_short(recomputed[key])}")
@@ -71,9 +76,9 @@ def report_problems(config: Mapping[str, Any], parts: Mapping[str, Sequence[Reco
 
 
 def _novelty_problems(name: Any, report: Mapping[str, Any], parts: Mapping[str, Sequence[Record]],
-                      plain: Mapping[str, Sequence[Record]], abstract: bool) -> list[str]:
+                      plain: Mapping[str, Sequence[Record]], abstract: bool, definition: CompoundDefinition) -> list[str]:
     problems = []
-    expected = annotate(plain, abstract)
+    expected = annotate(plain, abstract, definition)
     for part in PARTS:
         for number, (record, fresh) in enumerate(zip(parts[part], expected[part]), start=1):
             if record.get(NOVELTY_KEY) != fresh.get(NOVELTY_KEY):

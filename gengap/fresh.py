@@ -57,7 +57,7 @@ from gengap.ownership import Product
 from gengap.release_view import ReleaseView, read_release
 from gengap.splits import SplitError, get_strategy, make_options
 from gengap.splits.api import even_counts, size_settings
-from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.atoms import DERIVATION_COMPOUNDS, CompoundDefinition, record_atoms, record_compounds
 from gengap.splits.divergence import atom_divergence, compound_divergence
 from gengap.splits.mcd import TARGET_TOLERANCE, TEST, McdOptions, search_test
 from gengap.splits.novelty import NOVELTY_KEY, novelty_summary, strip
@@ -199,7 +199,7 @@ def draw_fresh(release: str | Path | ReleaseView, config: str, n: int, seed: int
             records = _choose(_enumerated(entry, rule, view.inputs, tally), n, fresh_rng(derived), entry["name"], tally)
     except SplitError as err:
         raise FreshError(f"{config}: {err}") from None
-    items = TrainItems.of(train, bool((entry.get("options") or {}).get("abstract_lexical")))
+    items = TrainItems.of_options(train, entry.get("options") or {})
     _, novelty = part_figures(items, records)
     records = [{**strip(r), NOVELTY_KEY: own} for r, own in zip(records, novelty)]
     report = fresh_report(view, entry, rule, n, seed, derived, records, items, tally, search, warnings)
@@ -293,11 +293,11 @@ def _mcd_part(entry: dict[str, Any], report: dict[str, Any], rule: Rule, train: 
     else:
         found = _enumerated(entry, rule, exclusion, tally)
         candidates = _choose(found, max(n, min(len(found), wanted)), rng, entry["name"], tally)  # fewer than n: used up
-    abstract = options.abstract_lexical
+    abstract, definition = options.abstract_lexical, options.compound_definition()
     cited = report.get("compound_divergence")
     result = search_test(
-        (record_atoms(r) for r in train), (record_compounds(r, abstract) for r in train),
-        (record_atoms(r) for r in candidates), (record_compounds(r, abstract) for r in candidates),
+        (record_atoms(r) for r in train), (record_compounds(r, abstract, definition) for r in train),
+        (record_atoms(r) for r in candidates), (record_compounds(r, abstract, definition) for r in candidates),
         n, options.atom_divergence_max, rng, steps=options.steps, target=cited,
     )
     chosen = [r for r, where in zip(candidates, result.assignment[len(train):].tolist()) if where == TEST]
@@ -336,17 +336,23 @@ class TrainItems:
     compounds: Counter[str]
     abstract: bool
     size: int
+    definition: CompoundDefinition = DERIVATION_COMPOUNDS
 
     @classmethod
-    def of(cls, train: Iterable[Record], abstract: bool) -> "TrainItems":
+    def of(cls, train: Iterable[Record], abstract: bool, definition: CompoundDefinition = DERIVATION_COMPOUNDS) -> "TrainItems":
         atoms: Counter[str] = Counter()
         compounds: Counter[str] = Counter()
         size = 0
         for record in train:
             atoms.update(record_atoms(record))
-            compounds.update(record_compounds(record, abstract))
+            compounds.update(record_compounds(record, abstract, definition))
             size += 1
-        return cls(atoms, compounds, abstract, size)
+        return cls(atoms, compounds, abstract, size, definition)
+
+    @classmethod
+    def of_options(cls, train: Iterable[Record], options: dict[str, Any]) -> "TrainItems":
+        """The items with the compounds a config's split options name (abstract_lexical, compounds, local_size)."""
+        return cls.of(train, bool(options.get("abstract_lexical")), CompoundDefinition.of(options))
 
 
 def part_figures(items: TrainItems, test: list[Record]) -> tuple[dict[str, Any], list[dict[str, int]]]:
@@ -357,7 +363,7 @@ def part_figures(items: TrainItems, test: list[Record]) -> tuple[dict[str, Any],
     compounds: Counter[str] = Counter()
     novelty = []
     for record in test:
-        own_atoms, own_compounds = record_atoms(record), record_compounds(record, items.abstract)
+        own_atoms, own_compounds = record_atoms(record), record_compounds(record, items.abstract, items.definition)
         atoms.update(own_atoms)
         compounds.update(own_compounds)
         novelty.append({"unseen_compounds": sum(1 for c in own_compounds if c not in items.compounds),

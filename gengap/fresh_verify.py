@@ -135,9 +135,8 @@ def _accepted(accept: Any, record: dict[str, Any]) -> bool:
 def _figure_problems(view: ReleaseView, claimed: dict[str, Any], records: list[dict[str, Any]]) -> list[str]:
     """The report's figures recomputed from the records and the release."""
     name = str(claimed["config"])
-    abstract = bool((view.entry(name).get("options") or {}).get("abstract_lexical"))
     try:
-        found = figures(TrainItems.of(view.part(name, "train"), abstract), view.part(name, "test"), records)
+        found = figures(TrainItems.of_options(view.part(name, "train"), view.entry(name).get("options") or {}), view.part(name, "test"), records)
     except (KeyError, TypeError, ValueError) as err:
         return [f"{DATA}: its figures cannot be recomputed ({err})"]
     stated = {key: claimed.get(key) for key in found}

@@ -43,6 +43,7 @@ from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
 from gengap.workers import ordered_map
 from gengap.splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
+from gengap.splits.atoms import CompoundDefinition
 from gengap.splits.cues import apply_cue
 from gengap.splits.novelty import annotate
 from gengap.splits.precision import rounded
@@ -137,7 +138,8 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
             keep = np.sort(rng.choice(len(rows), size=cap, replace=False))
             rows = [rows[i] for i in keep.tolist()]
         parts[name] = rows
-    parts = annotate(parts, bool(result.report.get("options", {}).get("abstract_lexical")))
+    options = result.report.get("options", {})
+    parts = annotate(parts, bool(options.get("abstract_lexical")), CompoundDefinition.of(options))
     old = result.report
     report = build_report(old["strategy"], old["options"], old["seed"], parts)
     for key, value in old.items():
@@ -183,10 +185,11 @@ def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | No
     task = get_task(entry["task"])
     if entry["kind"] == "sampled_length":
         return sample_length_split(
-            task.name, tuple(entry["train_range"]), tuple(entry["test_range"]), entry["sizes"], seed, entry["base_params"]
+            task.name, tuple(entry["train_range"]), tuple(entry["test_range"]), entry["sizes"], seed, entry["base_params"],
+            entry.get("options"),
         )
     if entry["kind"] == "sampled_level":
-        return sample_level_split(task.name, entry["level_max"], entry["sizes"], seed, entry["test_levels"])
+        return sample_level_split(task.name, entry["level_max"], entry["sizes"], seed, entry["test_levels"], entry.get("options"))
     params = task.make_params(entry["params"])
     if entry["pool"] == "all":
         batch = task.enumerate(params)

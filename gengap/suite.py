@@ -9,6 +9,9 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   report says which test ranges are interpolation and which extrapolation).
 - ``sampled_level``: strategy ``difficulty`` with ``level_max``: train on levels
   1..level_max, test on the higher ones (``test_levels``).
+  A sampled entry's ``options`` (optional) are gengap.splits.api.SampledOptions: how its
+  compounds are read (``compounds``, ``local_size``, ``abstract_lexical``) and how its train
+  records are chosen (``train_sampler: diverse``, ``sampler_candidates``).
 - ``pool``: any strategy over a pool, ``pool: {n: N}`` generated examples or
   ``pool: all`` (every example of a finite task, e.g. SCAN); ``options`` are the
   strategy's options; ``sizes`` (optional) cap each part by a seeded subsample. An
@@ -55,6 +58,7 @@ from gengap.multitask import component_records, is_multitask, resolve_multitask_
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from gengap.splits import SplitError, get_strategy, make_options
+from gengap.splits.api import sampled_options
 from gengap.splits.cues import cue_option
 from gengap.splits.ranges import check_disjoint, is_union, parse_ranges
 
@@ -429,9 +433,11 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         except SplitError as err:
             raise source.error(path + ["options"], str(err)) from None
         resolved.update(kind="pool", pool=entry["pool"], options=options.to_dict(), sizes=sizes)
-    if sampled_length or sampled_level:
-        if entry.get("options"):
-            raise source.error(path + ["options"], "options apply to pool splits only")
+    if (sampled_length or sampled_level) and "options" in entry:  # how compounds are read, how train is sampled
+        try:
+            resolved["options"] = sampled_options(entry["options"] or {}).to_dict()
+        except SplitError as err:
+            raise source.error(path + ["options"], str(err)) from None
     if "cue" in entry:  # shortcut cues, any kind of split (gengap.splits.cues)
         try:
             resolved["cue"] = cue_option(entry["cue"]).to_dict()

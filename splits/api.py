@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from gengap.generators import BlockPlan, get_task
 from gengap.generators.batch import Record
-from gengap.generators.params import ParamError, Params
-from gengap.generators.seeding import side_seed, validation_seed
-from gengap.splits.base import Partition, SplitError, SplitOptions, SplitResult, Strategy, finish, split_rng
+from gengap.generators.params import ParamError, Params, knob
+from gengap.generators.seeding import side_seed, train_sample_rng, validation_seed
+from gengap.splits.atoms import LOCAL, CompoundDefinition
+from gengap.splits.base import (
+    LOCAL_SIZE_ALONE, Partition, SplitError, SplitOptions, SplitResult, Strategy, compounds_knob, finish, local_size_knob,
+    sampler_knob, split_rng,
+)
+from gengap.splits.diverse import DIVERSE, DIVERSE_CANDIDATES, TrainSelection
+from gengap.splits.local_structures import LOCAL_SIZE
 from gengap.splits.exposure import expose
 from gengap.splits.gotu import Gotu
+from gengap.splits.local_holdout import LocalHoldout
 from gengap.splits.mcd import Mcd
 from gengap.splits.ranges import as_lists, check_disjoint, is_union, parse_ranges, regimes
 from gengap.splits.rules import RuleHoldout
@@ -18,7 +27,7 @@ from gengap.splits.strategies import STRATEGIES as POOL_STRATEGIES
 from gengap.splits.tasks import check_single_task
 from gengap.splits.validation import draw_validation
 
-STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout()}
+STRATEGIES: dict[str, Strategy] = {**POOL_STRATEGIES, "mcd": Mcd(), "gotu": Gotu(), "rule_holdout": RuleHoldout(), "local_holdout": LocalHoldout()}
 
 
 def get_strategy(name: str) -> Strategy:
@@ -53,8 +62,13 @@ def split(
     if not records:
         raise SplitError("the pool is empty")
     check_single_task(chosen.name, records)
+    if typed.train_budget and not chosen.samples_train:
+        raise SplitError("its search chooses the train side itself (train_size): train_budget and train_sampler are for the other strategies")
     rng = split_rng(seed, chosen.name)
     partition = expose(chosen.partition(records, typed, rng), typed.exposure, typed.exposure_copies, seed)
+    if typed.train_budget:
+        selection = TrainSelection(typed.train_sampler, typed.train_budget, typed.abstract_lexical, typed.compound_definition())
+        partition = dataclasses.replace(partition, selection=selection)
     return finish(chosen.name, typed.to_dict(), seed, partition, typed.validation_fraction, rng)
 
 
@@ -71,9 +85,10 @@ def even_counts(n: int, settings: Sequence[Params]) -> list[int]:
     return [n // len(settings) + (1 if index < n % len(settings) else 0) for index in range(len(settings))]
 
 
-def _side(task: str, settings: Sequence[Params], n: int, seed: int, side: str) -> list[list[Record]]:
-    """n records spread evenly over parameter settings, each setting's from its own seed; one list per setting."""
-    return [generate_records(task, params, count, side_seed(seed, side, index)) if count else []
+def _side(task: str, settings: Sequence[Params], n: int, seed: int, side: str, times: int = 1) -> list[list[Record]]:
+    """n records spread evenly over parameter settings (times x each setting's share), each
+    setting's from its own seed; one list per setting."""
+    return [generate_records(task, params, count * times, side_seed(seed, side, index)) if count else []
             for index, (params, count) in enumerate(zip(settings, even_counts(n, settings)))]
 
 
@@ -91,6 +106,35 @@ def space_warnings(task: str, settings: Sequence[Params], n: int, side: str) -> 
     return []
 
 
+@dataclass(frozen=True)
+class SampledOptions(Params):
+    """The options a sampled split takes (a suite's sampled entry: ``options``): how its compounds
+    are read (as SplitOptions) and how its train records are chosen. Every one left at its default
+    leaves the split as it was."""
+
+    abstract_lexical: bool = knob(False, added=True, doc="compounds with lexical items written * (structure only) in the report")
+    compounds: str = compounds_knob()
+    local_size: int = local_size_knob()
+    train_sampler: str = sampler_knob("how the train records are chosen among sampler_candidates x as many candidates of the train settings")
+    sampler_candidates: int = knob(DIVERSE_CANDIDATES, lo=2, hi=64, added=True,
+                                   doc="candidates drawn per train record for the diverse sampler (train_sampler=diverse)")
+
+    def check_consistency(self) -> None:
+        self.require(self.local_size == LOCAL_SIZE or self.compounds == LOCAL, LOCAL_SIZE_ALONE.format(self.local_size))
+        self.require(self.sampler_candidates == DIVERSE_CANDIDATES or self.train_sampler == DIVERSE,
+                     f"sampler_candidates={self.sampler_candidates} is for train_sampler=diverse")
+
+
+def sampled_options(values: Mapping[str, Any] | SampledOptions | None) -> SampledOptions:
+    """Typed SampledOptions of a mapping; SplitError naming the option when one is unknown or invalid."""
+    if isinstance(values, SampledOptions):
+        return values
+    try:
+        return SampledOptions().replace(**dict(values or {}))
+    except ParamError as err:
+        raise SplitError(f"sampled split: {str(err).replace('parameter', 'option')}") from None
+
+
 def sample_split(
     task: str,
     train_settings: Sequence[Params],
@@ -100,6 +144,7 @@ def sample_split(
     strategy: str,
     options: Mapping[str, Any],
     notes: Mapping[str, Any] | None = None,
+    sampling: Mapping[str, Any] | SampledOptions | None = None,
 ) -> SplitResult:
     """A split whose sides are generated from their own parameter settings (notes: added to the report).
 
@@ -110,6 +155,12 @@ def sample_split(
     lengths in train's proportions (gengap.splits.validation). Test inputs that also occur in
     train or validation are removed as for any split, so the test part can come out smaller
     than asked.
+
+    sampling (SampledOptions): with ``train_sampler: diverse`` each train setting draws
+    ``sampler_candidates`` x its share from its own seed and the diverse sampler keeps its
+    share of them (gengap.splits.diverse, stream ``train_sample``); validation is then drawn
+    holding none of the candidates' inputs, in the candidates' proportions of input lengths.
+    Its options set away from their defaults join the report's options.
     """
     for part in ("train", "validation", "test"):
         if sizes.get(part, 0) < 0:
@@ -117,24 +168,34 @@ def sample_split(
     n_train, n_validation = sizes.get("train", 0), sizes.get("validation", 0)
     if n_train < 1 or sizes.get("test", 0) < 1:
         raise SplitError("a sampled split needs at least one train and one test example")
-    train = _side(task, train_settings, n_train, seed, "train")
+    chosen = sampled_options(sampling)
+    counts = even_counts(n_train, train_settings)
+    extra: dict[str, Any] = {}
+    if chosen.train_sampler == DIVERSE:
+        pools = _side(task, train_settings, n_train, seed, "train", chosen.sampler_candidates)
+        selection = TrainSelection(DIVERSE, n_train, chosen.abstract_lexical, CompoundDefinition(chosen.compounds, chosen.local_size))
+        train, extra["train_sample"] = selection.choose_groups(pools, counts, train_sample_rng(seed))
+        extra["train_sample"]["candidates_per_record"] = chosen.sampler_candidates
+    else:
+        pools = train = _side(task, train_settings, n_train, seed, "train")
     test_side = [r for part in _side(task, test_settings, sizes["test"], seed, "test") for r in part]
 
     def candidates(index: int, round_: int, count: int) -> list[Record]:
         return generate_records(task, train_settings[index], count, validation_seed(seed, index, round_))
 
-    validation = draw_validation(train, n_validation, candidates)
+    validation = draw_validation(pools, n_validation, candidates)
     notes = {
         "sampled": True,
         "train_params": [p.to_dict() for p in train_settings],
         "test_params": [p.to_dict() for p in test_settings],
         "warnings": space_warnings(task, train_settings, n_train + n_validation, "train side")
         + space_warnings(task, test_settings, sizes["test"], "test side"),
+        **extra,
         **dict(notes or {}),
     }
     rng = split_rng(seed, strategy)
     fraction = n_validation / (n_train + n_validation)
-    options = {**options, "validation_fraction": fraction}
+    options = {**options, **chosen.to_dict(), "validation_fraction": fraction}
     partition = Partition([r for part in train for r in part], test_side, notes=notes, validation=validation)
     return finish(strategy, options, seed, partition, fraction, rng)
 
@@ -146,6 +207,7 @@ def sample_length_split(
     sizes: Mapping[str, int],
     seed: int = 0,
     base: Mapping[str, Any] | None = None,
+    sampling: Mapping[str, Any] | SampledOptions | None = None,
 ) -> SplitResult:
     """Length split of a generated task: each side sampled from its own size-knob range.
 
@@ -154,7 +216,8 @@ def sample_length_split(
     from its ranges (one parameter setting each), and the report then lists the ranges and,
     under ``regimes``, whether each test range is interpolation or extrapolation. Ranges refer
     to the task's size knob (`gengap list`: input length in tokens for sequence tasks, digits
-    per operand for arithmetic); base overrides other parameters of both sides.
+    per operand for arithmetic); base overrides other parameters of both sides; sampling: see
+    sample_split (e.g. ``{"train_sampler": "diverse"}``).
     """
     train_ranges, test_ranges = parse_ranges(train_range, "train_range"), parse_ranges(test_range, "test_range")
     if not is_union(train_ranges, test_ranges):
@@ -167,7 +230,7 @@ def sample_length_split(
     written = (as_lists if union else lambda ranges: list(ranges[0]))
     options = {"by": "size", "size_knob": spec.size_knob, "train_range": written(train_ranges), "test_range": written(test_ranges)}
     notes = {"regimes": regimes(train_ranges, test_ranges)} if union else None
-    return sample_split(task, train, test, sizes, seed, "length", options, notes)
+    return sample_split(task, train, test, sizes, seed, "length", options, notes, sampling)
 
 
 def size_settings(task: str, ranges: Sequence[Sequence[int]], base: Mapping[str, Any] | None = None) -> list[Params]:
@@ -181,11 +244,13 @@ def size_settings(task: str, ranges: Sequence[Sequence[int]], base: Mapping[str,
 
 
 def sample_level_split(
-    task: str, level_max: int, sizes: Mapping[str, int], seed: int = 0, test_levels: Sequence[int] | None = None
+    task: str, level_max: int, sizes: Mapping[str, int], seed: int = 0, test_levels: Sequence[int] | None = None,
+    sampling: Mapping[str, Any] | SampledOptions | None = None,
 ) -> SplitResult:
     """Easy-to-hard split of a generated task: train on levels 1..level_max, test on higher ones.
 
     test_levels defaults to level_max + 1 .. 10. Each side draws evenly from its levels.
+    sampling: see sample_split.
     """
     spec = get_task(task)
     if not 1 <= level_max <= 9:
@@ -195,7 +260,7 @@ def sample_level_split(
         raise SplitError(f"test levels must lie in {level_max + 1}..10, got {tests}")
     train = [spec.level(k) for k in range(1, level_max + 1)]
     options = {"by": "level", "level_max": level_max, "test_levels": tests}
-    return sample_split(task, train, [spec.level(k) for k in tests], sizes, seed, "difficulty", options)
+    return sample_split(task, train, [spec.level(k) for k in tests], sizes, seed, "difficulty", options, sampling=sampling)
 
 
 def records_of_batch(batch: Any, task: str) -> list[Record]:

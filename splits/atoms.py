@@ -6,6 +6,13 @@ task gengap does not know (your own data, gengap.splits.external) gives its own:
 (gengap.generators.derivation). Otherwise the fallback is lexical: atoms are the input tokens and
 compounds the adjacent input token pairs (``a b``), so divergences stay defined for every
 record.
+
+What a record's compounds are is a choice (:class:`CompoundDefinition`, a split's options
+``compounds`` and ``local_size``): ``derivation`` (the default) reads them as above;
+``local`` reads the local structures of 2..local_size nodes (gengap.splits.local_structures)
+from the same derivation tree: the task's (its ``structure_of``), or, for a task gengap does
+not know, the record's ``structure`` tree. A record without a tree keeps what ``derivation``
+gives it (``meta.compounds``, else adjacent input token pairs).
 """
 
 from __future__ import annotations
@@ -13,12 +20,48 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from gengap.generators import UnknownTaskError, get_task
+from gengap.generators import Task, UnknownTaskError, get_task
 from gengap.generators.batch import Record
 from gengap.generators.derivation import tree_atoms, tree_compounds
 from gengap.splits.external import declared, tree_of
+from gengap.splits.local_structures import LOCAL_SIZE, LOCAL_SIZE_MAX, tree_local_structures
+
+DERIVATION, LOCAL = "derivation", "local"
+DEFINITIONS = (DERIVATION, LOCAL)
+
+
+@dataclass(frozen=True)
+class CompoundDefinition:
+    """Which items are a record's compounds: ``derivation`` (connected sub-derivations of 2 to 5
+    rules, gengap.generators.derivation) or ``local`` (local structures of 2..local_size nodes,
+    gengap.splits.local_structures); see the module doc. ``local_size`` is ignored by
+    ``derivation``."""
+
+    kind: str = DERIVATION
+    local_size: int = LOCAL_SIZE
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> "CompoundDefinition":
+        """The definition a split's options name (``compounds``, ``local_size``; absent: the defaults)."""
+        kind = options.get("compounds") or DERIVATION
+        if kind not in DEFINITIONS:
+            raise ValueError(f"unknown compound definition {kind!r}; known: {', '.join(DEFINITIONS)}")
+        size = options.get("local_size", LOCAL_SIZE)
+        if not isinstance(size, int) or isinstance(size, bool) or not 2 <= size <= LOCAL_SIZE_MAX:
+            raise ValueError(f"local_size must be an integer in 2..{LOCAL_SIZE_MAX}, got {size!r}")
+        return cls(kind, size)
+
+    def describe(self, abstract_lexical: bool) -> str:
+        """What a split report's ``compounds`` says of them."""
+        if self.kind == DERIVATION:
+            return "structural (lexical items abstracted)" if abstract_lexical else "lexical"
+        return f"local structures of 2-{self.local_size} nodes, " + ("lexical items abstracted" if abstract_lexical else "lexical")
+
+
+DERIVATION_COMPOUNDS = CompoundDefinition()
 
 
 def _task(record: Mapping[str, Any]):
@@ -53,7 +96,7 @@ def remembered(cache: dict[tuple[Any, ...], Counter[str]] | None = None) -> Iter
         _REMEMBERED = outer
 
 
-def _recall(kind: str, record: Mapping[str, Any], abstract: bool, compute: Any) -> Counter[str]:
+def _recall(kind: Any, record: Mapping[str, Any], abstract: bool, compute: Any) -> Counter[str]:
     if _REMEMBERED is None:
         return compute()
     try:
@@ -90,10 +133,34 @@ def _record_atoms(record: Mapping[str, Any]) -> Counter[str]:
     return found if found is not None else Counter(record["input"].split())
 
 
-def record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
-    """Compounds of a record; with abstract_lexical, lexical items are written * (structure only;
-    no effect on compounds a record lists in meta.compounds)."""
+def record_compounds(
+    record: Mapping[str, Any], abstract_lexical: bool = False, definition: CompoundDefinition = DERIVATION_COMPOUNDS
+) -> Counter[str]:
+    """Compounds of a record as ``definition`` reads them (module doc); with abstract_lexical,
+    lexical items are written * (structure only; no effect on compounds a record lists in
+    meta.compounds)."""
+    if definition.kind == LOCAL:
+        return _recall(("local", definition.local_size), record, abstract_lexical,
+                       lambda: _record_local_structures(record, abstract_lexical, definition.local_size))
     return _recall("compounds", record, abstract_lexical, lambda: _record_compounds(record, abstract_lexical))
+
+
+def record_tree(record: Mapping[str, Any]) -> Any:
+    """The derivation a record's compounds are read from: its task's (for a task that defines
+    compounds), or its own ``structure`` tree (a task gengap does not know); None when it has none."""
+    task = _task(record)
+    if task is None:
+        return tree_of(record)
+    if type(task).compounds is Task.compounds:
+        return None
+    return task.structure_of(record)  # a task's own trees may share subtrees (SCAN's do): read as the tree they stand for
+
+
+def _record_local_structures(record: Mapping[str, Any], abstract_lexical: bool, size: int) -> Counter[str]:
+    tree = record_tree(record)
+    if tree is None:
+        return _record_compounds(record, abstract_lexical)
+    return tree_local_structures(tree, size, abstract_lexical)
 
 
 def _record_compounds(record: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:

@@ -13,7 +13,10 @@ every strategy alike:
    strategy hands it over in ``Partition.validation``). Records a strategy pins to train
    (SCAN's repeated primitive) stay in train. A strategy that bounds train-vs-test atom
    divergence (MCD: ``Partition.atom_bound``) keeps that bound for the train part left after
-   carving: the carve is redrawn (same stream) until it does, at most ATOM_BOUND_TRIES times;
+   carving: the carve is redrawn (same stream) until it does, at most ATOM_BOUND_TRIES times.
+   With a train budget (``train_budget``, ``Partition.selection``: gengap.splits.diverse) the
+   train part is then chosen from the train side that carving leaves (pinned records kept),
+   the rest counted as unused, and the report gains ``train_sample``;
 3. validation and test records get their ``novelty`` relative to the train part
    (gengap.splits.novelty: unseen compounds and atoms), train records none;
 4. the report states sizes, length and difficulty ranges and the input-length histogram per
@@ -30,6 +33,7 @@ Parts keep the pool's order, so a split is a deterministic function of (pool, op
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
@@ -39,9 +43,13 @@ import numpy as np
 
 from gengap.generators.batch import Record
 from gengap.generators.params import Params, knob
-from gengap.generators.seeding import split_rng  # noqa: F401  (the split stream; gengap.splits.api uses it)
-from gengap.splits.atoms import atoms_source, record_atoms, record_compounds, sum_counters
+from gengap.generators.seeding import split_rng, train_sample_rng  # noqa: F401  (split: gengap.splits.api uses it)
+from gengap.splits.atoms import (
+    DEFINITIONS, DERIVATION, DERIVATION_COMPOUNDS, LOCAL, CompoundDefinition, atoms_source, record_atoms, record_compounds, sum_counters,
+)
+from gengap.splits.diverse import RANDOM, SAMPLERS, TrainSelection
 from gengap.splits.divergence import atom_divergence, compound_divergence
+from gengap.splits.local_structures import LOCAL_SIZE, LOCAL_SIZE_MAX
 from gengap.splits.novelty import annotate, novelty_summary
 from gengap.splits.precision import rounded
 from gengap.splits.validation import ValidationDraw, carve_validation, input_length, task_input
@@ -50,6 +58,29 @@ PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
 ATOM_BOUND_TRIES = 32
 SMALL_VALIDATION = 100  # a validation part below this many records is warned about (its figures are coarse)
+
+
+def compounds_knob() -> Any:
+    """The option ``compounds`` (gengap.splits.atoms.CompoundDefinition), default derivation."""
+    return knob(
+        DERIVATION, choices=DEFINITIONS, added=True,
+        doc="what compounds are, for the search, divergence and novelty: derivation (sub-derivations of 2-5 rules) "
+            "or local (local structures of 2..local_size nodes, gengap.splits.local_structures)",
+    )
+
+
+def local_size_knob() -> Any:
+    """The option ``local_size``: the most nodes of a local structure."""
+    return knob(LOCAL_SIZE, lo=2, hi=LOCAL_SIZE_MAX, added=True, doc="most nodes of a local structure (compounds=local)")
+
+
+def sampler_knob(what: str) -> Any:
+    """The option ``train_sampler`` (gengap.splits.diverse), default random; what: what it chooses."""
+    return knob(RANDOM, choices=SAMPLERS, added=True,
+                doc=f"{what}: random (uniform) or diverse (greedy cover of the most distinct compounds, gengap.splits.diverse)")
+
+
+LOCAL_SIZE_ALONE = "local_size={} sizes local structures: set compounds=local"
 
 
 @dataclass(frozen=True)
@@ -67,6 +98,27 @@ class SplitOptions(Params):
         doc="test-side examples moved into train, named in the report (gengap.splits.exposure); 0: none",
     )
     exposure_copies: bool = knob(False, added=True, doc="exposure puts k copies of one test-side example in train, not k distinct ones")
+    compounds: str = compounds_knob()
+    local_size: int = local_size_knob()
+    train_sampler: str = sampler_knob("how train_budget records are chosen from the train side")
+    train_budget: int = knob(
+        0, lo=0, added=True,
+        doc="train records kept from the train side once validation is carved (train_sampler chooses them); 0 = all",
+    )
+
+    def compound_definition(self) -> CompoundDefinition:
+        """The compounds these options name."""
+        return CompoundDefinition(self.compounds, self.local_size)
+
+    def check_consistency(self) -> None:
+        """Options that only mean something together; a subclass with rules of its own calls this too."""
+        self.require(self.local_size == LOCAL_SIZE or self.compounds_read_locally(), LOCAL_SIZE_ALONE.format(self.local_size))
+        self.require(self.train_sampler == RANDOM or self.train_budget > 0,
+                     f"train_sampler={self.train_sampler} chooses train_budget records: set train_budget")
+
+    def compounds_read_locally(self) -> bool:
+        """Whether local_size is read: compounds=local (a strategy that holds out local structures: always)."""
+        return self.compounds == LOCAL
 
 
 @dataclass
@@ -80,6 +132,7 @@ class Partition:
     notes: dict[str, Any] = field(default_factory=dict)
     validation: ValidationDraw | None = None  # drawn by the strategy (sampled splits); None: carved from train
     atom_bound: float | None = None  # train-vs-test atom divergence the train part must keep after carving
+    selection: TrainSelection | None = None  # keeps a budget of the train side once validation is carved (gengap.splits.diverse)
 
 
 @dataclass(frozen=True)
@@ -103,6 +156,7 @@ class Strategy(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     options_type: ClassVar[type[SplitOptions]]
+    samples_train: ClassVar[bool] = True  # False: the strategy chooses its train side itself (no train_budget)
 
     @abstractmethod
     def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
@@ -142,16 +196,27 @@ def finish(
         train, drawn = list(partition.train), partition.validation
     else:
         train, drawn = _carve(partition, test, validation_fraction, rng)
+    sampled = None
+    if partition.selection is not None:
+        side = len(train)
+        train, sampled = partition.selection.choose(train, train_sample_rng(seed))
+        partition = dataclasses.replace(partition, unused=partition.unused + side - len(train))
     train = train + partition.pinned
-    result_parts = annotate({"train": train, "validation": drawn.records, "test": test}, bool(options.get("abstract_lexical")))
+    result_parts = annotate({"train": train, "validation": drawn.records, "test": test}, bool(options.get("abstract_lexical")),
+                            CompoundDefinition.of(options))
     report = build_report(strategy, options, seed, result_parts)
     report["removed_overlap"] = removed
     report["unused"] = partition.unused
     report["validation"] = drawn.info
+    if sampled is not None:
+        report["train_sample"] = sampled
     report.update(partition.notes)
     warnings = list(report.get("warnings", [])) + drawn.warnings
     if removed:
         warnings.append(f"{removed} test examples were removed because their input also occurs on the train side")
+    if sampled is not None and sampled["chosen"] < sampled["budget"]:
+        warnings.append(f"train_budget {sampled['budget']} is more than the {sampled['candidates']} train-side records left "
+                        "once validation was carved: train holds them all")
     if not test:
         warnings.append("the test part is empty")
     if 0 < len(drawn.records) < SMALL_VALIDATION:
@@ -219,18 +284,20 @@ def part_summary(records: Sequence[Record]) -> dict[str, Any]:
 
 
 def divergence_report(
-    train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False
+    train: Sequence[Record], test: Sequence[Record], abstract_lexical: bool = False,
+    definition: CompoundDefinition = DERIVATION_COMPOUNDS,
 ) -> dict[str, Any]:
     """Atom and compound divergence of train vs test (rounded: gengap.splits.precision), unseen atoms,
-    atom definition used. A divergence is None when a side has no atoms or no compounds (e.g.
-    inputs of one token have no token bigrams)."""
+    atom definition used; compounds as ``definition`` reads them (gengap.splits.atoms). A
+    divergence is None when a side has no atoms or no compounds (e.g. inputs of one token have
+    no token bigrams)."""
     if not train or not test:
         return {"atom_divergence": None, "compound_divergence": None, "unseen_atoms": [], "unseen_atom_count": 0}
     train_atoms = sum_counters(record_atoms(r) for r in train)
     test_atoms = sum_counters(record_atoms(r) for r in test)
     unseen = sorted(set(test_atoms) - set(train_atoms))
-    train_compounds = sum_counters(record_compounds(r, abstract_lexical) for r in train)
-    test_compounds = sum_counters(record_compounds(r, abstract_lexical) for r in test)
+    train_compounds = sum_counters(record_compounds(r, abstract_lexical, definition) for r in train)
+    test_compounds = sum_counters(record_compounds(r, abstract_lexical, definition) for r in test)
     return rounded({
         "atom_divergence": atom_divergence(train_atoms, test_atoms) if train_atoms and test_atoms else None,
         "compound_divergence": compound_divergence(train_compounds, test_compounds) if train_compounds and test_compounds else None,
@@ -254,8 +321,9 @@ def build_report(
         "overlap": sum(1 for r in parts["test"] if task_input(r) in train_inputs),
     }
     abstract = bool(options.get("abstract_lexical", False))
-    report.update(divergence_report(parts["train"], parts["test"], abstract))
-    report["compounds"] = "structural (lexical items abstracted)" if abstract else "lexical"
+    definition = CompoundDefinition.of(options)
+    report.update(divergence_report(parts["train"], parts["test"], abstract, definition))
+    report["compounds"] = definition.describe(abstract)
     report["parts"] = {name: part_summary(parts[name]) for name in PARTS}
     report["novelty"] = {name: novelty_summary(parts[name]) for name in ("validation", "test")}
     return rounded(report)

@@ -55,6 +55,7 @@ class FactsOptions(SplitOptions):
     holdout_fraction: float = knob(0.25, lo=0.0, hi=1.0, doc="share of the facts (direction) or bridge entities (bridge) held out")
 
     def check_consistency(self) -> None:
+        super().check_consistency()
         self.require(self.by in ("", "direction", "bridge"), f"option by={self.by!r} is not direction or bridge")
 
 

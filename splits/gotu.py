@@ -55,6 +55,7 @@ class GotuOptions(SplitOptions):
         super().__post_init__()
 
     def check_consistency(self) -> None:
+        super().check_consistency()
         self.freeze()
 
     def freeze(self) -> dict[int, int]:

@@ -766,6 +766,7 @@ class Mcd(Strategy):
     name = "mcd"
     description = "maximum compound divergence subject to an atom-divergence bound (local search)"
     options_type = McdOptions
+    samples_train = False
 
     def partition(self, records: Sequence[Record], options: McdOptions, rng: np.random.Generator) -> Partition:
         unique: dict[str, int] = {}
@@ -777,7 +778,7 @@ class Mcd(Strategy):
         target = options.compound_divergence or None
         result = search(
             (record_atoms(r) for r in pool),
-            (record_compounds(r, options.abstract_lexical) for r in pool),
+            (record_compounds(r, options.abstract_lexical, options.compound_definition()) for r in pool),
             train_size,
             test_size,
             options.atom_divergence_max,

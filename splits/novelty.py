@@ -6,7 +6,9 @@ A record's novelty relative to a train part is the pair
      "unseen_atoms":     number of distinct atoms of the record absent from every train record}
 
 with atoms and compounds as the split defines them (gengap.splits.atoms: a task's derivation, or
-input tokens and adjacent token pairs; structural compounds when ``abstract_lexical``).
+input tokens and adjacent token pairs; structural compounds when ``abstract_lexical``; local
+structures when the split's ``compounds`` is ``local``, so ``unseen_compounds`` then counts the
+record's local structures that no train record holds).
 Counts are over distinct items, so a compound repeated inside one record counts once.
 
 Every split writes it as the optional ``novelty`` field of its validation and test records
@@ -21,29 +23,32 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from gengap.generators.batch import Record
-from gengap.splits.atoms import record_atoms, record_compounds
+from gengap.splits.atoms import DERIVATION_COMPOUNDS, CompoundDefinition, record_atoms, record_compounds
 from gengap.splits.precision import rounded
 
 NOVELTY_KEY = "novelty"
 HISTOGRAM_TOP = 3  # histogram buckets 0, 1, 2 and "3+"
 
 
-def seen_items(train: Sequence[Record], abstract_lexical: bool = False) -> tuple[set[str], set[str]]:
+def seen_items(
+    train: Sequence[Record], abstract_lexical: bool = False, definition: CompoundDefinition = DERIVATION_COMPOUNDS
+) -> tuple[set[str], set[str]]:
     """(atoms, compounds) occurring anywhere in the train part."""
     atoms: set[str] = set()
     compounds: set[str] = set()
     for record in train:
         atoms.update(record_atoms(record))
-        compounds.update(record_compounds(record, abstract_lexical))
+        compounds.update(record_compounds(record, abstract_lexical, definition))
     return atoms, compounds
 
 
 def record_novelty(
-    record: Record, seen_atoms: set[str], seen_compounds: set[str], abstract_lexical: bool = False
+    record: Record, seen_atoms: set[str], seen_compounds: set[str], abstract_lexical: bool = False,
+    definition: CompoundDefinition = DERIVATION_COMPOUNDS,
 ) -> dict[str, int]:
     """The novelty of one record relative to the given train atoms and compounds."""
     return {
-        "unseen_compounds": sum(1 for c in record_compounds(record, abstract_lexical) if c not in seen_compounds),
+        "unseen_compounds": sum(1 for c in record_compounds(record, abstract_lexical, definition) if c not in seen_compounds),
         "unseen_atoms": sum(1 for a in record_atoms(record) if a not in seen_atoms),
     }
 
@@ -56,7 +61,7 @@ def strip(record: Record) -> Record:
 
 
 def annotate(
-    parts: Mapping[str, Sequence[Record]], abstract_lexical: bool = False
+    parts: Mapping[str, Sequence[Record]], abstract_lexical: bool = False, definition: CompoundDefinition = DERIVATION_COMPOUNDS
 ) -> dict[str, list[Record]]:
     """Parts whose validation and test records carry novelty relative to parts["train"].
 
@@ -64,13 +69,13 @@ def annotate(
     value, e.g. from a re-split file, is dropped and recomputed everywhere).
     """
     train = [strip(r) for r in parts["train"]]
-    seen_atoms, seen_compounds = seen_items(train, abstract_lexical)
+    seen_atoms, seen_compounds = seen_items(train, abstract_lexical, definition)
     out: dict[str, list[Record]] = {"train": train}
     for name, records in parts.items():
         if name == "train":
             continue
         out[name] = [
-            {**strip(r), NOVELTY_KEY: record_novelty(r, seen_atoms, seen_compounds, abstract_lexical)} for r in records
+            {**strip(r), NOVELTY_KEY: record_novelty(r, seen_atoms, seen_compounds, abstract_lexical, definition)} for r in records
         ]
     return out
 

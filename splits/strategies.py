@@ -38,6 +38,7 @@ class IidOptions(SplitOptions):
     )
 
     def check_consistency(self) -> None:
+        super().check_consistency()
         if self.train_fraction:
             self.require(self.train_fraction / (1 - self.validation_fraction) <= 1,
                          f"train_fraction {self.train_fraction} with validation_fraction {self.validation_fraction} "
@@ -233,7 +234,8 @@ class HoldoutOptions(SplitOptions):
         "", doc="hold out every example using this atom; atoms joined by + must co-occur; alternatives joined by | are held out together (union)"
     )
     template: str = knob(
-        "", doc="hold out every example containing this compound (sub-derivation pattern); several joined by | (union)"
+        "", doc="hold out every example containing this compound (sub-derivation pattern, or local structure with compounds=local); "
+                "several joined by | (union)"
     )
     primitive: str = knob("", doc="input of the bare primitive example kept in train (default: the atom); several joined by |")
     primitive_repeats: int = knob(0, lo=0, hi=1_000_000, doc="copies of each bare primitive example put in train")
@@ -268,7 +270,7 @@ class Holdout(Strategy):
         templates = _alternatives(options.template)
 
         def held_template(record: Record) -> bool:
-            compounds = record_compounds(record, options.abstract_lexical)
+            compounds = record_compounds(record, options.abstract_lexical, options.compound_definition())
             return any(compounds.get(t, 0) > 0 for t in templates)
 
         return held_template

@@ -21,6 +21,7 @@ from gengap.generators.seeding import (
     epoch_rng,
     estimate_rng,
     exposure_rng,
+    train_sample_rng,
     evaluation_rng,
     fresh_rng,
     fresh_round_seed,
@@ -59,6 +60,7 @@ RAW = {
     "alphabet": (lambda: alphabet_rng("letter_analogy", 1), [13265736068948306774, 4474129699305061389]),
     "mixture": (lambda: mixture_rng(3, 2), [13678582061079363098, 9501132319371791091]),
     "exposure": (lambda: exposure_rng(3), [7486109062484424729, 7275323622380304667]),
+    "train_sample": (lambda: train_sample_rng(3), [12736991742654724246, 8924545475052220218]),
     "fresh": (lambda: fresh_rng(3), [17327491203985367714, 7724983903151345781]),
     "binding": (lambda: binding_rng("cfq_like", "Who directed M0 ?"), [10937258924664223537, 14365554015025531375]),
     "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
@@ -127,6 +129,7 @@ def test_streams_are_distinct() -> None:
     assert draw(block_rng(1, "parity_check", PARITY, 0)) != draw(block_rng(1, "parity_check", PARITY, 1))
     assert draw(subsample_rng(1)) != draw(subsample_rng(2))
     assert draw(exposure_rng(1)) != draw(subsample_rng(1)) and draw(exposure_rng(1)) != draw(exposure_rng(2))
+    assert draw(train_sample_rng(1)) != draw(exposure_rng(1)) and draw(train_sample_rng(1)) != draw(train_sample_rng(2))
     assert draw(process_rng(1, "a")) != draw(process_rng(1, "b")) != draw(process_rng(2, "b"))
     assert draw(positions_rng(1, 0)) != draw(positions_rng(1, 1)) != draw(positions_rng(2, 1))
     assert draw(epoch_rng(1, 0)) != draw(epoch_rng(1, 1))

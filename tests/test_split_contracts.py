@@ -134,7 +134,7 @@ def test_options_errors_speak_of_options() -> None:
     with pytest.raises(SplitError, match=r"^iid: unknown option 'bogus'"):
         make_options(iid, {"bogus": 1})
     assert parse_options(iid, {"test_fraction": "0.5"}).test_fraction == 0.5
-    with pytest.raises(SplitError, match=r"^unknown split strategy 'nope'; known: category, difficulty, facts, gotu, holdout, iid, length, mcd, rule_holdout, task_holdout$"):
+    with pytest.raises(SplitError, match=r"^unknown split strategy 'nope'; known: category, difficulty, facts, gotu, holdout, iid, length, local_holdout, mcd, rule_holdout, task_holdout$"):
         get_strategy("nope")
     with pytest.raises(SplitError, match="^the pool is empty$"):
         split([], "iid")
