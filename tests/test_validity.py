@@ -236,7 +236,8 @@ def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
     assert all(len(arm.seeds) == 3 for c in shortcuts.claims(False) for arm in c.arms)
     for claim in cpu:
         assert claim.previous == EDITION4.get(claim.key, ""), claim.key
-    assert {c.key for c in cpu} - set(EDITION4) == {"fresh:same", "fresh:memorized", "cfq:mcd", "cfq:divergence"}  # new in the fifth edition
+    new = {"fresh:same", "fresh:memorized", "local:unseen", "diverse:template", "cfq:mcd", "cfq:divergence"}
+    assert {c.key for c in cpu} - set(EDITION4) == new  # new in the fifth edition
 
 
 def test_authors_rules() -> None:
@@ -251,6 +252,22 @@ def test_authors_rules() -> None:
     assert authors.memorized_drop(pair(seen, 0.95, 0.55)).holds
     assert not authors.memorized_drop(pair(seen, 0.7, 0.55)).holds
     assert not authors.memorized_drop(pair(seen, 0.5, 0.95)).holds
+
+
+def test_local_structure_and_diverse_rules() -> None:
+    def local(zero: tuple[float, int], some: tuple[float, int]) -> dict[str, ArmResult]:
+        cells = {"ood": {"0": {"n": zero[1], "exact_match": zero[0]}, "1": {"n": some[1], "exact_match": some[0]}}}
+        return {"random train set": result_of("r", [seed(0, by_novelty=cells), seed(1, by_novelty=cells)])}
+
+    assert authors.unseen_local(local((0.9, 900), (0.7, 90))).holds
+    assert not authors.unseen_local(local((0.9, 900), (0.85, 90))).holds  # 0.05 apart
+    assert not authors.unseen_local(local((0.9, 900), (0.1, 20))).holds  # 20 records per seed: too few to judge
+    def pair(random: float, diverse: float) -> dict[str, ArmResult]:
+        return {"random train set": result_of("r", [seed(ood_exact_match=random)]), "diverse train set": result_of("d", [seed(ood_exact_match=diverse)])}
+
+    assert authors.diverse_at_least(pair(0.3, 0.3)).holds and authors.diverse_at_least(pair(0.3, 0.4)).holds
+    assert not authors.diverse_at_least(pair(0.3, 0.29)).holds
+    assert not authors.diverse_at_least(pair(0.0, 0.01)).holds  # neither solves anything: nothing compared
 
 
 def test_authors_splits_score_the_same_model_on_the_cited_and_a_fresh_part() -> None:

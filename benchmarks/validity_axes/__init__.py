@@ -14,7 +14,7 @@ TITLES = {
     "shortcuts": "Shortcut cues",
     "interpolation": "Interpolation vs extrapolation",
     "grokking": "Grokking: delayed generalization and the training fraction",
-    "authors": "Tools for benchmark authors: fresh test parts",
+    "authors": "Tools for benchmark authors: fresh test parts, local structures, diverse train sets",
     "cfq": "CFQ-style questions to queries: MCD at the dataset it was made for (Keysers et al. 2020)",
 }
 
@@ -32,7 +32,9 @@ CHANGES = (
     "paper trains 1,000,000 steps) and the two looped-model claims (a step is 8-24 layer passes); on the CPU none of their "
     "models learned in the fourth edition.",
     "New axis, authors: a fresh test part (`gengap fresh`) scores like the cited one, and exposes a model that saw the cited "
-    "test part in training.",
+    "test part in training; test records with an unseen local structure (Bogin et al.) are solved less often; a structurally "
+    "diverse train set does at least as well as a random one (the last two specs added before their runs, after the others "
+    "had started).",
     "New axis, cfq: a random split vs MCD1-3-like splits and graded compound divergence on cfq_like (Keysers et al. 2020).",
     "Verdict rules, learned rules and split seeds are unchanged for every claim the fourth edition had.",
 )

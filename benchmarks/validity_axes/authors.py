@@ -1,6 +1,8 @@
 """Tools for benchmark authors (issue 40): does a fresh test part (``gengap fresh``: the config's
 own test rule, a new seed, no input of the release) measure what the cited part measures, and
-does it expose a model that saw the cited test part in training?
+does it expose a model that saw the cited test part in training? Are test records that hold a
+local structure unseen in train (Bogin et al. 2022) solved less often, and does a structurally
+diverse train set do at least as well as a random one of the same size?
 
 Set-up (fixed before any run): one release built from SUITE below (seed 20261206): bucket_sort
 and parity_check, sampled length splits, train lengths 1..20 and test 21..40 (5,000 / 500 /
@@ -18,6 +20,25 @@ then 25 % more steps; cap 8,000 steps).
   memorizing the parity of 500 long inputs teaches nothing about other long inputs, which a
   tiny transformer does not learn from lengths 1..20): the cited part's OOD exact match exceeds
   the fresh part's by at least 0.2.
+
+Set-up of the structure claims (fixed before any run; added to the fifth edition's specs after the
+fresh claims, before any run of theirs): cfq_like at the cfq axis's level-5 grammar; local
+structures of 2-3 nodes (``compounds: local``); train sets of 4,000 records chosen from a larger
+train side, at random or structurally diverse (``train_sampler: diverse``, greedy coverage of
+local structures), validation carved from the whole train side first (the distribution the
+train records were chosen from); a tiny transformer, seeds 0 and 1, trained until learned (ID >=
+0.95 at two evaluations, then 25 % more steps; cap 6,000 steps).
+
+- local:unseen, on a random split (strategy iid, test fraction 0.111 of a pool of 10,000 records,
+  the cfq axis's pool) with a random 4,000-record train set: about 10 % of the test records hold
+  a local structure train does not (a split's figure, known before any run). Rule: exact match
+  of the test records with no unseen local structure minus that of the records with at least one
+  ≥ 0.1, both groups of at least 30 records per seed, records of the learned seeds pooled.
+- diverse:template, on a local-structure holdout (strategy local_holdout: 3 local structures
+  held in 0.5-5 % of a 20,000-record pool held out; every test record holds one) with train sets
+  of 4,000 records, random or diverse: the diverse model's OOD exact match is at least the random
+  model's (means of learned seeds) and at least 0.05 (a comparison of two models that solve
+  nothing tests nothing).
 """
 
 from __future__ import annotations
@@ -41,6 +62,10 @@ SMOKE_SUITE = SUITE.replace("[1, 20], test_range: [21, 40], sizes: {train: 5000,
                             "[1, 8], test_range: [9, 12], sizes: {train: 200, validation: 40, test: 40}")
 SAME_MAX = 0.062  # |fresh - cited| OOD exact match: 1.96 x sqrt(2 x 0.25 / 500)
 DROP_MIN = 0.2  # contaminated model: cited - fresh OOD exact match
+UNSEEN_MARGIN = 0.1  # local:unseen: EM(no unseen local structure) - EM(at least one)
+MIN_RECORDS = 30  # local:unseen: records in each group, per seed
+DIVERSE_FLOOR = 0.05  # diverse:template: the diverse model must solve at least this share
+CFQ = {"max_depth": 0, "max_conjuncts": 3, "max_modifiers": 2}  # the cfq axis's level-5 grammar
 
 
 def claims(smoke: bool) -> list[Claim]:
@@ -55,6 +80,16 @@ def claims(smoke: bool) -> list[Claim]:
     same = tuple(arm(test, f"bucket_sort-length-{test}", part("bucket_sort-length", test), seeds, cost=4, **train) for test in ("cited", "fresh"))
     memorized = tuple(arm(f"contaminated, {test}", f"parity_check-length-contaminated-{test}", part("parity_check-length", test, True), seeds,
                           cost=4, **train) for test in ("cited", "fresh"))
+    structure_train = {"steps": 6000, "eval_every": 250, "eval_examples": 256} if not smoke else train
+    pool_n, random_n, budget = (20_000, 10_000, 4000) if not smoke else (1500, 800, 200)
+    local = {"compounds": "local", "train_budget": budget}
+    iid = build("pool", task="cfq_like", params=CFQ, n=random_n, strategy="iid", label="cfq-random-budget", pool_label="cfq-random",
+                options={"test_fraction": 0.111, **local, "train_sampler": "random"})
+    unseen = arm("random train set", "cfq-iid-local-budget", iid, seeds, cost=5, **structure_train)
+    held = {sampler: arm(f"{sampler} train set", f"cfq-local_holdout-{sampler}",
+                         build("pool", task="cfq_like", params=CFQ, n=pool_n, strategy="local_holdout", label="cfq-local_holdout",
+                               options={"held_out": 3, **local, "train_sampler": sampler}), seeds, cost=5, **structure_train)
+            for sampler in ("random", "diverse")}
     return [
         Claim("authors", "fresh:same", "A fresh test part scores like the cited one", same,
               f"|OOD exact match on the fresh part - on the cited part| ≤ {SAME_MAX} (means of learned seeds)",
@@ -68,6 +103,20 @@ def claims(smoke: bool) -> list[Claim]:
               memorized_drop, learned=LEARNED,
               setup="parity_check, train 1..20 plus the 500 cited test records (21..40), test: the cited part or 500 fresh records "
                     "(`gengap fresh`, draw 1); the same model scored on each part."),
+        Claim("authors", "local:unseen", "Test records holding a local structure unseen in train are solved less often", (unseen,),
+              f"exact match of test records with no unseen local structure minus those with ≥ 1 ≥ {UNSEEN_MARGIN} (records of the "
+              f"learned seeds pooled; ≥ {MIN_RECORDS} records per seed in each group)",
+              "Bogin et al. 2022: a test instance is hard if it holds a local structure unobserved in training (5 semantic parsing datasets)",
+              unseen_local, learned=LEARNED,
+              setup="cfq_like (level 5 grammar), random split of 10,000 records, a random train set of 4,000; local structures of 2-3 nodes."),
+        Claim("authors", "diverse:template", "A structurally diverse train set generalizes at least as well as a random one of the same size",
+              tuple(held.values()),
+              f"OOD exact match of the diverse train set's model ≥ the random one's, and ≥ {DIVERSE_FLOOR} (means of learned seeds)",
+              "Oren et al. 2021, Levy et al. 2023: structurally diverse training sets give comparable or better compositional generalization "
+              "(9 of 10 dataset-split pairs)",
+              diverse_at_least, learned=LEARNED,
+              setup="cfq_like (level 5 grammar), local_holdout of 3 local structures (of 2-3 nodes) from a 20,000-record pool; train sets "
+                    "of 4,000 records from the same train side, random or diverse (greedy coverage of local structures)."),
     ]
 
 
@@ -89,3 +138,23 @@ def memorized_drop(figures: Figures) -> Decision:
     return Decision(drop is not None and drop >= DROP_MIN,
                     f"OOD exact match: cited (seen in training) {f3(cited)}, fresh {f3(fresh)}, drop {f3(drop)}",
                     {"ID per length, per seed (the same model in both arms)": _ids(figures)})
+
+
+def unseen_local(figures: Figures) -> Decision:
+    from validity_axes.compositional import _buckets
+
+    (model,) = figures.values()
+    hits, counts = _buckets(model)
+    zero, some = (hits[0] / counts[0] if counts[0] else None), (hits[1] / counts[1] if counts[1] else None)
+    seeds = max(1, len(model.learned_seeds or model.seeds))
+    enough = min(counts) >= MIN_RECORDS * seeds
+    difference = None if zero is None or some is None else zero - some
+    return Decision(enough and difference is not None and difference >= UNSEEN_MARGIN,
+                    f"exact match: no unseen local structure {f3(zero)} ({counts[0]} records), ≥ 1 {f3(some)} ({counts[1]}), "
+                    f"difference {f3(difference)}")
+
+
+def diverse_at_least(figures: Figures) -> Decision:
+    random, diverse = figures["random train set"].ood, figures["diverse train set"].ood
+    holds = random is not None and diverse is not None and diverse >= random and diverse >= DIVERSE_FLOOR
+    return Decision(holds, f"OOD exact match: random {f3(random)}, diverse {f3(diverse)}")
