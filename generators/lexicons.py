@@ -279,15 +279,23 @@ def lexicon_problem(spec: LexiconSpec, example: Mapping[str, Any]) -> str | None
 
 def lexical(spec: LexiconSpec) -> Callable[[type[T]], type[T]]:
     """Class decorator: the task's records may be written in any lexicon of spec. Its
-    ``generate``/``enumerate`` write their batch in ``params.lexicon``; every method that reads
-    a record (solve, check, check_parts, check_answer, trace_tokens, check_trace, verify_trace,
-    step_verdicts, derive, measure, structure_problem, category, possible_answer) reads it through
-    :func:`role_view`, predictions and traces mapped back and answers forward; ``meta_problem``
-    also reports a malformed meta.lexicon."""
+    ``generate``/``enumerate`` write their batch in ``params.lexicon``; every method of the
+    class that reads a record (solve, trace_tokens, verify_trace, derive, measure,
+    structure_problem, category, possible_answer; check, check_parts, check_answer,
+    check_trace, step_verdicts where the class overrides them) reads it through
+    :func:`role_view`, predictions and traces mapped back and answers and traces forward.
+    Methods the class keeps from Task are left alone: they read records through those
+    (Task.check_answer compares a prediction with ``solve``'s answer, written in the record's
+    lexicon), so a task that keeps Task's checker still has it (``type(task).check is
+    Task.check``), and one that cannot enumerate still cannot. ``meta_problem`` also reports a
+    malformed meta.lexicon."""
 
     def decorate(cls: type[T]) -> type[T]:
+        from gengap.generators.task import Task  # imported when a task class is decorated: task.py imports this module
+
         for name in (*_READ, *_ANSWER_OUT, *_TOKENS_OUT, *_TEXT_IN, *_TOKENS_IN, *_PARAMS_OUT):
-            setattr(cls, name, _wrap(name, getattr(cls, name), spec))
+            if getattr(cls, name) is not getattr(Task, name):  # Task's own read a record through the methods wrapped here
+                setattr(cls, name, _wrap(name, getattr(cls, name), spec))
         meta_problem = getattr(cls, "meta_problem")
 
         @functools.wraps(meta_problem)

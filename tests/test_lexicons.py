@@ -53,6 +53,21 @@ def test_the_lexical_tasks_are_those_with_a_lexicon_parameter() -> None:
     assert all(getattr(get_task(name), "lexicon_spec", None) is not None for name in LEXICAL)
 
 
+def test_the_wiring_leaves_what_a_task_keeps_from_task() -> None:
+    """Methods a lexical task keeps from Task stay Task's (the harnesses' one-answer fast path reads
+    that; a suite's ``pool: all`` reads whether enumerate is); its own ones read records through
+    the lexicon."""
+    from gengap.generators import Task
+
+    for name in LEXICAL:
+        cls = type(get_task(name))
+        assert all(getattr(cls, method) is getattr(Task, method) for method in ("check", "check_parts", "check_answer", "step_verdicts"))
+        assert (cls.enumerate is Task.enumerate) == (name in ("cogs", "cogs_like", "pcfg_set", "letter_analogy"))
+        assert cls.solve is not Task.solve and cls.generate.__wrapped__ is not None  # type: ignore[attr-defined]
+    with pytest.raises(SuiteError, match="task cogs cannot enumerate all its examples"):
+        parse_suite("name: x\nversion: 1.0.0\nseed: 1\nlicense: mit\nentries:\n  - {task: cogs, split: iid, params: {lexicon: 2}, pool: all}\n")
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data(), name=st.sampled_from(LEXICAL), level=st.integers(1, 5), seed=st.integers(0, 2**20), traced=st.booleans())
 def test_a_lexicon_writes_the_lexicon_0_examples_and_every_check_follows_it(data: st.DataObject, name: str, level: int, seed: int, traced: bool) -> None:
