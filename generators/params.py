@@ -40,8 +40,9 @@ def knob(
     """A parameter field with a default, an inclusive range or a set of choices, and a doc.
 
     A ``rendering`` knob changes how an example is written, never which example is drawn
-    (e.g. ``trace``): it is left out of :meth:`Params.canonical` (the seed), so settings that
-    differ only in it draw the same inputs, and out of :meth:`Params.to_dict` at its default,
+    (e.g. ``trace``; ``lexicon``, gengap.generators.lexicons): it is left out of
+    :meth:`Params.canonical` (the seed), so settings that differ only in it draw the same
+    examples, and out of :meth:`Params.to_dict` at its default,
     so settings made before it existed keep their dict (manifests, reports) byte for byte.
     An ``added`` knob (one added after releases were made with its owner) is only left out of
     :meth:`Params.to_dict` at its default, for the same reason.

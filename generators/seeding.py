@@ -43,6 +43,9 @@ stream         seeds                                         derivation
                question's placeholders to (cfq_like)
 ``alphabet``   the order of permuted alphabet i of a task    SeedSequence(seed63(task, "alphabet", i))
                (letter_analogy's counterfactual alphabets)
+``lexicon``    lexicon k of a task's lexical roles: which    SeedSequence(0, spawn_key=key("lexicon", spec, k))
+               words play them (gengap.generators.lexicons;
+               spec: scan, cogs, facts, ...)
 ``noise``      which training targets a baseline run with    SeedSequence(noise seed, spawn_key=key("label-noise"))
                label noise corrupts, and their wrong answers
 ``cue``        the shortcut cues of one part of a split      SeedSequence(seed, spawn_key=key("cue", part))
@@ -64,7 +67,7 @@ not which example is drawn), so a traced setting draws its answer-only twin's ex
 ``config``, ``side``, ``init``, ``data`` and ``epoch`` are derived as gengap always has,
 so examples, splits, releases and baseline runs regenerate byte for byte; ``subsample``,
 ``evaluation`` and ``estimate`` replaced bare constants; ``support`` is new with
-boolean_function, ``binding`` with cfq_like's execution check, ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
+boolean_function, ``binding`` with cfq_like's execution check, ``lexicon`` with lexicon resampling (gengap.generators.lexicons), ``curriculum`` with record streams (gengap.generators.streams), ``mixture`` with
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
 noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues), ``fresh``
 with fresh test parts (gengap.fresh), ``train_sample`` with train budgets (gengap.splits.diverse), ``process`` with process labels (gengap.generators.process_labels)
@@ -227,6 +230,13 @@ def alphabet_rng(task: str, index: int) -> np.random.Generator:
     """Stream ``alphabet``: the order of a task's permuted alphabet `index` (letter_analogy's
     counterfactual alphabets), a function of the index alone."""
     return np.random.default_rng(labels_seed(task, "alphabet", index))
+
+
+def lexicon_rng(spec: str, index: int) -> np.random.Generator:
+    """Stream ``lexicon``: the permutations that choose which words play the lexical roles of a
+    task (spec: the task, or the family sharing one lexicon) in its lexicon `index`
+    (gengap.generators.lexicons), a function of the two alone."""
+    return stream(0, labels_key("lexicon", spec, index))
 
 
 def world_rng(world_seed: int, sizes: str) -> np.random.Generator:

@@ -45,6 +45,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.markers import task_input
 from gengap.generators.derivation import Tree
+from gengap.generators.lexicons import KEY as LEXICON
 from gengap.generators.params import ParamError, Params
 from gengap.generators.traces import split_steps, split_target, trace_format
 
@@ -147,9 +148,11 @@ class Task(ABC, Generic[P]):
         missing, or a field holding a parameter's value breaks that parameter's rule
         (``meta.max_depth=99 is out of range [1, 4]``): a record never asks a checker for more
         work than the parameters allow."""
+        meta = example.get("meta")
+        if isinstance(meta, Mapping) and LEXICON in meta and LEXICON not in self.params_type.names():
+            return f"meta.{LEXICON} is set, but {self.name} has no lexicons (gengap.generators.lexicons)"
         if not self.meta_keys:
             return None
-        meta = example.get("meta")
         for key in self.meta_keys:
             if not isinstance(meta, Mapping) or key not in meta:
                 return f"meta.{key} is missing ({self.name}'s checker reads it)"

@@ -1,4 +1,4 @@
-"""The `gengap` command line: list, generate, check, split, divergence, release, verify, fresh, audit, export, train, eval, report, sweep."""
+"""The `gengap` command line: list, lexicon, generate, check, split, divergence, release, verify, fresh, audit, export, train, eval, report, sweep."""
 
 from __future__ import annotations
 
@@ -133,6 +133,29 @@ def _levels_summary(levels: dict[str, dict[str, Any]]) -> str:
     if not varying:
         return "all levels use the defaults"
     return "; ".join(f"{k}: " + ",".join(f"{name}={row[name]}" for name in varying) for k, row in levels.items())
+
+
+def cmd_lexicon(args: argparse.Namespace) -> int:
+    """The words of lexicon K of a task: one line per role, ``class<TAB>role<TAB>word`` (--json: class -> role -> word)."""
+    from gengap.generators.lexicons import MAX_LEXICON, words_of
+
+    try:
+        task = get_task(args.task)
+    except UnknownTaskError as err:
+        raise UsageError(str(err)) from None
+    spec = getattr(task, "lexicon_spec", None)
+    if spec is None:
+        raise UsageError(f"{task.name} has no lexical roles (tasks with a lexicon parameter: see gengap list)")
+    if not 0 <= args.k <= MAX_LEXICON:
+        raise UsageError(f"lexicon {args.k} is out of range [0, {MAX_LEXICON}]")
+    words = words_of(spec, args.k)
+    if args.json:
+        print(json.dumps(words, indent=2))
+        return 0
+    for name, roles in words.items():
+        for role, word in roles.items():
+            print(f"{name}\t{role}\t{word}")
+    return 0
 
 
 # -- generate --------------------------------------------------------------------------
@@ -343,6 +366,23 @@ def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
         raise UsageError(f"{where}: {problem}{hint}")
 
 
+def _check_category_lexicons(records: Sequence[dict[str, Any]], category: str) -> None:
+    """UsageError when a category split of these records would put lexicon-0 exposure examples
+    beside records of another lexicon (gengap.generators.lexicons.exposure_problem)."""
+    from gengap.generators.lexicons import exposure_problem, record_lexicon
+
+    for record in records:
+        index = record_lexicon(record)
+        if index and isinstance(record.get("task"), str):
+            try:
+                problem = exposure_problem(get_task(record["task"]), index, category)
+            except UnknownTaskError:
+                return
+            if problem:
+                raise UsageError(f"category: {problem}")
+            return
+
+
 def cmd_split(args: argparse.Namespace) -> int:
     from gengap.generators import dumps_record
     from gengap.shortfalls import add_warnings, shortfall_warnings
@@ -368,6 +408,8 @@ def cmd_split(args: argparse.Namespace) -> int:
     inputs = [args.file] if args.file != "-" else []
     check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file, plain)
+    if strategy.name == "category":  # exposure examples are written in lexicon 0 (gengap.generators.lexicons)
+        _check_category_lexicons(records, options.category)
     try:
         if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps (lines elsewhere)
             steps = [0]
@@ -637,6 +679,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("list", help="list tasks with their parameters and levels, then the split strategies with their options")
     p.add_argument("--json", action="store_true", help="machine-readable output (the tasks)")
     p.set_defaults(func=cmd_list)
+
+    p = commands.add_parser("lexicon", help="the words lexicon K of a task writes its lexical roles with (class, role, word)")
+    p.add_argument("task", help="task name (one with a lexicon parameter: scan, cogs, cogs_like, pcfg_set, fact_*, letter_analogy)")
+    p.add_argument("k", type=int, help="the lexicon (0: the task's own words)")
+    p.add_argument("--json", action="store_true", help="class -> role -> word as JSON")
+    p.set_defaults(func=cmd_lexicon)
 
     p = commands.add_parser("generate", help="generate examples of one task as JSONL")
     p.add_argument("task", help="task name (see `gengap list`)")

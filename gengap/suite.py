@@ -24,6 +24,15 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   same partition; the examples exposed for a smaller k are among a larger k's); a
   ``rule_holdout`` entry whose ``options.train_systems`` is a list of counts gives one config
   per count, named ``<task>-<split>_n<count, 4 digits>``.
+- Any one-task entry whose ``params.lexicon`` is a list of lexicons k (tasks with lexical
+  roles: gengap.generators.lexicons) gives one config per k, named
+  ``<task>-<split>_lex<k, 4 digits>``, all with the seed of ``<task>-<split>``: a lexicon is a
+  rendering, so every k draws the same examples and splits them alike (the split read from
+  roles), written with lexicon k's words. Options that name roles (holdout's ``atom`` and
+  ``template``) hold for every k; a holdout's ``primitive`` (an input: the atom by default) is
+  written in lexicon k (``jump`` -> the word playing jump's role), as the resolved options show.
+  A level split (its sides take no parameters) and a category split with exposure examples
+  (written in lexicon 0) refuse a lexicon k > 0.
 - ``multitask``: ``tasks`` (instead of ``task``) pools several tasks, each with its own
   parameters, into one config ``multi-<split>`` (gengap.multitask; e.g. strategy
   ``task_holdout``: whole tasks held out for test).
@@ -52,6 +61,7 @@ from typing import Any
 import yaml
 
 from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_task
+from gengap.generators.lexicons import KEY as LEXICON, MAX_LEXICON, exposure_problem, lexicon_of
 from gengap.generators.plugins import PluginError, import_module
 from gengap.generators.reading import ReadError, read_text, yaml_document
 from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
@@ -308,6 +318,7 @@ SWEPT_OPTIONS = {  # an option whose value may be a list: one config per value, 
     "train_systems": ("_n", "train system counts", (0, 10**9), 1),  # rule_holdout's instruction diversity (gengap.splits.rules)
 }
 SHARED_SEED_OPTIONS = ("exposure", "train_systems")  # the configs of these sweeps share the seed of the unswept name: same pool and split
+LEXICON_SUFFIX = "_lex"  # a sweep of params.lexicon: <split>_lex<4 digits of k>, the seed of <split>
 
 
 def target_split_name(split_name: str, target: float, option: str = "compound_divergence") -> str:
@@ -320,11 +331,15 @@ def target_split_name(split_name: str, target: float, option: str = "compound_di
 
 
 def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) -> list[dict[str, Any]]:
-    """An entry whose options.compound_divergence, options.train_fraction or options.exposure is
-    a list becomes one entry per value (an exposure sweep's entries keep the unswept config's
-    seed under ``seed_split``)."""
+    """An entry whose options.compound_divergence, options.train_fraction or options.exposure, or
+    whose params.lexicon, is a list becomes one entry per value (an exposure or lexicon sweep's
+    entries keep the unswept config's seed under ``seed_split``)."""
     options = entry.get("options") or {}
     swept = [name for name in SWEPT_OPTIONS if isinstance(options.get(name), list)]
+    if isinstance((entry.get("params") or {}).get(LEXICON), list):
+        if swept:
+            raise source.error(path + ["params", LEXICON], f"sweep one option at a time, not lexicon and {swept[0]}")
+        return _expand_lexicons(entry, path + ["params", LEXICON], source)
     if not swept:
         return [entry]
     if len(swept) > 1:
@@ -349,6 +364,53 @@ def _expand_targets(entry: dict[str, Any], path: list[Any], source: YamlSource) 
     ]
 
 
+def _expand_lexicons(entry: dict[str, Any], where: list[Any], source: YamlSource) -> list[dict[str, Any]]:
+    """An entry whose params.lexicon is a list: one entry per lexicon k, named
+    <split>_lex<k, 4 digits>, each with the seed of the unswept config (``seed_split``)."""
+    values = entry["params"][LEXICON]
+    if not values or not all(isinstance(k, int) and not isinstance(k, bool) and 0 <= k <= MAX_LEXICON for k in values):
+        raise source.error(where, f"a sweep of lexicons is a non-empty list of integers in [0, {MAX_LEXICON:,}]")
+    if len(set(values)) != len(values):
+        raise source.error(where, "lexicons must differ")
+    return [
+        {**entry, "split": lexicon_split_name(entry["split"], k), "strategy": entry.get("strategy") or entry["split"],
+         "params": {**entry["params"], LEXICON: k}, "seed_split": entry["split"]}
+        for k in values
+    ]
+
+
+def lexicon_split_name(split_name: str, lexicon: int) -> str:
+    """The split name of one lexicon of a sweep: <split>_lex<4 digits> (addprim_jump, 3 -> addprim_jump_lex0003)."""
+    return f"{split_name}{LEXICON_SUFFIX}{lexicon:04d}"
+
+
+def _lexicon_problem(task: Task, params: Params, entry: dict[str, Any], strategy: str) -> str | None:
+    """Why an entry cannot be written in its lexicon k > 0 (None: it can, or k is 0): a level
+    split's sides take no parameters; a category split puts the exposure examples of its
+    categories, written in lexicon 0, in train."""
+    index = getattr(params, LEXICON, 0)
+    if index and "level_max" in entry:
+        return "a level split draws its sides from the task's levels, which take no lexicon: use a pool or train_range/test_range"
+    if strategy == "category":
+        return exposure_problem(task, index, str((entry.get("options") or {}).get("category", "")))
+    return None
+
+
+def _in_lexicon(task: Task, params: Params, strategy: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A pool split's options with the inputs they name written in the params' lexicon: a holdout's
+    bare primitives (``primitive``, by default its one atom) are inputs; atoms and templates name
+    roles and stay. The options themselves for lexicon 0 or another strategy."""
+    index = getattr(params, LEXICON, 0)
+    if not index or strategy != "holdout":
+        return options
+    atom = str(options.get("atom") or "")
+    primitive = str(options.get("primitive") or (atom if atom and "+" not in atom else ""))
+    if not primitive:
+        return options
+    lexicon = lexicon_of(task.lexicon_spec, index)  # type: ignore[attr-defined]
+    return {**options, "primitive": "|".join(lexicon.write(text) for text in primitive.split("|") if text)}
+
+
 def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -> dict[str, Any]:
     if is_multitask(entry):
         return resolve_multitask_entry(entry, path, source.error)
@@ -365,6 +427,9 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         params = task.make_params(entry.get("params") or {}, level=entry.get("level"))
     except ParamError as err:
         raise source.error(path + ["params"], str(err)) from None
+    problem = _lexicon_problem(task, params, entry, strategy.name)
+    if problem:
+        raise source.error(path + ["params", LEXICON], problem)
     sampled_length = "train_range" in entry or "test_range" in entry
     sampled_level = "level_max" in entry
     if sampled_length and sampled_level:
@@ -378,7 +443,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         "base_params": dict(entry.get("params") or {}),
         "level": entry.get("level"),
     }
-    if "seed_split" in entry:  # an exposure or train_systems sweep: every value draws the unswept config's pool and split
+    if "seed_split" in entry:  # an exposure, train_systems or lexicon sweep: every value draws the unswept config's pool and split
         resolved["seed_of"] = f"{task.name}-{entry['seed_split']}"
     sizes = dict(entry.get("sizes") or {})
     if sampled_length or sampled_level:
@@ -429,7 +494,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         if entry["pool"] == "all" and type(task).enumerate is Task.enumerate:
             raise source.error(path + ["pool"], f"task {task.name} cannot enumerate all its examples: give pool.n")
         try:
-            options = make_options(strategy, entry.get("options") or {})
+            options = make_options(strategy, _in_lexicon(task, params, strategy.name, entry.get("options") or {}))
         except SplitError as err:
             raise source.error(path + ["options"], str(err)) from None
         resolved.update(kind="pool", pool=entry["pool"], options=options.to_dict(), sizes=sizes)
@@ -547,6 +612,7 @@ def _raw_index(raw: list[Any], resolved: dict[str, Any]) -> int | None:
             continue
         if isinstance(entry, dict) and entry.get("task") == resolved["task"]:
             split = str(entry.get("split"))
-            if resolved["split"] == split or any(resolved["split"].startswith(split + sweep[0]) for sweep in SWEPT_OPTIONS.values()):
+            suffixes = [sweep[0] for sweep in SWEPT_OPTIONS.values()] + [LEXICON_SUFFIX]
+            if resolved["split"] == split or any(resolved["split"].startswith(split + suffix) for suffix in suffixes):
                 return index
     return None

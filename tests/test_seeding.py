@@ -40,6 +40,7 @@ from gengap.generators.seeding import (
     world_rng,
     alphabet_rng,
     binding_rng,
+    lexicon_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +66,7 @@ RAW = {
     "binding": (lambda: binding_rng("cfq_like", "Who directed M0 ?"), [10937258924664223537, 14365554015025531375]),
     "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
     "positions": (lambda: positions_rng(3, 2), [787388216101490676, 2397501687541677524]),
+    "lexicon": (lambda: lexicon_rng("scan", 1), [13060086102559544048, 10032027746701359364]),
 }
 
 
@@ -116,6 +118,10 @@ def test_primitives_hand_computed() -> None:
     key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
     expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(5, spawn_key=key))).bit_generator.random_raw(2)
     assert process_rng(5, "r-1").bit_generator.random_raw(2).tolist() == expected.tolist()
+    digest = hashlib.sha256(b"lexicon\nscan\n1").digest()  # lexicon 1 of the scan spec: seed 0, the labels as the key
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(0, spawn_key=key))).bit_generator.random_raw(2)
+    assert lexicon_rng("scan", 1).bit_generator.random_raw(2).tolist() == expected.tolist()
     digest = hashlib.sha256(b"positions").digest()  # training pass 2 of position seed 3: the pass appended to the key
     key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
     expected = np.random.Generator(np.random.PCG64(np.random.SeedSequence(3, spawn_key=(*key, 2)))).bit_generator.random_raw(2)
@@ -136,6 +142,7 @@ def test_streams_are_distinct() -> None:
     assert config_seed(1, "a-b") != config_seed(2, "a-b") != config_seed(1, "a-c")
     assert init_seed_of(0) != data_seed_of(0)
     assert draw(binding_rng("cfq_like", "Who directed M0 ?")) != draw(binding_rng("cfq_like", "Who edited M0 ?"))
+    assert draw(lexicon_rng("scan", 1)) != draw(lexicon_rng("scan", 2)) != draw(lexicon_rng("cogs", 2))
 
 
 def test_seeds_do_not_depend_on_the_hash_seed() -> None:

@@ -71,6 +71,7 @@ import numpy as np
 
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, structure_atoms, structure_compounds
+from gengap.generators.lexicons import LexiconSpec, WordClass, lexical, lexicon_knob
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.seeding import alphabet_rng
@@ -95,6 +96,11 @@ LEVELS = (
     (1, 1, 3, 3, 1), (1, 1, 3, 4, 2), (1, 2, 3, 5, 2), (2, 2, 4, 6, 2), (2, 3, 4, 7, 2),
     (2, 3, 5, 8, 3), (3, 3, 5, 9, 3), (3, 4, 6, 10, 3), (3, 4, 7, 11, 3), (4, 4, 8, 12, 3),
 )  # fmt: skip
+
+
+# lexicon k > 0 writes the letters with a permutation of them: the standard alphabet's order becomes
+# that permutation's, unstated (the letters are the task's one lexical class)
+LEXICON = LexiconSpec("letter_analogy", lambda: (WordClass.permuted("letter", LETTERS),))
 
 
 def alphabet_name(index: int) -> str:
@@ -139,6 +145,7 @@ class LetterAnalogyParams(Params):
         doc="standard a..z; permuted: one of `alphabets` fixed permutations, stated in the input; mixed: either",
     )  # fmt: skip
     alphabets: int = knob(1, lo=1, hi=1000, doc="number of distinct permuted alphabets (permuted_0 ..)")
+    lexicon: int = lexicon_knob()
 
     def check_consistency(self) -> None:
         self.require(self.min_depth <= self.max_depth, f"parameter min_depth={self.min_depth} exceeds max_depth={self.max_depth}")
@@ -244,6 +251,7 @@ def _place(out: np.ndarray, at: np.ndarray, piece: np.ndarray, lengths: np.ndarr
 
 
 @register
+@lexical(LEXICON)
 class LetterAnalogy(Task[LetterAnalogyParams]):
     """Copycat letter-string analogy: demonstrations ``src -> tgt ;`` and a query ``src -> ?``."""
 

@@ -43,6 +43,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
 from gengap.generators.gc_pause import paused_gc
+from gengap.generators.lexicons import LexiconSpec, WordClass, classes_of, lexical, lexicon_knob
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.sequences import uniform_stream
@@ -68,6 +69,30 @@ CONSTRUCTIONS = (
 # primitives by kind with their counts in train.tsv
 PRIMITIVES = (("ROOT -> N", 41), ("ROOT -> V_trans", 40), ("ROOT -> V_unerg", 21), ("ROOT -> Name", 21), ("ROOT -> V_unacc", 20))
 CATEGORY_CHOICES = ("all", *grammar.CATEGORIES)
+VERB_CLASSES = (
+    ("unaccusative", lex.UNACCUSATIVE), ("transitive", lex.TRANSITIVE), ("object_omissible", lex.OBJECT_OMISSIBLE),
+    ("unergative", lex.UNERGATIVE), ("dative", lex.DATIVE), ("cp", lex.CP_TAKING), ("xcomp", lex.XCOMP_TAKING),
+    ("infinitival", lex.INFINITIVAL),
+)  # fmt: skip
+
+
+def _word_classes() -> tuple[WordClass, ...]:
+    """COGS's lexical items by class, each permuted by a lexicon: proper names; common nouns by
+    animacy and use in PPs (forms: lemma, sentence form); verbs by the verb classes they belong
+    to (forms: lemma, past, participle). A held-out word's role is one of its class's."""
+    animate, pp = frozenset(lex.ANIMATE_NOUNS), frozenset(lex.PP_NOUNS)
+    items: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [("name", (name,), ("name",)) for name in lex.NAMES]
+    for noun in lex.NOUNS:
+        kind = "noun" + " animate" * (noun in animate) + " pp" * (noun in pp)
+        items.append((kind, (noun, lex.SURFACE.get(noun, noun)), ("lemma", "sentence form")))
+    for lemma, (past, participle) in lex.VERB_FORMS.items():
+        kinds = "+".join(name for name, members in VERB_CLASSES if lemma in members)
+        items.append((f"verb {kinds}", (lemma, past, participle), VERB_FORMS))
+    return classes_of(items)
+
+
+VERB_FORMS = ("lemma", "past", "participle")
+LEXICON = LexiconSpec("cogs", _word_classes)
 
 
 def _id(words: tuple[str, ...], drop: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -123,6 +148,7 @@ class CogsFullParams(Params):
     gen_share: float = knob(0.0, lo=0.0, hi=1.0, doc="share of examples drawn from the generalization categories")
     category: str = knob("all", choices=CATEGORY_CHOICES, doc="generalization category of the gen_share (all: the 21 evenly)")
     gen_max_depth: int = knob(12, lo=3, hi=MAX_DEPTH, doc="deepest nesting of cp_recursion and pp_recursion (COGS: 12)")
+    lexicon: int = lexicon_knob()
 
     def check_consistency(self) -> None:
         for part in ("pp", "cp"):
@@ -345,6 +371,7 @@ def draw(nxt: Callable[[], float], params: CogsFullParams, category: str) -> tup
 
 
 @register
+@lexical(LEXICON)
 class Cogs(Task[CogsFullParams]):
     """English sentence or primitive of COGS's grammar -> its COGS logical form."""
 

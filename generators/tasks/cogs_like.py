@@ -74,6 +74,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
 from gengap.generators.gc_pause import paused_gc
+from gengap.generators.lexicons import LexiconSpec, WordClass, classes_of, lexical, lexicon_knob
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.sequences import UniformBuffer
@@ -134,6 +135,25 @@ COMPLEMENT = (
 
 MAX_DEPTH = 100
 
+
+def _word_classes() -> tuple[WordClass, ...]:
+    """The fragment's lexical items by class, each permuted by a lexicon: names, animate and
+    inanimate nouns, verbs by the verb classes they belong to (forms: lemma, past, participle)."""
+    items: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [("name", (name,), ()) for name in NAMES]
+    items += [("noun animate", (noun,), ()) for noun in ANIMATE_NOUNS] + [("noun", (noun,), ()) for noun in INANIMATE_NOUNS]
+    kinds: dict[str, list[str]] = {}
+    forms: dict[str, tuple[str, ...]] = {}
+    for kind, verbs in (("unergative", UNERGATIVE), ("unaccusative", UNACCUSATIVE), ("transitive", TRANSITIVE),
+                        ("dative", DATIVE), ("cp", COMPLEMENT)):  # fmt: skip
+        for verb in verbs:
+            kinds.setdefault(verb[0], []).append(kind)
+            forms[verb[0]] = verb
+    items += [(f"verb {'+'.join(kinds[lemma])}", forms[lemma], ("lemma", "past", "participle")) for lemma in kinds]
+    return classes_of(items)
+
+
+LEXICON = LexiconSpec("cogs_like", _word_classes)
+
 # Innermost constructions: (VP rule, verb class, roles of the subject and the NPs after the verb).
 CONSTRUCTIONS = (
     ("VP -> V_unerg", "unerg", ("agent",)),
@@ -182,6 +202,7 @@ class CogsParams(Params):
     min_cp_depth: int = knob(0, lo=0, hi=MAX_DEPTH, doc="fewest nested sentential complements")
     max_cp_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most nested sentential complements")
     trace: str = trace_knob("least_to_most")
+    lexicon: int = lexicon_knob()
 
     def check_consistency(self) -> None:
         for part in ("pp", "cp"):
@@ -209,6 +230,7 @@ SIZE_PER_DEPTH = 6.67
 
 
 @register
+@lexical(LEXICON)
 class CogsLike(Task[CogsParams]):
     """English sentence of a COGS-like fragment -> its COGS-style logical form."""
 

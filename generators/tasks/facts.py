@@ -42,10 +42,12 @@ import numpy as np
 
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.lexicons import SYLLABLES, LexiconSpec, WordClass, lexical, lexicon_knob, made_up_words
 from gengap.generators.params import ParamError, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task
 from gengap.generators.worlds import (
+    MAX_ENTITIES,
     WORLD_KEYS,
     FactsWorld,
     WorldParams,
@@ -62,22 +64,47 @@ WORLD_LEVELS = (
 )  # fmt: skip
 MAX_HOPS = 6
 COMPARISONS = ("<", "=", ">")
+MAX_RELATIONS = 64
+INVERSE = "^-1"
+
+
+def _word_classes() -> tuple[WordClass, ...]:
+    """Entities and relations; a lexicon k > 0 names them with made-up words (entities three
+    syllables, relations two: ``e17`` -> ``kobera``, ``r3`` -> ``tuni`` and ``r3^-1`` -> ``tuni^-1``)."""
+    entities = WordClass(
+        "entity", [(f"e{i}",) for i in range(MAX_ENTITIES)], len(SYLLABLES) ** 3, lambda js: [(w,) for w in made_up_words(js, 3)]
+    )
+    relations = WordClass(
+        "relation", [(f"r{i}", f"r{i}{INVERSE}") for i in range(MAX_RELATIONS)], len(SYLLABLES) ** 2,
+        lambda js: [(w, w + INVERSE) for w in made_up_words(js, 2)],
+    )
+    return entities, relations
+
+
+LEXICON = LexiconSpec("facts", _word_classes)  # one lexicon for every facts task: same names for one world
 
 
 @dataclasses.dataclass(frozen=True)
-class LookupParams(WorldParams):
-    """A world's knobs (fact_lookup has no others)."""
+class FactParams(WorldParams):
+    """A world's knobs and the lexicon its entities and relations are named in."""
+
+    lexicon: int = lexicon_knob()
 
 
 @dataclasses.dataclass(frozen=True)
-class AtomicShareParams(WorldParams):
+class LookupParams(FactParams):
+    """A world's knobs and the lexicon (fact_lookup has no others)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AtomicShareParams(FactParams):
     """A world's knobs and the share of atomic records."""
 
     atomic_share: float = knob(0.5, lo=0.0, hi=1.0, doc="share of records that are the atomic facts the queries rest on")
 
 
 @dataclasses.dataclass(frozen=True)
-class TwoHopParams(WorldParams):
+class TwoHopParams(FactParams):
     """A world's knobs, the share of atomic records and the most relations a query composes."""
 
     atomic_share: float = knob(0.25, lo=0.0, hi=1.0, doc="share of records that are atomic facts (one-relation lookups)")
@@ -85,7 +112,7 @@ class TwoHopParams(WorldParams):
 
 
 @dataclasses.dataclass(frozen=True)
-class CompareParams(WorldParams):
+class CompareParams(FactParams):
     """A world's knobs and the share of atomic (attribute lookup) records."""
 
     atomic_share: float = knob(0.5, lo=0.0, hi=1.0, doc="share of records that are attribute lookups (e a -> v)")
@@ -110,7 +137,7 @@ class FactTask(Task[Any]):
     meta_keys = WORLD_KEYS
     size_knob = "entities of the world (n_entities)"
     level_feature = "entities"
-    test_caps: ClassVar[dict[str, int]] = {"n_entities": 40, "n_relations": 4, "n_attributes": 3, "hops": 4}
+    test_caps: ClassVar[dict[str, int]] = {"n_entities": 40, "n_relations": 4, "n_attributes": 3, "hops": 4, "lexicon": 3}  # lexicon: each costs ~0.2 s to build
 
     def levels(self) -> dict[int, Any]:
         """Worlds of 20 .. 1000 entities (WORLD_LEVELS)."""
@@ -187,6 +214,7 @@ def _answer_of(tree: Tree) -> str:
 
 
 @register
+@lexical(LEXICON)
 class FactLookup(FactTask):
     """e r -> the tail of the atomic fact (e, r, t)."""
 
@@ -224,6 +252,7 @@ def _all_pairs(n_entities: int, n_relations: int) -> tuple[list[int], list[int]]
 
 
 @register
+@lexical(LEXICON)
 class FactReverse(FactTask):
     """e2 r^-1 -> e1 for the atomic fact (e1, r, e2); a share of records are forward lookups."""
 
@@ -267,6 +296,7 @@ class FactReverse(FactTask):
 
 
 @register
+@lexical(LEXICON)
 class FactTwoHop(FactTask):
     """e r1 .. rk -> rk(..r1(e)) (2 <= k <= hops); a share of records are atomic lookups."""
 
@@ -334,6 +364,7 @@ class FactTwoHop(FactTask):
 
 
 @register
+@lexical(LEXICON)
 class FactCompare(FactTask):
     """e1 e2 a -> <, = or >: attribute a of e1 against that of e2; a share are attribute lookups."""
 

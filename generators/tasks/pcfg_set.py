@@ -60,6 +60,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.gc_pause import paused_gc
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
+from gengap.generators.lexicons import LexiconSpec, WordClass, lexical, lexicon_knob
 from gengap.generators.params import Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task
@@ -71,6 +72,12 @@ BINARY = ("append", "prepend", "remove_first", "remove_second")
 FUNCTIONS = UNARY + BINARY
 RULES = tuple(f"X -> {f} X" for f in UNARY) + tuple(f"X -> {f} X , X" for f in BINARY)
 LEAF_RULE = "X -> SYM+"
+# lexicon k > 0: which of the 520 symbols stand for symbols 0..519 (so an alphabet of 26 is 26 of
+# the 520, drawn), and which function word names each function, among those of its arity
+LEXICON = LexiconSpec(
+    "pcfg_set",
+    lambda: (WordClass.permuted("symbol", SYMBOLS), WordClass.permuted("unary", UNARY), WordClass.permuted("binary", BINARY)),
+)
 MAX_DEPTH = 16
 # (min_functions, max_functions, max_depth) of levels 1..10
 FUNCTION_LEVELS = (
@@ -94,6 +101,7 @@ class PcfgSetParams(Params):
     min_arg_length: int = knob(1, lo=1, hi=100, doc="shortest argument string, in symbols")
     max_arg_length: int = knob(5, lo=1, hi=100, doc="longest argument string, in symbols")
     alphabet_size: int = knob(520, lo=2, hi=MAX_ALPHABET, doc="number of symbols (A1..Z1, A2.., up to Z20)")
+    lexicon: int = lexicon_knob()
 
     def check_consistency(self) -> None:
         self.require(
@@ -112,6 +120,7 @@ class PcfgSetParams(Params):
 
 
 @register
+@lexical(LEXICON)
 class PcfgSet(Task[PcfgSetParams]):
     """Prefix-notation string-edit program -> the symbol string it evaluates to."""
 

@@ -60,6 +60,7 @@ import numpy as np
 from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, tree_atoms, tree_compounds
 from gengap.generators.gc_pause import paused_gc
+from gengap.generators.lexicons import LexiconSpec, WordClass, lexical, lexicon_knob
 from gengap.generators.params import ParamError, Params, knob
 from gengap.generators.registry import register
 from gengap.generators.task import Task
@@ -72,6 +73,25 @@ REPEATS = ("twice", "thrice")
 CONNECTIVES = ("and", "after")
 TURN = "turn"
 
+# made-up words a lexicon k > 0 may write each class of command words with, besides the class's own
+UNFAMILIAR = {
+    "primitive": ("dax", "wif", "lug", "zup", "fep", "kiki", "blick", "tufa"),
+    "direction": ("lorp", "trel"),
+    "modifier": ("gorm", "besk"),
+    "repeat": ("zib", "nolt"),
+    "connective": ("vop", "jeb"),
+    "turn": ("skeb",),
+}
+
+
+def _word_classes() -> tuple[WordClass, ...]:
+    """SCAN's command words by role class; the actions stay those of the roles."""
+    own = {"primitive": PRIMITIVES, "direction": DIRECTIONS, "modifier": MODIFIERS, "repeat": REPEATS,
+           "connective": CONNECTIVES, "turn": (TURN,)}  # fmt: skip
+    return tuple(WordClass.permuted(name, words, UNFAMILIAR[name]) for name, words in own.items())
+
+
+LEXICON = LexiconSpec("scan", _word_classes)
 MAX_ACTIONS = 5000
 MAX_CONJUNCTS = 250
 MAX_REPEATS = 4
@@ -104,6 +124,7 @@ class ScanParams(Params):
         MAX_ACTIONS, lo=1, hi=MAX_ACTIONS, doc="most output actions of a command (the default keeps every command)"
     )
     trace: str = trace_knob("least_to_most")
+    lexicon: int = lexicon_knob()
 
     def check_consistency(self) -> None:
         self.require(
@@ -616,6 +637,7 @@ def subcommands(tree: Tree) -> list[tuple[int, int]]:
 
 
 @register
+@lexical(LEXICON)
 class Scan(Task[ScanParams]):
     """SCAN navigation commands -> action sequences (original grammar by default)."""
 
