@@ -309,20 +309,6 @@ def lexical(spec: LexiconSpec) -> Callable[[type[T]], type[T]]:
     return decorate
 
 
-def exposure_problem(task: Any, index: int, category: str) -> str | None:
-    """Why a category split (gengap.splits: ``category``) of records of lexicon `index` would break
-    its rule (None: it would not): the exposure examples it puts in train (``task.exposure``) are
-    written in lexicon 0, so a lexicon k > 0 takes a category without them."""
-    if not index:
-        return None
-    names = task.categories() if category == "all" else (category,)
-    exposed = [name for name in names if name in task.categories() and task.exposure(name)]
-    if not exposed:
-        return None
-    return (f"category {exposed[0]} puts exposure examples written in lexicon 0 in train: records of lexicon {index} "
-            "take a category without them (such as pp_recursion) or another strategy (holdout, mcd)")
-
-
 def words_of(spec: LexiconSpec, index: int) -> dict[str, dict[str, str]]:
     """Class -> role (its first form) -> the word lexicon `index` writes it with (lexicon 0: each
     role its own word)."""

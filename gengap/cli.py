@@ -366,23 +366,6 @@ def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
         raise UsageError(f"{where}: {problem}{hint}")
 
 
-def _check_category_lexicons(records: Sequence[dict[str, Any]], category: str) -> None:
-    """UsageError when a category split of these records would put lexicon-0 exposure examples
-    beside records of another lexicon (gengap.generators.lexicons.exposure_problem)."""
-    from gengap.generators.lexicons import exposure_problem, record_lexicon
-
-    for record in records:
-        index = record_lexicon(record)
-        if index and isinstance(record.get("task"), str):
-            try:
-                problem = exposure_problem(get_task(record["task"]), index, category)
-            except UnknownTaskError:
-                return
-            if problem:
-                raise UsageError(f"category: {problem}")
-            return
-
-
 def cmd_split(args: argparse.Namespace) -> int:
     from gengap.generators import dumps_record
     from gengap.shortfalls import add_warnings, shortfall_warnings
@@ -408,8 +391,6 @@ def cmd_split(args: argparse.Namespace) -> int:
     inputs = [args.file] if args.file != "-" else []
     check_output_directory(args.out, args.force, inputs, SPLIT)
     records = read_records(args.file, plain)
-    if strategy.name == "category":  # exposure examples are written in lexicon 0 (gengap.generators.lexicons)
-        _check_category_lexicons(records, options.category)
     try:
         if strategy.name == "mcd":  # the one long-running strategy: a progress bar over its steps (lines elsewhere)
             steps = [0]

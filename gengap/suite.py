@@ -61,7 +61,7 @@ from typing import Any
 import yaml
 
 from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_task
-from gengap.generators.lexicons import KEY as LEXICON, MAX_LEXICON, exposure_problem, lexicon_of
+from gengap.generators.lexicons import KEY as LEXICON, MAX_LEXICON, lexicon_of
 from gengap.generators.plugins import PluginError, import_module
 from gengap.generators.reading import ReadError, read_text, yaml_document
 from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
@@ -384,15 +384,12 @@ def lexicon_split_name(split_name: str, lexicon: int) -> str:
     return f"{split_name}{LEXICON_SUFFIX}{lexicon:04d}"
 
 
-def _lexicon_problem(task: Task, params: Params, entry: dict[str, Any], strategy: str) -> str | None:
+def _lexicon_problem(params: Params, entry: dict[str, Any]) -> str | None:
     """Why an entry cannot be written in its lexicon k > 0 (None: it can, or k is 0): a level
-    split's sides take no parameters; a category split puts the exposure examples of its
-    categories, written in lexicon 0, in train."""
+    split's sides take no parameters."""
     index = getattr(params, LEXICON, 0)
     if index and "level_max" in entry:
         return "a level split draws its sides from the task's levels, which take no lexicon: use a pool or train_range/test_range"
-    if strategy == "category":
-        return exposure_problem(task, index, str((entry.get("options") or {}).get("category", "")))
     return None
 
 
@@ -427,7 +424,7 @@ def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -
         params = task.make_params(entry.get("params") or {}, level=entry.get("level"))
     except ParamError as err:
         raise source.error(path + ["params"], str(err)) from None
-    problem = _lexicon_problem(task, params, entry, strategy.name)
+    problem = _lexicon_problem(params, entry)
     if problem:
         raise source.error(path + ["params", LEXICON], problem)
     sampled_length = "train_range" in entry or "test_range" in entry

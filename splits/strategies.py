@@ -15,6 +15,7 @@ import numpy as np
 
 from gengap.generators import get_task
 from gengap.generators.batch import Batch, Record
+from gengap.generators.lexicons import record_lexicon, relabel
 from gengap.generators.params import knob
 from gengap.splits.atoms import record_atoms, record_compounds
 from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy, input_groups
@@ -337,8 +338,10 @@ class Category(Strategy):
                 test.append(record)
             else:
                 unused += 1
-        exposure = list(dict.fromkeys(text for name in wanted for text in task.exposure(name)))
-        pinned = [r for r in _records_of(task, exposure) for _ in range(options.exposure_repeats)]
+        lexicon = _pool_lexicon(task, records)
+        exposed = _records_of(task, list(dict.fromkeys(text for name in wanted for text in task.exposure(name))), lexicon)
+        exposure = [r["input"] for r in exposed]
+        pinned = [r for r in exposed for _ in range(options.exposure_repeats)]
         short = [name for name in wanted if counts[name] < (options.per_category or 1)]
         notes = {
             "category": options.category,
@@ -366,8 +369,21 @@ class Category(Strategy):
         return held
 
 
-def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
-    """Checked records of the given inputs, built by the task's own checker (exposure examples)."""
+def _pool_lexicon(task: Any, records: Sequence[Record]) -> int:
+    """The lexicon the pool's records are written in (gengap.generators.lexicons; 0 for a task
+    without one); SplitError when they mix lexicons (exposure examples need one)."""
+    if getattr(task, "lexicon_spec", None) is None:
+        return 0
+    found = {record_lexicon(r) for r in records}
+    if len(found) > 1:
+        raise SplitError(f"a category split needs records of one lexicon (its exposure examples are written in it), got lexicons "
+                         f"{', '.join(str(k) for k in sorted(found))}")
+    return found.pop() if found else 0
+
+
+def _records_of(task: Any, inputs: Sequence[str], lexicon: int = 0) -> list[Record]:
+    """Checked records of the given lexicon-0 inputs, built by the task's own checker and written
+    in ``lexicon`` (exposure examples: the words of the pool's records)."""
     if not inputs:
         return []
     examples = [{"input": text} for text in inputs]
@@ -378,7 +394,7 @@ def _records_of(task: Any, inputs: Sequence[str]) -> list[Record]:
         {key: [f[key] for f in features] for key in features[0]},
         structure=[task.derive(e) for e in examples],
     )
-    return list(batch.records(task.name))
+    return list((relabel(batch, task.lexicon_spec, lexicon) if lexicon else batch).records(task.name))
 
 
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Iid(), Length(), Difficulty(), Holdout(), Category(), Facts(), TaskHoldout())}
