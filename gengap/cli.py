@@ -113,7 +113,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("\nsplit strategies (gengap split FILE --strategy NAME --option KEY=VALUE; suite entries: strategy, options):")
     for name, strategy in sorted(STRATEGIES.items()):
         print(f"{name}  {strategy.description}")
-        _print_knobs(strategy.options_type.describe())
+        _print_knobs(strategy.option_rows())
     return 0
 
 

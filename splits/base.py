@@ -58,6 +58,7 @@ PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
 ATOM_BOUND_TRIES = 32
 SMALL_VALIDATION = 100  # a validation part below this many records is warned about (its figures are coarse)
+TRAIN_SAMPLING = ("train_budget", "train_sampler")  # options of the strategies that sample their train part (samples_train)
 
 
 def compounds_knob() -> Any:
@@ -161,6 +162,12 @@ class Strategy(ABC):
     @abstractmethod
     def partition(self, records: Sequence[Record], options: SplitOptions, rng: np.random.Generator) -> Partition:
         """Assign pool records to the train and test sides."""
+
+    def option_rows(self) -> list[dict[str, Any]]:
+        """The options a user can set (``options_type.describe()``), without ``train_budget`` and
+        ``train_sampler`` for a strategy that chooses its train side itself."""
+        rows = self.options_type.describe()
+        return rows if self.samples_train else [row for row in rows if row["name"] not in TRAIN_SAMPLING]
 
     def test_rule(self, options: SplitOptions) -> Callable[[Record], bool] | None:
         """The test side as a rule on one record, when the strategy has one: the records of the

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +149,15 @@ def test_suite_entries_take_the_sampler(tmp_path: Path) -> None:
     assert samples["scan-length"]["chosen"] == 200 and samples["scan-iid"]["chosen"] == 150
     with pytest.raises(SuiteError, match=r"line 6: entries\[0\].options: sampled split: unknown option 'steps'"):
         parse_suite(head + "  - {task: scan, split: length, train_range: [1, 4], test_range: [5, 9], sizes: {train: 9, test: 9}, options: {steps: 3}}\n")
+
+
+def test_strategies_that_choose_their_train_side_do_not_offer_a_train_budget() -> None:
+    from gengap.splits import get_strategy
+
+    offered = {name: {row["name"] for row in get_strategy(name).option_rows()} for name in ("iid", "holdout", "mcd")}
+    assert {"train_budget", "train_sampler"} <= offered["iid"] and {"train_budget", "train_sampler"} <= offered["holdout"]
+    assert not {"train_budget", "train_sampler"} & offered["mcd"]
+    listing = subprocess.run([sys.executable, "-m", "gengap", "list"], capture_output=True, text=True, check=True).stdout
+    mcd = listing[listing.index("\nmcd  "):].split("\n")[1:]
+    block = mcd[: next(i for i, line in enumerate(mcd) if line and not line.startswith(" "))]
+    assert block and not any("train_budget" in line for line in block)
