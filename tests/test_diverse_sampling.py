@@ -158,6 +158,6 @@ def test_strategies_that_choose_their_train_side_do_not_offer_a_train_budget() -
     assert {"train_budget", "train_sampler"} <= offered["iid"] and {"train_budget", "train_sampler"} <= offered["holdout"]
     assert not {"train_budget", "train_sampler"} & offered["mcd"]
     listing = subprocess.run([sys.executable, "-m", "gengap", "list"], capture_output=True, text=True, check=True).stdout
-    mcd = listing[listing.index("\nmcd  "):].split("\n")[1:]
+    mcd = listing[listing.index("\nmcd  ") + 1:].split("\n")[1:]
     block = mcd[: next(i for i, line in enumerate(mcd) if line and not line.startswith(" "))]
     assert block and not any("train_budget" in line for line in block)
