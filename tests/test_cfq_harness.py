@@ -1,7 +1,8 @@
 """cfq_like through the harnesses: its prompt, exact match on the normalized query, and execution
 accuracy (the predicted query run on the record's knowledge base), through the real consumers:
 lm-eval's task loader and evaluator, TRL's reward-function call convention on the exported
-rows, and the verl export's reward.py called as verl's reward manager calls it."""
+rows and TRL's GRPOTrainer itself, and the verl export's reward.py called as verl's reward
+manager calls it (verl's own loader: tests/verl_recipe.py, in verl's environment)."""
 
 from __future__ import annotations
 
@@ -264,3 +265,32 @@ def test_lm_eval_reports_exact_match_and_execution_accuracy(exported: dict[str, 
     assert results[f"{EXECUTION_METRIC},none"] == pytest.approx(sum(executed) / len(executed))
     assert 0 < sum(exact) < sum(executed) < len(executed)  # some mutations answer alike; not every query runs
     assert f"{EXECUTION_METRIC},none" not in out["results"]["parity_check-length_ood"]
+
+
+def test_trls_grpo_trainer_calls_the_execution_reward_on_the_verl_export(exported: dict[str, Path], tmp_path: Path) -> None:
+    """TRL's GRPOTrainer itself (a tiny local model that answers `` 1``) hands the verl Parquet's
+    columns to gengap_execution_reward and logs what it returns: 0.0 for every reply, no query."""
+    import datasets
+    from transformers import AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    from tests.harness_models import answering_model
+
+    data = datasets.load_dataset("parquet", data_files=str(exported["verl"] / CONFIG / "train.parquet"), split="train").select(range(4))
+    model = answering_model(tmp_path / "model", [m["content"] for row in data for m in row["prompt"]] + ["Answer: 1\n"] * 50)
+    calls: list[tuple[list, dict, list]] = []
+
+    def reward(completions, **kwargs):
+        rewards = gengap_execution_reward(completions, **kwargs)
+        calls.append((completions, kwargs, rewards))
+        return rewards
+
+    args = GRPOConfig(output_dir=str(tmp_path / "grpo"), per_device_train_batch_size=4, num_generations=2, max_completion_length=4,
+                      max_steps=1, report_to="none", use_cpu=True, logging_steps=1, save_strategy="no", bf16=False)
+    GRPOTrainer(model=str(model), reward_funcs=reward, args=args, train_dataset=data, processing_class=AutoTokenizer.from_pretrained(model)).train()
+    assert calls
+    for completions, kwargs, rewards in calls:
+        assert {"reward_model", "extra_info", "data_source"} <= set(kwargs) and all(info["task"] == "cfq_like" for info in kwargs["extra_info"])
+        record = {"task": "cfq_like", "input": kwargs["extra_info"][0]["input"], "target": kwargs["reward_model"][0]["ground_truth"],
+                  "meta": json.loads(kwargs["extra_info"][0]["meta"])}
+        assert rewards == [0.0] * len(completions) and not same_answers(record, completions[0][-1]["content"])
