@@ -1,6 +1,6 @@
 """The published works a config reproduces or follows, with their BibTeX.
 
-A config cites a work through its task (SCAN, COGS, PCFG SET, ListOps, the Chomsky
+A config cites a work through its task (SCAN, COGS, CFQ, PCFG SET, ListOps, the Chomsky
 hierarchy tasks, mazes, Boolean functions, ...) or its split strategy (MCD, GOTU). Entries carry no URL: the card shows
 URLs only where the suite sets them.
 """
@@ -87,6 +87,7 @@ BIBTEX: dict[str, str] = {
 BY_TASK: dict[str, tuple[str, ...]] = {
     **{task: ("deletang2023neural",) for task in DELETANG_TASKS},
     "scan": ("lake2018generalization",),
+    "cfq_like": ("keysers2020measuring",),
     "cogs_like": ("kim2020cogs",),
     "cogs": ("kim2020cogs",),
     "pcfg_set": ("hupkes2020compositionality",),

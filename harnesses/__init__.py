@@ -4,8 +4,9 @@
   examples from the train side (:class:`Prompter`);
 - ``extraction`` and ``scoring``: the answer of free-form model output, read against the
   task's answer alphabet and checked by the task's own checker (:func:`score_output`);
-- ``rewards``: reward functions with verl's (:func:`compute_score`) and TRL's
-  (:func:`gengap_reward`, :func:`gengap_token_reward`, :func:`gengap_format_reward`) signatures;
+- ``rewards``: reward functions with verl's (:func:`compute_score`, :func:`compute_execution_score`)
+  and TRL's (:func:`gengap_reward`, :func:`gengap_token_reward`, :func:`gengap_format_reward`,
+  :func:`gengap_execution_reward`) signatures;
 - ``export``: lm-evaluation-harness task directories, verl Parquet, chat JSONL and process
   labels (``prm``: gengap.harnesses.prm) (:func:`export_release`); ``lmeval``: the hooks the
   exported lm-eval tasks call;
@@ -41,7 +42,8 @@ _HOMES = {  # public name -> the module defining it, imported on first access (P
     **dict.fromkeys(("Alphabet", "answer_tokens", "extract_answer"), "extraction"),
     **dict.fromkeys(("Pause", "Prompter", "choose_shots", "explanation", "instruction"), "prompts"),
     **dict.fromkeys(("Release", "ReleaseConfig", "open_release"), "releases"),
-    **dict.fromkeys(("compute_score", "gengap_format_reward", "gengap_reward", "gengap_token_reward"), "rewards"),
+    **dict.fromkeys(("compute_execution_score", "compute_score", "gengap_execution_reward", "gengap_format_reward", "gengap_reward",
+                     "gengap_token_reward"), "rewards"),
     **dict.fromkeys(("Score", "exact_match", "read_answer", "score_output", "score_outputs"), "scoring"),
 }
 
@@ -65,11 +67,13 @@ __all__ = [
     "Score",
     "answer_tokens",
     "choose_shots",
+    "compute_execution_score",
     "compute_score",
     "exact_match",
     "explanation",
     "export_release",
     "extract_answer",
+    "gengap_execution_reward",
     "gengap_format_reward",
     "gengap_reward",
     "gengap_token_reward",

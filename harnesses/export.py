@@ -26,7 +26,8 @@ for); lm-eval's few-shot examples are drawn by lm-eval, from the train part only
   ``validation.jsonl``, ``test.jsonl`` (documents: the record's columns, ``description`` and
   ``query``), the tasks ``<config>_id`` (test_split validation) and ``<config>_ood`` (test_split
   test), both generate_until on a text prompt (stop at a newline, exact match by gengap's
-  extraction and the task's checker through ``utils.py``), and the group ``<config>`` of the
+  extraction and the task's checker through ``utils.py``; a config of a task that executes its
+  answers, cfq_like, also reports ``execution_accuracy``), and the group ``<config>`` of the
   two (no aggregate: ID and OOD stay apart). The instruction is the task's ``description``,
   ``doc_to_text`` is the query alone and ``fewshot_split: train``: few-shot examples are
   lm-eval's own (``--num_fewshot K``, ``--fewshot_as_multiturn``), drawn from the train part
@@ -79,10 +80,12 @@ from gengap.generators.jsonl import sealed_json_text
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
+from gengap.harnesses.lmeval import EXECUTION_METRIC
 from gengap.generators.process_labels import Corruption
 from gengap.harnesses.prm import write_prm_config
 from gengap.harnesses.prompts import ANSWER_PREFIX, NO_PAUSE, AnyPrompter, Pause, config_prompter, reply
 from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
+from gengap.harnesses.scoring import executable
 
 EXPORT_FORMAT = "gengap-export/1"
 _CONFIG_NAME = re.compile(r"[a-z][a-z0-9_]*-[a-z0-9_]+")  # <task>-<split>: a release's config names
@@ -158,11 +161,14 @@ Use it with verl's main_ppo (checked with verl {version}):
 compute_score as keyword arguments:
     +reward.custom_reward_function.reward_kwargs.partial_credit=true
     +reward.custom_reward_function.reward_kwargs.format_weight=0.1
+For execution accuracy instead (a task that executes its answers, such as cfq_like's queries run on
+the record's knowledge base; any other task's answers are checked as compute_score checks them):
+    reward.custom_reward_function.name=compute_execution_score
 It needs gengap installed where verl runs: the answer is extracted and checked by the task's own
-checker (gengap.harnesses.rewards.compute_score).
+checker (gengap.harnesses.rewards.compute_score, compute_execution_score).
 """
 
-from gengap.harnesses.rewards import compute_score  # noqa: F401
+from gengap.harnesses.rewards import compute_execution_score, compute_score  # noqa: F401
 '''.format(version=VERL_VERSION)
 
 
@@ -266,7 +272,7 @@ metric_list:
   - metric: exact_match
     aggregation: mean
     higher_is_better: true
-metadata:
+{execution}metadata:
   version: 2.0
 """
 FEWSHOT_TRAIN = "fewshot_split: train\n"
@@ -275,6 +281,7 @@ FEWSHOT_OWN_TASK = (
     "# lm-eval hands a sampler the query only when fewshot_split names the evaluated split\n"
     "fewshot_split: {split}\nfewshot_config:\n  sampler: !function utils.OwnTaskSampler\n"
 )
+EXECUTION_METRIC_YAML = f"  - metric: {EXECUTION_METRIC}\n    aggregation: mean\n    higher_is_better: true\n"
 PLAIN_FIELDS = {"description": "description", "query": "query", "target": "target"}
 COT_FIELDS = {"description": "cot_description", "query": "cot_query", "target": "cot_target"}
 
@@ -348,7 +355,8 @@ def _lm_eval_config(rc: ReleaseConfig, prompter: AnyPrompter, folder: Path, rele
         rows[f"{part}.jsonl"] = _jsonl(folder / f"{part}.jsonl", (lm_eval_doc(records[i], prompter, rc.name, part, i) for i in order))
         tokens = max(len(r["target"]) for r in records) + GEN_SLACK
         side = "id" if part == "validation" else "ood"
-        common = {"split": part, "fewshot": FEWSHOT_OWN_TASK.format(split=part) if own_task else FEWSHOT_TRAIN, "num_fewshot": shots}
+        common = {"split": part, "fewshot": FEWSHOT_OWN_TASK.format(split=part) if own_task else FEWSHOT_TRAIN, "num_fewshot": shots,
+                  "execution": EXECUTION_METRIC_YAML if any(executable(task) for task in rc.task_params()) else ""}
         variants = (
             (name, names[f"{side}_tag"], PLAIN_FIELDS, '" "', '"\\n"', tokens, tasks),
             (cot_names[part], names[f"cot_{side}_tag"], COT_FIELDS, '""', json.dumps(COT_STOP), tokens + COT_TOKENS, cot_tasks),

@@ -7,7 +7,10 @@
 - ``process_results(doc, results)``: ``{"exact_match": 1.0 or 0.0}`` from gengap's answer
   extraction and the task's checker (:func:`gengap.harnesses.scoring.score_output`), so a task with
   several correct answers is scored right (the chain-of-thought tasks too: generation stops at
-  ``</answer>``, and an unclosed ``<answer>`` tag is read to the end of the output);
+  ``</answer>``, and an unclosed ``<answer>`` tag is read to the end of the output); for a task
+  that executes its answers (cfq_like) also ``"execution_accuracy"``, whether the answer, run
+  on the record's knowledge base, gives the record's answers (the tasks of such a config list
+  both metrics);
 - ``own_task_sampler(folder)``: for a multi-task config, lm-eval's few-shot sampler class (a
   ``ContextSampler``, imported from lm-eval when called) whose shots for a query are drawn, with
   lm-eval's seeded generator, from the ``train`` documents of the query's own task only; a task
@@ -24,9 +27,11 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from gengap.harnesses.scoring import score_output
+from gengap.harnesses.extraction import extract_answer
+from gengap.harnesses.scoring import executable, execution_span, score_output
 
 SPLITS = ("train", "validation", "test")
+EXECUTION_METRIC = "execution_accuracy"
 
 
 def doc_record(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -51,8 +56,14 @@ def _first(results: Any) -> str:
 
 
 def process_results(doc: Mapping[str, Any], results: Any) -> dict[str, float]:
-    """lm-eval's per-document metric: exact match by gengap's extraction and the task's checker."""
-    return {"exact_match": 1.0 if score_output(doc_record(doc), _first(results)).correct else 0.0}
+    """lm-eval's per-document metrics: exact match by gengap's extraction and the task's checker;
+    for a task that executes its answers (cfq_like) also ``execution_accuracy``
+    (:func:`gengap.harnesses.scoring.execution_span`)."""
+    record, output = doc_record(doc), _first(results)
+    found = {"exact_match": 1.0 if score_output(record, output).correct else 0.0}
+    if executable(str(record["task"])):
+        found[EXECUTION_METRIC] = 1.0 if execution_span(record, extract_answer(output)) else 0.0
+    return found
 
 
 def _read_docs(path: Path) -> list[dict[str, Any]]:

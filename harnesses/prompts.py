@@ -135,6 +135,29 @@ def _boolean(p: Mapping[str, Any]) -> str:
     return f"The input is {p.get('n')} bits, one token each. Answer {rule}."
 
 
+def _cfq_like() -> str:
+    """cfq_like's query language, its tokens read from the task's lexicon."""
+    from gengap.generators.kb_world import ATTRIBUTES, RELATIONS, SYMMETRIC
+    from gengap.generators.tasks._cfq_lexicon import ATTRIBUTE_PREDICATES, CLASS_TOKENS, PREDICATES, VALUE_TOKENS
+
+    relations = ", ".join(f"{token} ({RELATIONS[name][0]} -> {RELATIONS[name][1]})" for name, token in PREDICATES.items())
+    symmetric = " or ".join(PREDICATES[name] for name in sorted(SYMMETRIC))
+    attributes = "; ".join(
+        f"{token} ({', '.join(VALUE_TOKENS[(name, value)] for value in ATTRIBUTES[name])})" for name, token in ATTRIBUTE_PREDICATES.items()
+    )
+    return (
+        "Translate the English question about films, people and companies into its SPARQL-like query. M0, M1, ... stand "
+        "for entities and are written as they are. A question asking who, what or which is answered by "
+        "SELECT DISTINCT ?x0 WHERE { ITEM . ITEM . ... } with the variable ?x0 the answer; a yes/no question by "
+        "SELECT count(*) WHERE { ITEM . ... }. An item is a triple SUBJECT PREDICATE OBJECT, or FILTER ( A != B ); "
+        "subjects and objects are variables (?x0, ?x1, ...), placeholders or constants. Predicates: the relations "
+        f"(subject -> object) {relations}; every {symmetric} triple comes with a FILTER that its two terms differ; "
+        f"X a C for membership of a class C: {', '.join(CLASS_TOKENS.values())}; a person's attributes {attributes}. "
+        "The answer is the query in normal form: each item once, the triples sorted as text, then the FILTERs, the "
+        "other variables named ?x1, ?x2, ... (exact match reads any order of the items and any names of the variables)."
+    )
+
+
 EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "boolean_function": _boolean,
     "maze": lambda p: (
@@ -241,6 +264,7 @@ EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
         "(x twice). Binary functions take x , y: append (x y), prepend (y x), remove_first (y), remove_second (x). "
         "A function applies to the expression that follows it. Answer the resulting string of symbols."
     ),
+    "cfq_like": lambda p: _cfq_like(),
     "cogs_like": lambda p: (
         "Translate the English sentence into its logical form in COGS notation: first every definite noun phrase "
         "(the N) as * N ( x _ i ) ; then the other conjuncts joined by AND, where x _ i stands for the word at 0-based "

@@ -5,7 +5,7 @@ extraction, then the stored target for an answer that is exactly it and the task
 checker for any other; a traced row's final answer, after its ``=>``, or the whole answer of
 an answer-only reply). They are routed by task: the record's task comes
 from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_source`` of the form
-``gengap/<config>[/<side>]`` (config ``<task>-<split>``). Three signals, exactly:
+``gengap/<config>[/<side>]`` (config ``<task>-<split>``). Four signals, exactly:
 
 - **correct**: 1.0 when the checker accepts the answer read, else 0.0 (an output with no
   answer read scores 0.0);
@@ -16,6 +16,12 @@ from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_sour
   ``think`` or ``boxed``: :func:`gengap.harnesses.extraction.format_ok`), else 0.0, whether or not the
   answer is right. The format is the row's ``answer_format`` (a column of the chat export, a
   field of the verl export's ``extra_info``), ``line`` when the row has none.
+- **execution** (execution accuracy): 1.0 when the answer read, executed, gives the record's
+  answers (:func:`gengap.harnesses.scoring.execution_span`: a cfq_like query run on the record's
+  knowledge base, rebuilt from ``meta``, under the bindings of its placeholders the task's
+  execution check uses, must answer as the question does), else 0.0; an answer that is not a
+  query, or cannot run, scores 0.0. For a task that does not execute its answers it is
+  **correct**; for a row without its input, whether the answer is the target.
 
 - verl: ``compute_score(data_source, solution_str, ground_truth, extra_info=None, *,
   partial_credit=False, format_weight=0.0, answer_format=None)`` as verl's custom reward
@@ -29,9 +35,11 @@ from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_sour
   holds ``task``, ``input`` and ``meta`` so the checker can read the input (needed by tasks with
   several correct answers). Without them the answer's tokens are compared with the ground
   truth. Rows whose data_source is not gengap's go to verl's ``default_compute_score`` when
-  verl is installed.
-- TRL: ``gengap_reward`` (correct), ``gengap_token_reward`` (per-token) and
-  ``gengap_format_reward`` (format), each ``f(completions, **kwargs)`` for
+  verl is installed. ``compute_execution_score`` (same arguments) returns execution, a float
+  (``reward.custom_reward_function.name=compute_execution_score``; the export's ``reward.py``
+  provides both).
+- TRL: ``gengap_reward`` (correct), ``gengap_token_reward`` (per-token),
+  ``gengap_format_reward`` (format) and ``gengap_execution_reward`` (execution), each ``f(completions, **kwargs)`` for
   ``GRPOTrainer(reward_funcs=[...], args=GRPOConfig(reward_weights=[...]))``: the dataset
   columns arrive as keyword lists, one value per completion. They read either the columns of
   ``gengap export --to chat`` (``task``, ``input``, ``target``, ``meta``, ``answer_format``) or
@@ -52,7 +60,7 @@ from typing import Any
 from gengap.generators import UnknownTaskError, get_task
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS, answer_tokens, extract_answer, format_ok, single_spaced
-from gengap.harnesses.scoring import Score, alphabet_for, one_answer, score_span, target_score, task_alphabet, untraced
+from gengap.harnesses.scoring import Score, alphabet_for, execution_span, one_answer, score_span, target_score, task_alphabet, untraced
 
 DATA_SOURCE_PREFIX = "gengap/"
 
@@ -124,6 +132,15 @@ def score_record(record: Mapping[str, Any], completion: str | None) -> float:
 def token_reward(record: Mapping[str, Any], completion: str | None) -> float:
     """The per-token partial credit of a completion (1.0 when right)."""
     return score_completion(record, completion).per_token
+
+
+def execution_reward(record: Mapping[str, Any], completion: str | None) -> float:
+    """1.0 when the completion's answer executes to the record's answers, else 0.0 (see the
+    module doc; :func:`gengap.harnesses.scoring.execution_span`)."""
+    known_task(str(record["task"]))
+    span = extract_answer(completion)
+    right = execution_span(record, span) if record.get("input") else target_score(record, span).correct
+    return 1.0 if right else 0.0
 
 
 def answer_format_of(record: Mapping[str, Any], override: str | None = None) -> str:
@@ -269,6 +286,27 @@ def compute_score(
     return {"score": base + float(format_weight) * form, "acc": correct, "per_token": scored.per_token, "format": form}
 
 
+def compute_execution_score(
+    data_source: Any,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> float:
+    """verl's custom reward for execution accuracy: 1.0 when the response's answer executes to
+    the row's answers (see the module doc), else 0.0; a row that does not name a gengap task
+    goes to verl's ``default_compute_score`` as in :func:`compute_score`."""
+    info = extra_info if isinstance(extra_info, Mapping) else {}
+    if not isinstance(ground_truth, str) and isinstance(ground_truth, Mapping):
+        ground_truth = ground_truth.get("ground_truth")
+    task = info.get("task") if isinstance(info.get("task"), str) else task_of_source(data_source)
+    if task is None:
+        return compute_score(data_source, solution_str, ground_truth, extra_info, **kwargs)
+    if not isinstance(ground_truth, str):
+        raise HarnessError(f"gengap rows need a string ground_truth, got {type(ground_truth).__name__}")
+    return execution_reward(make_record(task, info.get("input"), ground_truth, info.get("meta"), info.get("answer_format")), solution_str)
+
+
 def completion_text(completion: Any) -> str:
     """The text of a TRL completion: a string, or the content of the last message of a conversation."""
     if isinstance(completion, str):
@@ -328,4 +366,9 @@ def gengap_token_reward(completions: Sequence[Any], **kwargs: Any) -> list[float
 def gengap_format_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
     """TRL GRPOTrainer reward function: 1.0 when a completion keeps to its row's answer format (see the module doc)."""
     return _per_row(format_reward, completions, kwargs)
+
+
+def gengap_execution_reward(completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+    """TRL GRPOTrainer reward function: execution accuracy (1.0 or 0.0) per completion (see the module doc)."""
+    return _per_row(execution_reward, completions, kwargs)
 

@@ -33,6 +33,11 @@ accuracy, tokens beyond the target's length count against the answer, so padding
 never raises its credit; and an answer the checker rejects stays below 1.0 whenever it differs
 from the target.
 
+Execution (:func:`execution_span`): a task that executes its answers (``check_execution``:
+cfq_like runs a predicted query on the record's knowledge base, rebuilt from ``meta``, and
+compares its answers with the question's) scores the answer read by that check instead; the
+target itself executes to its own answers. For any other task execution is the checker's verdict.
+
 The answer alphabet of a task is the set of tokens of its targets: those of a fixed sample of
 the task (20 examples at each of its levels 1..10, default parameters, cached per process)
 together with the record's own target tokens; its final tokens (what an answer can end with,
@@ -202,6 +207,26 @@ def _checked(record: Record, span: str | None) -> Score:
         return Score(False, answer, span)
     correct = bool(get_task(str(record["task"])).check(record, answer))
     return Score(correct, answer, span, 1.0 if correct else token_credit(target_tokens(record), tokens))
+
+
+def executable(task: str) -> bool:
+    """Whether the task checks an answer by executing it (a ``check_execution(record, answer)``
+    method: cfq_like runs a query on the record's knowledge base)."""
+    return callable(getattr(get_task(task), "check_execution", None))
+
+
+def execution_span(record: Record, span: str | None) -> bool:
+    """Whether an extracted answer span executes to the record's answers: the record's target
+    itself does; any other span is read as :func:`score_span` reads it (a traced record's final
+    answer) and handed to the task's ``check_execution``. For a task that does not execute its
+    answers this is the checker's verdict (:func:`score_span`)."""
+    task = str(record["task"])
+    if not executable(task):
+        return score_span(record, span).correct
+    if span is not None and is_target(record.get("target"), span) and untraced(record.get("meta")):
+        return True  # the target's answers are its own
+    tokens = final_answer(record, answer_tokens(span, alphabet_of(record)))
+    return bool(tokens) and bool(get_task(task).check_execution(record, " ".join(tokens)))
 
 
 def score_outputs(records: Sequence[Record], outputs: Sequence[str | None]) -> list[Score]:

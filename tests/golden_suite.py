@@ -22,7 +22,8 @@ import numpy as np
 # Every entry kind: sampled length split, sampled level split, a pool of n generated records
 # (capped by sizes: the subsample stream), a pool of every example (pool: all), and the
 # strategies iid, length, difficulty, holdout (atom with repeated primitive, and template),
-# mcd (maximize) and a graded-MCD sweep; a float parameter written as an integer.
+# mcd (maximize) and a graded-MCD sweep; a float parameter written as an integer; an MCD split
+# of cfq_like (derivation atoms and compounds, a knowledge base's knobs in every record's meta).
 SUITE = """\
 name: golden
 version: 1.0.0
@@ -40,10 +41,11 @@ entries:
   - {task: pcfg_set, split: holdout, pool: {n: 300}, options: {template: "X -> reverse X(X -> reverse X(_))", validation_fraction: 0.2}}
   - {task: scan, split: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 3000}}
   - {task: scan, split: graded, strategy: mcd, params: {max_actions: 8}, pool: all, options: {train_size: 120, test_size: 40, steps: 20000, compound_divergence: [0.3]}}
+  - {task: cfq_like, split: mcd, params: {max_depth: 1, n_films: 40, n_people: 80, n_companies: 5}, pool: {n: 300}, options: {train_size: 120, test_size: 30, steps: 5000}}
 """
 
-FINGERPRINT = "7ffa3fb97f6a85d66a2d386742d72d30f4d9687ca268451984c219e52ec2d0c7"
-MANIFEST = "e0b91405549d353ff7d8a29b0075ad677745f59f4d118c329120bc61b82b7e26"
+FINGERPRINT = "24c722bfeea1bf90b72d4ac343c7a909797b8a0d76ffa624614096269ff71018"
+MANIFEST = "1eee0cfa5b4a05a4059c5000dbf86e0b4b29b481c786f2ca610c3cbb533bde5e"
 
 
 def build() -> tuple[str, str]:

@@ -19,6 +19,7 @@ main_ppo's place) and, with verl's own code:
    every row of the Parquet files of the export that holds ``reward.py``, with a right and a
    wrong answer;
 3. does it again with ``+reward.custom_reward_function.reward_kwargs.partial_credit=true``;
+   and with ``reward.custom_reward_function.name=compute_execution_score`` (execution accuracy);
 4. counter-checks: the overrides without their micro-batch settings fail validation, and
    the top-level ``custom_reward_function.path`` key leaves verl without a custom reward.
 
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         for right, wrong in score_rows(partial, table[:20])
     ):
         failures.append("reward_kwargs.partial_credit did not give partial credit")
+    execution = get_custom_reward_fn(compose(overrides + ["reward.custom_reward_function.name=compute_execution_score"]))
+    if execution is None or not all(right == 1.0 and wrong == 0.0 for right, wrong in score_rows(execution, table[:20])):
+        failures.append("reward.custom_reward_function.name=compute_execution_score did not score execution accuracy")
     try:
         validate(compose([o for o in overrides if not o.split("=")[0].endswith(MICRO_BATCH)]))
         failures.append("the command validates without its micro-batch settings: the counter-check proves nothing")
