@@ -62,7 +62,7 @@ rule stops a run at 1.25 x the step it is learned at, so the total is that times
 fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
 ``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
-``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string``: the claims the CPU validity
+``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
 Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
@@ -193,7 +193,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
+ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
 
 
 def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:

@@ -172,7 +172,8 @@ def test_a_decoding_that_raises_leaves_no_positions_planned() -> None:
 
 def test_tiny_run_learns_reverse_string(reverse_split, tmp_path: Path) -> None:
     started = time.monotonic()
-    results = train_and_evaluate(reverse_split, pos="rope", preset="tiny", steps=800, eval_every=400, eval_examples=100, seeds=(0,), out=tmp_path / "run")
+    # 1,200 steps: ID 0.975 on an AMD EPYC machine, where 800 steps gave 0.89 (another CPU's float order, another trajectory)
+    results = train_and_evaluate(reverse_split, pos="rope", preset="tiny", steps=1200, eval_every=400, eval_examples=100, seeds=(0,), out=tmp_path / "run")
     assert time.monotonic() - started < 120
     seed = results["per_seed"][0]
     assert seed["id_exact_match"] >= 0.95
@@ -184,13 +185,13 @@ def test_tiny_run_learns_reverse_string(reverse_split, tmp_path: Path) -> None:
     assert set(seed["by_length"]["ood"]) == {str(k) for k in range(9, 13)}
     assert results["aggregate"]["ood_solved_fraction"] in (0.0, 1.0)
     assert results["config"] == "reverse_string" and results["pos"] == "rope" and results["preset"] == "tiny"
-    assert results["steps"] == 800 and results["device"] == "cpu" and results["tokens_per_s"] > 0
+    assert results["steps"] == 1200 and results["device"] == "cpu" and results["tokens_per_s"] > 0
     assert results["model"]["hf_class"] == "LlamaForCausalLM"
     run = tmp_path / "run"
     on_disk = json.loads((run / "results.json").read_text())
     assert on_disk["per_seed"][0]["id_exact_match"] == seed["id_exact_match"]
     lines = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
-    assert [l["step"] for l in lines] == [400, 800]
+    assert [l["step"] for l in lines] == [400, 800, 1200]
     assert {"step", "loss", "id_exact_match", "ood_exact_match", "tokens_per_s"} <= set(lines[0])
     assert Tokenizer.load(run / "tokenizer.json").tokens == ["<pad>", "<sep>", "<end>", "0", "1"]
     assert (run / "seed-0" / "checkpoint.pt").exists()

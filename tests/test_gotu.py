@@ -135,7 +135,7 @@ def test_gengap_list_documents_the_new_tasks_and_strategies(capsys: pytest.Captu
     assert "one of parity, majority, monomial" in tasks and "one of first, seeded" in tasks
     assert "\ngotu  generalization on the unseen" in strategies and "    frozen = ''" in strategies and "    value = 0 >= 0" in strategies
     assert {line.split()[0] for line in strategies.splitlines()[1:] if not line.startswith(" ")} == {
-        "category", "difficulty", "facts", "gotu", "holdout", "iid", "length", "mcd", "rule_holdout", "task_holdout"
+        "category", "difficulty", "facts", "gotu", "holdout", "iid", "length", "local_holdout", "mcd", "rule_holdout", "task_holdout"
     }
 
 

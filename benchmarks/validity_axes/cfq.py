@@ -45,10 +45,11 @@ def _configs(smoke: bool) -> dict[str, Any]:
     return configs
 
 
-def claims(smoke: bool) -> list[Claim]:
-    train = {"steps": 6000, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+def claims(smoke: bool, steps: int = 6000, preset: str = "tiny") -> list[Claim]:
+    """The claims at CPU scale, or with the ``steps`` and ``preset`` of the GPU protocol (validity_axes.gpu)."""
+    train = {"steps": steps, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
     seeds = (0,)
-    arms = tuple(arm(config, config, split, seeds, cost=5, **train) for config, split in _configs(smoke).items())
+    arms = tuple(arm(config, config, split, seeds, cost=5, preset=preset, **train) for config, split in _configs(smoke).items())
     maximal = tuple(a for a in arms if a.config == "cfq-random" or a.config[len("cfq-mcd"):].isdigit())
     return [
         Claim("cfq", "cfq:mcd", "A transformer that learned a random CFQ-style split falls far lower on MCD splits", maximal,

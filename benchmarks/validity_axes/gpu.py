@@ -4,7 +4,7 @@ never part of the CPU protocol's page except as the list of what is deferred."""
 
 from __future__ import annotations
 
-from validity_axes import chomsky, grokking, looped
+from validity_axes import cfq, chomsky, grokking, looped
 from validity_axes.common import LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures, Learned
 
@@ -64,8 +64,13 @@ def duplicate_string(smoke: bool) -> list[Claim]:
     return [_with(c, "gpu", c.key) for c in chomsky.claims_of(("context_sensitive",), smoke, steps=40000, winner_seeds=(0, 1, 2))]
 
 
+def cfq_small(smoke: bool) -> list[Claim]:
+    """The cfq axis's claims (validity_axes.cfq) with preset small and a cap of 20,000 steps."""
+    return [_with(c, "gpu", c.key) for c in cfq.claims(smoke, steps=20000, preset=_preset(smoke))]
+
+
 GPU_PROTOCOLS = {"easy-to-hard": easy_to_hard, "two-hop": two_hop, "grokking": grokking_97, "label-noise": label_noise,
-                 "looped": looped_models, "duplicate-string": duplicate_string}
+                 "looped": looped_models, "duplicate-string": duplicate_string, "cfq": cfq_small}
 
 
 def _with(claim: Claim, axis: str, key: str | None = None) -> Claim:
