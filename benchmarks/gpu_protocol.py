@@ -116,6 +116,10 @@ DEFERRED = (
      "why": "fourth edition on the CPU: not learned at 4,000 steps (tape RNN ID 0.52 and 0.28, 22 CPU min for two seeds); the paper "
             "trains 1,000,000 steps; the GPU protocol: 40,000 steps, 3 seeds of the tape RNN (also in --protocol deletang's grid)",
      "command": "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"},
+    {"what": "cfq_like: a model that learned the random split falls on MCD1-3, and OOD falls as compound divergence rises",
+     "why": "fifth edition on the CPU: not learned at 6,000 steps (tiny transformer ID 0.49-0.68 averaged over question "
+            "lengths, 7 runs); the GPU protocol: preset small, 20,000 steps",
+     "command": "python benchmarks/gpu_protocol.py --protocol cfq --out runs/cfq"},
 )
 
 SCAN_SPLITS = {
