@@ -228,7 +228,8 @@ def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
     assert {"python benchmarks/gpu_protocol.py --protocol looped --out runs/looped",
             "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"} <= {d["command"] for d in gpu_protocol.DEFERRED}
     deferred = {d["command"] for d in gpu_protocol.DEFERRED}
-    assert all(f"--protocol {name} --out runs/{name}" in " ".join(deferred) for name in gpu_protocol.ENGINE_PROTOCOLS)  # listed on the page
+    assert all(f"python benchmarks/gpu_protocol.py --protocol {name} --out runs/{name}" in deferred
+               for name in gpu_protocol.ENGINE_PROTOCOLS)  # listed on the page
     assert all(c.axis == "gpu" for c in moved.values())
     assert engine.thawed(moved["looped:prefix_sums"].arms[0].train)["steps"] == 20000 and moved["looped:prefix_sums"].arms[0].seeds == (0, 1, 2)
     tape = moved["context_sensitive:duplicate_string"].arms[0]
