@@ -13,7 +13,8 @@ benchmarks/validity_axes/ and are written before any run; this module only runs 
 3. judge: per arm, which seeds learned (met the learned rule: per-length-mean validation exact
    match at or above the threshold at two consecutive evaluations, then ``extra`` x the steps
    taken more); an arm learned when at least half its seeds did. The verdict of a claim is
-   ``not learned`` when an arm it needs did not learn (nothing was tested), else ``holds`` or
+   ``not learned`` when an arm it needs did not learn, or a premise its rule states was not met
+   (``Decision.unmet``; nothing was tested), else ``holds`` or
    ``does not hold`` by its rule; a comparison whose *losing* arm did not learn is marked
    vacuous beside the verdict (that arm's failure to generalize says nothing);
 4. report: one JSON document (every claim, arm, seed figure and the run context) and one
@@ -51,7 +52,7 @@ for _path in (str(ROOT), str(BENCHMARKS)):
 
 VERDICTS = ("holds", "does not hold", "not learned")
 TIMING = "protocol-timing.json"  # a run's wall and CPU seconds, kept beside its results for reuse
-EDITION = 5
+EDITION = 6
 
 
 def frozen(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -151,6 +152,7 @@ class Decision:
     holds: bool
     measured: str
     details: Mapping[str, Any] = field(default_factory=dict)
+    unmet: tuple[str, ...] = ()  # premises the rule states that the runs did not meet (e.g. "the contaminated model fit the cited part"): not learned
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,7 @@ class Claim:
     learned: Learned = Learned()
     losing: tuple[str, ...] = ()  # arms expected to fail out of distribution: not learning marks the comparison vacuous
     optional: tuple[str, ...] = ()  # arms reported beside the claim that need not learn (no verdict rests on them)
-    previous: str = ""  # what the previous (fourth) edition measured
+    previous: str = ""  # what the previous edition measured
     setup: str = ""  # the set-up in a sentence (lengths, sizes, mode)
 
     def needed(self) -> list[str]:
@@ -318,9 +320,9 @@ class ArmResult:
 
 def judge(claim: Claim, figures: Figures) -> dict[str, Any]:
     """The claim's verdict (module doc, step 3), rule outcome and the arms' summaries."""
-    unlearned = [label for label in claim.needed() if not figures[label].learned]
-    vacuous = [label for label in claim.losing if not figures[label].learned]
     decision = claim.decide(figures)
+    unlearned = [label for label in claim.needed() if not figures[label].learned] + list(decision.unmet)
+    vacuous = [label for label in claim.losing if not figures[label].learned]
     verdict = "not learned" if unlearned else "holds" if decision.holds else "does not hold"
     return {
         "axis": claim.axis,

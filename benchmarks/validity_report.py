@@ -86,7 +86,7 @@ def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Seq
            *(f"- {change}" for change in changes), ""] if changes else []),
         f"{len(claims)} claims: {counts['holds']} hold, {counts['does not hold']} do not hold, {counts['not learned']} not learned.",
         "",
-        "| axis | claim | rule | measured | published | verdict | fourth edition |",
+        f"| axis | claim | rule | measured | published | verdict | edition {EDITION - 1} |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in claims:

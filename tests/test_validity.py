@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import validity_engine as engine  # noqa: E402
 from validity_axes import AXES, authors, cfq, chomsky, compositional, facts, generalize, gpu, grokking, interpolation, lengths, looped, rules, shortcuts  # noqa: E402
-from validity_axes.common import EDITION4  # noqa: E402
+from validity_axes.common import PREVIOUS  # noqa: E402
 from validity_engine import ArmResult, Claim, Decision, Learned  # noqa: E402
 from validity_report import render  # noqa: E402
 
@@ -73,6 +73,9 @@ def test_three_verdicts_and_the_vacuous_mark() -> None:
     assert (vacuous["verdict"], vacuous["vacuous"]) == ("holds", ["lose"])
     optional = engine.judge(claim_of(fails, ("win", "extra"), optional=("extra",)), {"win": result_of("win", learned), "extra": result_of("extra", unlearned)})
     assert (optional["verdict"], optional["vacuous"]) == ("does not hold", [])
+    premise = lambda figures: Decision(True, "m", unmet=("win (premise)",))  # noqa: E731  a premise the rule states, not met
+    unmet = engine.judge(claim_of(premise, ("win", "lose")), figures)
+    assert (unmet["verdict"], unmet["not_learned"], unmet["rule_outcome"]) == ("not learned", ["win (premise)"], True)
 
 
 def test_the_plan_trains_an_arm_two_claims_share_once() -> None:
@@ -195,11 +198,11 @@ def test_generalize_reuses_the_lengths_runs() -> None:
     assert ours[("inductive", "answer only", 1)].name == theirs[("traces", "answer only", 1)].name
     assert ours[("inductive", "fine trace", 0)].name == theirs[("traces", "fine trace", 0)].name
     assert ours[("randomized", "reverse_string rope", 1)].name == theirs[("positions", "rope", 1)].name
-    assert ours[("randomized", "reverse_string nope", 0)].name == theirs[("positions", "nope", 0)].name
+    assert ours[("randomized", "reverse_string nope", 0)].name != theirs[("positions", "nope", 0)].name  # sixth edition: cap 16,000
     assert ours[("randomized", "parity_check rope", 0)].name == theirs[("gap:parity_check", "transformer", 0)].name
     assert ours[("abacus", "rope", 1)].name != theirs[("gap:addition", "transformer", 1)].name  # little-endian operands: a split of its own
     new = {run.name for run in ours.values()} - {run.name for run in theirs.values()}
-    assert len(new) == 9  # inductive 1, randomized 1 + 2, NoPE parity 1, abacus 2, RoPE on little-endian addition 2
+    assert len(new) == 10  # inductive 1, randomized 1 + 2, NoPE parity 1 and reverse_string 1 (16,000 steps), abacus 2, RoPE on little-endian addition 2
 
 
 def test_chomsky_rules() -> None:
@@ -216,7 +219,7 @@ def test_chomsky_rules() -> None:
 def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
     """duplicate_string (tape RNN) and the looped claims left the CPU protocol for the GPU protocol
     (the same specs with larger caps and three seeds); sub-minute winners got a third seed; every
-    claim the fourth edition judged shows that edition's figure."""
+    claim shows the previous (fifth) edition's figure."""
     cpu = [c for axis in AXES for c in __import__(f"validity_axes.{axis}", fromlist=["claims"]).claims(False)]
     keys = {c.key for c in cpu}
     assert "context_sensitive:duplicate_string" not in keys and not any(k.startswith("looped:") for k in keys)
@@ -238,9 +241,23 @@ def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
     assert winners["regular:parity_check"] == (0, 1, 2) and winners["regular:cycle_navigation"] == (0, 1)
     assert all(len(arm.seeds) == 3 for c in shortcuts.claims(False) for arm in c.arms)
     for claim in cpu:
-        assert claim.previous == EDITION4.get(claim.key, ""), claim.key
-    new = {"fresh:same", "fresh:memorized", "local:unseen", "diverse:template", "cfq:mcd", "cfq:divergence"}
-    assert {c.key for c in cpu} - set(EDITION4) == new  # new in the fifth edition
+        assert claim.previous == PREVIOUS[claim.key], claim.key  # every claim of the sixth edition was judged in the fifth
+
+
+def test_the_sixth_edition_changes_only_claims_that_tested_nothing() -> None:
+    """The sixth edition's spec changes, fixed before its runs: the caps and data of the claims the
+    fifth edition judged not learned, four copies of the contaminating part, every rule unchanged."""
+    interp = {c.key: c for c in interpolation.claims(False)}
+    assert all(engine.thawed(c.arms[0].train)["steps"] == 8000 for c in interp.values())
+    randomized = next(c for c in generalize.claims(False) if c.key == "randomized")
+    steps = {a.label: engine.thawed(a.train)["steps"] for a in randomized.arms}
+    assert steps == {"reverse_string randomized": 16000, "reverse_string nope": 16000, "reverse_string rope": 8000,
+                     "parity_check randomized": 8000, "parity_check rope": 8000, "parity_check nope": 8000}
+    (diversity,) = rules.claims(False)
+    options = dict(engine.thawed(diversity.arms[0].build.args))["options"]
+    assert options["train_records"] == 32000 and engine.thawed(diversity.arms[0].train)["steps"] == 10000
+    memorized = next(c for c in authors.claims(False) if c.key == "fresh:memorized")
+    assert all(dict(engine.thawed(a.build.args))["contaminate"] == authors.CONTAMINATION_COPIES == 4 for a in memorized.arms)
 
 
 def test_authors_rules() -> None:
@@ -252,9 +269,11 @@ def test_authors_rules() -> None:
     assert authors.same_score(pair(same, 0.45, 0.40)).holds
     assert not authors.same_score(pair(same, 0.40, 0.47)).holds  # 0.07 apart: beyond the 0.062 of sampling noise
     seen = ("contaminated, cited", "contaminated, fresh")
-    assert authors.memorized_drop(pair(seen, 0.95, 0.55)).holds
+    assert authors.memorized_drop(pair(seen, 0.95, 0.55)).holds and not authors.memorized_drop(pair(seen, 0.95, 0.55)).unmet
     assert not authors.memorized_drop(pair(seen, 0.7, 0.55)).holds
     assert not authors.memorized_drop(pair(seen, 0.5, 0.95)).holds
+    assert authors.memorized_drop(pair(seen, 0.94, 0.2)).unmet  # the model never fit the cited part it trained on: nothing tested
+    assert authors.memorized_drop(pair(seen, 0.97, 0.96)).unmet == ()  # fit, and no drop: does not hold
 
 
 def test_local_structure_and_diverse_rules() -> None:
@@ -282,11 +301,13 @@ def test_authors_splits_score_the_same_model_on_the_cited_and_a_fresh_part() -> 
     cited = builders.released(authors.SMOKE_SUITE, "parity_check-length", "cited")
     fresh = builders.released(authors.SMOKE_SUITE, "parity_check-length", "fresh", fresh_n=40)
     dirty = builders.released(authors.SMOKE_SUITE, "parity_check-length", "cited", contaminate=True)
+    four = builders.released(authors.SMOKE_SUITE, "parity_check-length", "cited", contaminate=4)
     inputs = {r["input"] for part in (cited.train, cited.validation, cited.test) for r in part}
     assert len(fresh.test) == 40 and not {r["input"] for r in fresh.test} & inputs
     assert {len(r["input"].split()) for r in fresh.test} <= set(range(9, 13)) and len({r["input"] for r in fresh.test}) == 40
     assert fresh.train == cited.train and fresh.validation == cited.validation
     assert dirty.train == cited.train + cited.test and dirty.test == cited.test
+    assert four.train == cited.train + cited.test * 4 and "4 times" in four.report["evaluation"]
     again = builders.released(authors.SMOKE_SUITE, "parity_check-length", "fresh", fresh_n=40)
     assert again.test == fresh.test  # the draw is reproducible
 

@@ -109,12 +109,12 @@ def _release_of(suite_text: str) -> str:
     return _RELEASES[suite_text]
 
 
-def released(suite: str, config: str, test: str, contaminate: bool = False, fresh_n: int = 500, fresh_seed: int = 1) -> Any:
+def released(suite: str, config: str, test: str, contaminate: int = 0, fresh_n: int = 500, fresh_seed: int = 1) -> Any:
     """A config of the release built from ``suite`` (a suite's YAML text): its train and validation
     parts, and as test its cited part (``test`` "cited") or a fresh test part of ``fresh_n``
     records drawn with ``gengap fresh``'s machinery from draw ``fresh_seed`` ("fresh": no input of
     the release, the config's own test rule). ``contaminate``: the cited test part is added to
-    train (a model that saw the cited test part in training)."""
+    train that many times (a model that saw the cited test part in training; False/True read as 0/1)."""
     from gengap.fresh import draw_fresh
     from gengap.release_view import read_release
     from gengap.splits import SplitResult
@@ -125,5 +125,7 @@ def released(suite: str, config: str, test: str, contaminate: bool = False, fres
     if test not in ("cited", "fresh"):
         raise ValueError(f"test part {test!r} is not cited or fresh")
     part = cited if test == "cited" else draw_fresh(view, config, fresh_n, fresh_seed).records
-    report = {**view.config(config)["report"], "evaluation": f"test: the {test} part" + ("; train holds the cited test part" if contaminate else "")}
-    return SplitResult(list(train) + (list(cited) if contaminate else []), list(validation), list(part), report)
+    copies = int(contaminate)
+    held = f"; train holds the cited test part" + (f" {copies} times" if copies > 1 else "")
+    report = {**view.config(config)["report"], "evaluation": f"test: the {test} part" + (held if copies else "")}
+    return SplitResult(list(train) + list(cited) * copies, list(validation), list(part), report)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validity_axes.common import LEARNED, arm, build, f3, permutation_p, spearman
+from validity_axes.common import LEARNED, PREVIOUS, arm, build, f3, permutation_p, spearman
 from validity_engine import Claim, Decision, Figures
 
 PARAMS = {"max_depth": 0, "max_conjuncts": 3, "max_modifiers": 2}  # cfq_like level 5
@@ -53,13 +53,13 @@ def claims(smoke: bool, steps: int = 6000, preset: str = "tiny") -> list[Claim]:
     maximal = tuple(a for a in arms if a.config == "cfq-random" or a.config[len("cfq-mcd"):].isdigit())
     return [
         Claim("cfq", "cfq:mcd", "A transformer that learned a random CFQ-style split falls far lower on MCD splits", maximal,
-              f"OOD exact match on the random split minus the mean over mcd1-3 ≥ {DROP_MIN}", PUBLISHED, mcd_drop, learned=LEARNED,
+              f"OOD exact match on the random split minus the mean over mcd1-3 ≥ {DROP_MIN}", PUBLISHED, mcd_drop, learned=LEARNED, previous=PREVIOUS["cfq:mcd"],
               setup="cfq_like (level 5 grammar); random split of 10,000 records vs three maximum-divergence MCD splits (split seeds 1-3) "
                     "of one 40,000-record pool at 8,000 / 1,000."),
         Claim("cfq", "cfq:divergence", "On CFQ-style splits, OOD exact match falls as compound divergence rises", arms,
               f"Spearman ρ of (D_C, OOD exact match) over the configs ≤ {RHO_MAX} with permutation p ≤ {P_MAX}",
               "Keysers et al. 2020: a surprisingly strong negative correlation between compound divergence and accuracy",
-              divergence, learned=LEARNED,
+              divergence, learned=LEARNED, previous=PREVIOUS["cfq:divergence"],
               setup="The random split, graded MCD splits at D_C targets 0.45, 0.60, 0.75 and mcd1-3 (maximum)."),
     ]
 

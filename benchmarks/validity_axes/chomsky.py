@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validity_axes.common import EDITION4, EXACT, arm, build, f3
+from validity_axes.common import PREVIOUS, EXACT, arm, build, f3
 from validity_engine import Claim, Decision, Figures
 
 SCORE_MIN = 0.9  # a model generalizes when its length score (best learned seed) reaches this
@@ -81,7 +81,7 @@ def claims_of(families: tuple[str, ...], smoke: bool, steps: int | None = None, 
             out.append(Claim(
                 "chomsky", f"{family}:{task}", f"{task}: the {winner} generalizes" + ("" if even else f" where {_names(losers)} {'does' if len(losers) == 1 else 'do'} not"),
                 arms, rule, PUBLISHED["even_pairs" if even else family], winner_only if even else winner_and_losers, learned=EXACT,
-                losing=() if even else losers, optional=losers if even else (), previous=EDITION4.get(f"{family}:{task}", ""),
+                losing=() if even else losers, optional=losers if even else (), previous=PREVIOUS.get(f"{family}:{task}", ""),
                 setup=f"Train lengths {train[0]}..{train[1]}, test {test[0]}..{test[1]}; empty output tape; "
                       + ("the transformer is reported beside (the paper's Transformer scores 96.4 here: no expectation)." if even else
                          f"{' and '.join(losers)} are losing arms (vacuous if they do not learn).")))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validity_axes.common import EDITION4, LEARNED, arm, build, f3, permutation_p, spearman
+from validity_axes.common import PREVIOUS, LEARNED, arm, build, f3, permutation_p, spearman
 from validity_engine import Claim, Decision, Figures
 
 TARGETS = (0.15, 0.30, 0.45, 0.60)
@@ -44,14 +44,14 @@ def claims(smoke: bool) -> list[Claim]:
         Claim("compositional", "divergence", "OOD exact match falls as compound divergence rises (SCAN: random + graded MCD)", arms,
               f"Spearman ρ of (D_C, OOD exact match) over every (config, seed) point ≤ {RHO_MAX} with permutation p ≤ {P_MAX}",
               "Keysers et al. 2020: strong negative correlation; SCAN random 100 %, MCD mean 1.1 % (CFQ: 98.5 % vs 17.9 %)",
-              divergence, learned=LEARNED, previous=EDITION4["divergence"],
+              divergence, learned=LEARNED, previous=PREVIOUS["divergence"],
               setup="All 20,910 SCAN commands; random split (test 0.2) and MCD at 8,365 / 1,045 with D_C targets 0.15-0.60 and the "
                     "maximum; tiny transformer, RoPE, autoregressive; 2 training seeds per config."),
         Claim("compositional", "novelty", "Within each MCD split, test records with an unseen compound are solved less often", mcd,
               f"over the MCD splits with ≥ {MIN_RECORDS} test records in both groups (at least {MIN_SPLITS} such splits), "
               f"EM(0 unseen compounds) - EM(≥ 1) is positive in every one and ≥ {MARGIN} on average (splits weighted equally)",
               "Bogin et al. 2022: unobserved local structures predict instance-level failure",
-              novelty, learned=LEARNED, previous=EDITION4["novelty"],
+              novelty, learned=LEARNED, previous=PREVIOUS["novelty"],
               setup="The MCD configs of the claim above; records of both training seeds pooled within each split, never across splits."),
     ]
 

@@ -13,7 +13,7 @@ more steps; cap 3,000 steps). Two-hop composition at Wang et al.'s ratio waits f
 
 from __future__ import annotations
 
-from validity_axes.common import EDITION4, LEARNED, arm, build, f3
+from validity_axes.common import PREVIOUS, LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures
 
 CHANCE_FLOOR = 0.1
@@ -33,7 +33,7 @@ def claims(smoke: bool) -> list[Claim]:
         f"reversed (OOD) exact match ≤ max({CHANCE_FLOOR}, {CHANCE_FACTOR} x chance) = {ceiling:g}",
         "Berglund et al. 2023: not above a random name (chance 1 / entities)",
         lambda figures: reversal(figures, ceiling, 1 / world["n_entities"]), learned=LEARNED,
-        previous=EDITION4["reversal"],
+        previous=PREVIOUS["reversal"],
         setup="fact_reverse, 100 entities, 2 relations, half the facts held out in the reversed direction.")]
 
 

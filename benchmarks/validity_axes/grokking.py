@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from validity_axes.common import EDITION4, arm, build, f3, mean
+from validity_axes.common import PREVIOUS, arm, build, f3, mean
 from validity_engine import Claim, Decision, Figures, Learned
 
 P = 23
@@ -54,14 +54,14 @@ def claims_at(p: int, steps: int, every: int, fractions: tuple[float, ...] = FRA
               f"first step with held-out exact match ≥ {GENERALIZED} at least {DELAY_MIN:g} x the first with train exact match ≥ {MEMORIZED} "
               f"(mean over seeds), and held-out reaches it within {steps:,} steps",
               "Power et al. 2022: generalization long after memorization; Nanda et al. 2023: p = 113, 30 % of the pairs, ~10^4 steps",
-              delay, learned=MEMORIZE, previous=EDITION4["delay"],
+              delay, learned=MEMORIZE, previous=PREVIOUS["delay"],
               setup=f"x + y mod {p}; train fraction {middle}; held-out = every pair not trained on; {layers} layer(s), d {d_model}."),
         Claim("grokking", "fraction", "Smaller training fractions need more steps to generalize", tuple(arms[f] for f in fractions),
               f"the first step with held-out exact match ≥ {GENERALIZED} (never: after the cap) does not fall as the fraction shrinks, is "
               f"strictly later at {min(fractions)} than at {max(fractions)}, and {max(fractions)} reaches it (means over seeds)",
               "Power et al. 2022: \"smaller datasets require increasing amounts of optimization\"",
               fraction, learned=MEMORIZE, optional=tuple(f"f={f:g}" for f in fractions[:-1]),
-              previous=EDITION4["fraction"],
+              previous=PREVIOUS["fraction"],
               setup=f"x + y mod {p} at train fractions {', '.join(f'{f:g}' for f in fractions)}."),
     ]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validity_axes.common import EDITION4, LEARNED, arm, build, f3
+from validity_axes.common import PREVIOUS, LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures
 
 GAP_MIN = 0.2  # ID - OOD of a learned model
@@ -59,7 +59,7 @@ def claims(smoke: bool) -> list[Claim]:
         model = arm("transformer", f"{task}-length", length_split(task, smoke), seeds, cost=4, **train)
         out.append(Claim(
             "lengths", f"gap:{task}", f"A transformer that learned {task} fails beyond its train lengths", (model,),
-            f"ID - OOD exact match ≥ {GAP_MIN}", PUBLISHED[task], gap, learned=LEARNED, previous=EDITION4[f"gap:{task}"],
+            f"ID - OOD exact match ≥ {GAP_MIN}", PUBLISHED[task], gap, learned=LEARNED, previous=PREVIOUS[f"gap:{task}"],
             setup=f"Train lengths {lengths[0]}..{lengths[1]}, test {tests[0]}..{tests[1]}" + (" (operand digits; the sum written reversed)" if task == "addition" else "") + "."))
     rope = arm("rope", "reverse_string-length", length_split("reverse_string", smoke), seeds, cost=4, **train)
     others = tuple(arm(pos, "reverse_string-length", length_split("reverse_string", smoke), seeds[:1], cost=4, pos=pos, **train) for pos in ("alibi", "nope"))
@@ -67,7 +67,7 @@ def claims(smoke: bool) -> list[Claim]:
         "lengths", "positions", "No positional encoding (RoPE, ALiBi, NoPE) lifts reverse_string beyond its train lengths", (rope, *others),
         f"every encoding that learned stays below OOD exact match {POSITIONS_OOD_MAX}",
         "Deletang et al.: no encoding solves reverse_string beyond the train lengths (Ruoss et al. 2023: randomized positions help)",
-        positions, learned=LEARNED, losing=("alibi", "nope"), previous=EDITION4["positions"],
+        positions, learned=LEARNED, losing=("alibi", "nope"), previous=PREVIOUS["positions"],
         setup="reverse_string, train 1..20, test 21..40; RoPE must learn; ALiBi and NoPE are losing arms (vacuous if they do not learn)."))
     answer = arm("answer only", "parity_check-length", length_split("parity_check", smoke), seeds, cost=4, **train)
     fine = arm("fine trace", "parity_check-length-fine", length_split("parity_check", smoke, trace="fine"), seeds, cost=5, **train)
@@ -75,7 +75,7 @@ def claims(smoke: bool) -> list[Claim]:
         "lengths", "traces", "Fine traces (the running parity after every bit) lift parity beyond its train lengths", (answer, fine),
         f"OOD answer exact match of the fine-trace model ≥ the answer-only model's + {TRACE_MARGIN}",
         "Anil et al. 2022: scratchpads turn failed length generalization into success (pretrained LLMs, in context)",
-        traces, learned=LEARNED, previous=EDITION4["traces"],
+        traces, learned=LEARNED, previous=PREVIOUS["traces"],
         setup="parity_check, train 1..20, test 21..40; the same inputs for both (a trace does not change the seed); the fine target "
               "is the running parity after every bit, `=>`, then the answer; the learned rule reads the whole target."))
     return out

@@ -16,7 +16,7 @@ run's drop minus the no-cue run's drop (same seed). Learned: final ID >= 0.95.
 
 from __future__ import annotations
 
-from validity_axes.common import EDITION4, arm, build, f3, mean, spearman
+from validity_axes.common import PREVIOUS, arm, build, f3, mean, spearman
 from validity_engine import Claim, Decision, Figures, Learned
 
 RHOS = (0.5, 0.8, 0.95, 1.0)
@@ -39,12 +39,12 @@ def claims(smoke: bool) -> list[Claim]:
         Claim("shortcuts", "monotone", "The shortcut effect grows with the cue's agreement rate", arms,
               "Spearman ρ(rho, shortcut effect) over the (rho, seed) points > 0", "Shah et al. 2020: the simplest feature wins",
               monotone, learned=FIXED, optional=tuple(a.label for a in cued[:-1]),
-              previous=EDITION4["monotone"],
+              previous=PREVIOUS["monotone"],
               setup="parity_check 1..12 bits; every run 2,000 steps; effect = (ID - OOD) of the cued run minus that of the no-cue run."),
         Claim("shortcuts", "size", "A cue that always agrees in training displaces the real feature", arms,
               f"shortcut effect at rho = 1 (mean over seeds) ≥ {EFFECT_MIN}", "Shah et al. 2020",
               size, learned=FIXED, optional=tuple(a.label for a in cued[:-1]),
-              previous=EDITION4["size"],
+              previous=PREVIOUS["size"],
               setup="As above; the no-cue run and the rho = 1 run must learn (final ID ≥ 0.95)."),
     ]
 
