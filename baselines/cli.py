@@ -257,6 +257,8 @@ def summary(results: dict[str, Any]) -> str:
         lines.append(
             f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}{stop}"
         )
+        if seed.get("id_execution_accuracy") is not None:
+            lines.append(f"    execution accuracy: ID {seed['id_execution_accuracy']:.3f}  OOD {seed['ood_execution_accuracy']:.3f}")
         for count, figures in (seed.get("by_iterations") or {}).items():
             lines.append(f"    {count} iterations: ID {figures['id_exact_match']:.3f}  OOD {figures['ood_exact_match']:.3f}  "
                          f"OOD length score {figures['ood_length_score']:.3f}")

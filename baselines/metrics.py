@@ -227,6 +227,7 @@ def gap(id_score: Mapping[str, Any], ood_score: Mapping[str, Any]) -> float:
 
 
 PART_HEADLINE = ("id_answer_exact_match", "ood_answer_exact_match", "id_trace_exact_match", "ood_trace_exact_match")
+EXECUTION_HEADLINE = ("id_execution_accuracy", "ood_execution_accuracy")  # tasks that execute their answers (gengap eval)
 
 
 def over_lengths(values: Iterable[float | None]) -> float | None:
@@ -338,8 +339,9 @@ def aggregate(per_seed: Sequence[Mapping[str, Any]], threshold: float = SOLVED) 
                 for name in ITERATION_HEADLINE}
             for k in counts
         }
-    if per_seed and all(name in s for s in per_seed for name in PART_HEADLINE):
-        result.update({name: summarize([s[name] for s in per_seed]) for name in PART_HEADLINE})
+    for headline in (PART_HEADLINE, EXECUTION_HEADLINE):
+        if per_seed and all(name in s for s in per_seed for name in headline):
+            result.update({name: summarize([s[name] for s in per_seed]) for name in headline})
     result["ood_solved_fraction"] = (
         sum(1 for s in per_seed if s["ood_exact_match"] >= threshold) / len(per_seed) if per_seed else None
     )

@@ -22,7 +22,12 @@ job (``gengap eval`` calls it):
   the model's name with the number of shots, ``steps`` 0, one entry in ``per_seed`` for the
   prompt seed), with exact match and token accuracy by length, difficulty and novelty bucket,
   so ``gengap report`` tabulates pretrained and from-scratch runs side by side;
-  ``generations.jsonl`` holds every prompt, output, answer read and verdict.
+  ``generations.jsonl`` holds every prompt, output, answer read and verdict;
+- a config whose task executes its answers (cfq_like: the query run on the record's knowledge
+  base, :func:`gengap.harnesses.scoring.execution_span`) also gets execution accuracy,
+  ``id_execution_accuracy`` and ``ood_execution_accuracy`` (records of other tasks in the
+  config count by their checker's verdict, as lm-eval's ``execution_accuracy`` does), and each
+  generation its ``executes`` verdict.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from gengap.baselines.training import RESULTS_FORMAT, _length_range, atomic_writ
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.prompts import config_prompter
 from gengap.harnesses.releases import first_in_evaluation_order, multitask_params, open_release
-from gengap.harnesses.scoring import score_output
+from gengap.harnesses.scoring import executable, execution_span, score_output
 
 POS = "pretrained"
 CHAT_MAX_NEW_TOKENS = 512
@@ -225,6 +230,7 @@ def evaluate_pretrained(
     model, tokenizer = load_model(model_dir, device)
     if settings.chat and not getattr(tokenizer, "chat_template", None):
         raise BaselineError(f"{model_dir}: the tokenizer has no chat template; leave out --chat to use text prompts")
+    executes = any(executable(task) for task in tasks)
     sides = {"id": first_in_evaluation_order(data.validation, settings.limit), "ood": first_in_evaluation_order(data.test, settings.limit)}
     buckets = make_buckets(list(sides.values()))
     scores: dict[str, Any] = {}
@@ -250,12 +256,16 @@ def evaluate_pretrained(
         produced += count
         verdicts = [score_output(r, text) for r, text in zip(records, outputs)]
         scores[side] = score(records, [v.answer for v in verdicts], buckets, settings.mistakes, correct=[v.correct for v in verdicts])
+        executed = [execution_span(r, v.span) if executable(str(r.get("task"))) else v.correct for r, v in zip(records, verdicts)] if executes else []
+        if executes:
+            scores[side]["execution_accuracy"] = sum(executed) / len(executed) if executed else 0.0
         by_id = {str(r.get("id", "")): text for r, text in zip(records, outputs)}
         for mistake in scores[side]["mistakes"]:
             mistake["output"] = by_id.get(mistake["id"], "")
         generations += [
-            {"side": side, "id": r.get("id"), "prompt": prompt, "output": text, "answer": v.answer, "correct": v.correct}
-            for r, prompt, text, v in zip(records, prompts, outputs, verdicts)
+            {"side": side, "id": r.get("id"), "prompt": prompt, "output": text, "answer": v.answer, "correct": v.correct,
+             **({"executes": bool(executed[i])} if executes else {})}
+            for i, (r, prompt, text, v) in enumerate(zip(records, prompts, outputs, verdicts))
         ]
     rate = produced / seconds if seconds > 0 else 0.0
     seed_result = {
@@ -269,6 +279,7 @@ def evaluate_pretrained(
         "tokens_per_s": rate,
         "generated_tokens": produced,
         "generation_seconds": seconds,
+        **({f"{side}_execution_accuracy": scores[side]["execution_accuracy"] for side in scores} if executes else {}),
     }
     name = model_name(model_dir)
     results = {

@@ -294,3 +294,47 @@ def test_trls_grpo_trainer_calls_the_execution_reward_on_the_verl_export(exporte
         record = {"task": "cfq_like", "input": kwargs["extra_info"][0]["input"], "target": kwargs["reward_model"][0]["ground_truth"],
                   "meta": json.loads(kwargs["extra_info"][0]["meta"])}
         assert rewards == [0.0] * len(completions) and not same_answers(record, completions[0][-1]["content"])
+
+
+def test_gengap_eval_reports_execution_accuracy_beside_exact_match(exported: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gengap eval`` on a cfq_like config: execution accuracy per side (the answer read, run on the
+    record's knowledge base) beside exact match, in results.json, generations.jsonl and the printed
+    summary; a config of a task that does not execute its answers gets no such figure."""
+    from gengap.baselines import pretrained
+    from gengap.baselines.cli import summary
+    from gengap.harnesses.releases import first_in_evaluation_order
+    from gengap.harnesses.scoring import score_output
+    from tests.harness_models import tiny_model
+
+    source = open_release(exported["release"]).load(CONFIG)
+    sides = [first_in_evaluation_order(source.parts[part], None) for part in ("validation", "test")]
+    calls = iter(sides)
+
+    def scripted(model, tokenizer, prompts, budgets, *args):  # noqa: ANN001, ANN202  the model's replies, chosen per record
+        records = next(calls)
+        assert len(records) == len(prompts)
+        return [answers_for(record, index)[1] for index, record in enumerate(records)], len(prompts)
+
+    monkeypatch.setattr(pretrained, "generate", scripted)
+    model = tiny_model(tmp_path / "model", ["SELECT DISTINCT ?x0 WHERE { ?x0 a film . }", "Answer: 0 1"])
+    results = pretrained.evaluate_pretrained(model, exported["release"], CONFIG, out=tmp_path / "eval", device="cpu")
+    (seed,) = results["per_seed"]
+    for side, records in zip(("id", "ood"), sides):
+        outputs = [answers_for(record, index)[1] for index, record in enumerate(records)]
+        exact = [score_output(record, output).correct for record, output in zip(records, outputs)]
+        executed = [same_answers(record, extract_answer(output) or "") for record, output in zip(records, outputs)]
+        assert seed[f"{side}_exact_match"] == pytest.approx(sum(exact) / len(exact))
+        assert seed[f"{side}_execution_accuracy"] == pytest.approx(sum(executed) / len(executed))
+        generations = [json.loads(line) for line in (tmp_path / "eval" / "generations.jsonl").read_text().splitlines()]
+        assert [g["executes"] for g in generations if g["side"] == side] == executed
+    assert seed["ood_execution_accuracy"] > seed["ood_exact_match"]  # mutations that answer alike: right by execution only
+    assert results["aggregate"]["ood_execution_accuracy"]["mean"] == pytest.approx(seed["ood_execution_accuracy"])
+    assert f"execution accuracy: ID {seed['id_execution_accuracy']:.3f}  OOD {seed['ood_execution_accuracy']:.3f}" in summary(results)
+    on_disk = json.loads((tmp_path / "eval" / "results.json").read_text())
+    assert on_disk["per_seed"][0]["ood_execution_accuracy"] == seed["ood_execution_accuracy"]
+
+    calls = iter([first_in_evaluation_order(open_release(exported["release"]).load("parity_check-length").parts[p], None) for p in ("validation", "test")])
+    monkeypatch.setattr(pretrained, "generate", lambda model, tokenizer, prompts, budgets, *args: ([" 1"] * len(prompts), len(prompts)))
+    plain = pretrained.evaluate_pretrained(model, exported["release"], "parity_check-length", out=tmp_path / "eval-parity", device="cpu")
+    assert "ood_execution_accuracy" not in plain["per_seed"][0] and "ood_execution_accuracy" not in plain["aggregate"]
+    assert "execution accuracy" not in summary(plain)
