@@ -20,9 +20,9 @@ VERDICT_TEXT = {
 def verdict_cell(claim: Mapping[str, Any]) -> str:
     text = VERDICT_TEXT[claim["verdict"]]
     if claim["not_learned"]:
-        text += f" ({', '.join(claim['not_learned'])})"
+        text += f" ({'; '.join(claim['not_learned'])})"
     if claim["vacuous"]:
-        text += f"; vacuous for {', '.join(claim['vacuous'])} (not learned)"
+        text += f"; vacuous for {'; '.join(claim['vacuous'])} (not learned)"
     return text
 
 

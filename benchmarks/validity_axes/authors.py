@@ -145,7 +145,7 @@ def same_score(figures: Figures) -> Decision:
 def memorized_drop(figures: Figures) -> Decision:
     cited, fresh = figures["contaminated, cited"].ood, figures["contaminated, fresh"].ood
     drop = None if cited is None or fresh is None else cited - fresh
-    unmet = () if cited is not None and cited >= FIT_MIN else (f"contaminated, cited (fit {f3(cited)} < {FIT_MIN} on the cited part it trained on)",)
+    unmet = () if cited is not None and cited >= FIT_MIN else (f"the premise: the contaminated model fit the cited part it trained on ({f3(cited)} < {FIT_MIN})",)
     return Decision(drop is not None and drop >= DROP_MIN,
                     f"OOD exact match: cited (seen in training) {f3(cited)}, fresh {f3(fresh)}, drop {f3(drop)}",
                     {"ID per length, per seed (the same model in both arms)": _ids(figures)}, unmet)
