@@ -62,14 +62,15 @@ rule stops a run at 1.25 x the step it is learned at, so the total is that times
 fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
 ``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
-``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq``: the claims the CPU validity
+``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
 Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
 top): easy-to-hard 3 runs of 20,000 steps of preset small, ~3-4 min (GPU-bound); two-hop one
 run of 100,000 steps at batch 512 of ~8 tokens, ~11-22 min (one process, host-bound: 6.5-13
 ms a step); grokking 9 full-batch runs of 20,000 steps of a 2-layer d=128 model (590
-operations a step), ~5-7 min with 8 workers; label-noise 3 such runs, ~2-2.5 min.
+operations a step), ~5-7 min with 8 workers; label-noise 3 such runs, ~2-2.5 min; looped,
+duplicate-string, cfq and rules (12 runs of up to 40,000 steps of preset small) not estimated.
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -120,6 +121,10 @@ DEFERRED = (
      "why": "fifth edition on the CPU: not learned at 6,000 steps (tiny transformer ID 0.49-0.68 averaged over question "
             "lengths, 7 runs); the GPU protocol: preset small, 20,000 steps",
      "command": "python benchmarks/gpu_protocol.py --protocol cfq --out runs/cfq"},
+    {"what": "rules in context: OOD on unseen rewrite systems rises with the number of training systems, every N learned",
+     "why": "sixth edition on the CPU: N = 78 not learned at 10,000 steps (ID 0.84 and 0.81 on unseen strings of its systems, "
+            "rising); OOD already rose 0.10 → 0.37 with N; the GPU protocol: preset small, 40,000 steps, 3 seeds",
+     "command": "python benchmarks/gpu_protocol.py --protocol rules --out runs/rules"},
 )
 
 SCAN_SPLITS = {
@@ -197,7 +202,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
+ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq", "rules")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
 
 
 def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:

@@ -256,6 +256,9 @@ def test_the_sixth_edition_changes_only_claims_that_tested_nothing() -> None:
     (diversity,) = rules.claims(False)
     options = dict(engine.thawed(diversity.arms[0].build.args))["options"]
     assert options["train_records"] == 32000 and engine.thawed(diversity.arms[0].train)["steps"] == 10000
+    (on_gpu,) = gpu.GPU_PROTOCOLS["rules"](False)  # the claim still not learned on the CPU, at GPU scale
+    assert (on_gpu.key, on_gpu.arms[0].preset, on_gpu.arms[0].seeds, engine.thawed(on_gpu.arms[0].train)["steps"]) == ("diversity", "small", (0, 1, 2), 40000)
+    assert on_gpu.arms[0].build == diversity.arms[0].build  # the same split
     memorized = next(c for c in authors.claims(False) if c.key == "fresh:memorized")
     assert all(dict(engine.thawed(a.build.args))["contaminate"] == authors.CONTAMINATION_COPIES == 4 for a in memorized.arms)
 

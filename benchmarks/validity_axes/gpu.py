@@ -4,7 +4,7 @@ never part of the CPU protocol's page except as the list of what is deferred."""
 
 from __future__ import annotations
 
-from validity_axes import cfq, chomsky, grokking, looped
+from validity_axes import cfq, chomsky, grokking, looped, rules
 from validity_axes.common import LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures, Learned
 
@@ -69,8 +69,13 @@ def cfq_small(smoke: bool) -> list[Claim]:
     return [_with(c, "gpu", c.key) for c in cfq.claims(smoke, steps=20000, preset=_preset(smoke))]
 
 
+def rules_small(smoke: bool) -> list[Claim]:
+    """The rules axis's claim (validity_axes.rules) with preset small, a cap of 40,000 steps and three seeds."""
+    return [_with(c, "gpu", c.key) for c in rules.claims(smoke, steps=40000, preset=_preset(smoke), seeds=(0, 1, 2))]
+
+
 GPU_PROTOCOLS = {"easy-to-hard": easy_to_hard, "two-hop": two_hop, "grokking": grokking_97, "label-noise": label_noise,
-                 "looped": looped_models, "duplicate-string": duplicate_string, "cfq": cfq_small}
+                 "looped": looped_models, "duplicate-string": duplicate_string, "cfq": cfq_small, "rules": rules_small}
 
 
 def _with(claim: Claim, axis: str, key: str | None = None) -> Claim:

@@ -36,18 +36,19 @@ PARAMS = {"alphabet_size": 3, "min_rules": 2, "max_rules": 2, "max_lhs": 2, "max
 RULES_LEARNED = Learned(threshold=0.9, extra=0.25)
 
 
-def claims(smoke: bool) -> list[Claim]:
+def claims(smoke: bool, steps: int = 10000, preset: str = "tiny", seeds: tuple[int, ...] = (0, 1)) -> list[Claim]:
+    """The claim at CPU scale, or with the ``steps``, ``preset`` and ``seeds`` of the GPU protocol (validity_axes.gpu)."""
     n_values = N_VALUES if not smoke else (2, 4)
     params = PARAMS if not smoke else {**PARAMS, "systems": 10}
     pool_n, train_records, test_records = (1_000_000, 32_000, 500) if not smoke else (400, 60, 30)
-    train = {"steps": 10000, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
-    seeds = (0, 1) if not smoke else (0,)
+    train = {"steps": steps, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+    seeds = seeds if not smoke else (0,)
     arms = tuple(
         arm(f"N={n}", f"string_rewrite-rule_holdout_n{n:03d}",
             build("pool", task="string_rewrite", params=params, n=pool_n, strategy="rule_holdout",
                   options={"test_fraction": 0.2, "train_systems": n, "train_records": train_records, "test_records": test_records,
                            "validation_fraction": 0.1}, label="string_rewrite-rule_holdout"),
-            seeds, cost=2, **train)
+            seeds, cost=2, preset=preset, **train)
         for n in n_values)
     return [Claim(
         "rules", "diversity", "OOD exact match on unseen rule systems rises with the number of training systems", arms,
