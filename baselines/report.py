@@ -330,6 +330,27 @@ def trace_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+def execution_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Execution accuracy beside exact match for the configs whose task executes its answers
+    (cfq_like, scored by ``gengap eval``); None when no run has it."""
+    executed = [row for row in rows if "ood_execution_accuracy" in row["aggregate"]]
+    if not executed:
+        return None
+    lines = [
+        "## Execution accuracy (answers run on each record's knowledge base)",
+        "",
+        "Exact match compares the query in normal form; execution accuracy runs it and compares the answers.",
+        "",
+        "| config | model | preset | ID exact match | ID execution | OOD exact match | OOD execution |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in executed:
+        a = row["aggregate"]
+        figures = " | ".join(_pm(a[f"{side}_{name}"]) for side in ("id", "ood") for name in ("exact_match", "execution_accuracy"))
+        lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {figures} |")
+    return "\n".join(lines) + "\n"
+
+
 # -- OOD exact match vs compound divergence ------------------------------------------------
 
 
@@ -538,7 +559,7 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     dynamics = with_curves(seeds)  # what the dynamics plots draw
     head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
     stability = ranking(rows)
-    sections = {"traces": trace_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
+    sections = {"traces": trace_section(rows), "execution": execution_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
                 "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows),
                 "ranking": ranking_section(stability)}
     plots: dict[str, Path] = {}

@@ -338,3 +338,12 @@ def test_gengap_eval_reports_execution_accuracy_beside_exact_match(exported: dic
     plain = pretrained.evaluate_pretrained(model, exported["release"], "parity_check-length", out=tmp_path / "eval-parity", device="cpu")
     assert "ood_execution_accuracy" not in plain["per_seed"][0] and "ood_execution_accuracy" not in plain["aggregate"]
     assert "execution accuracy" not in summary(plain)
+
+    from gengap.baselines.report import make_report
+
+    text = make_report([tmp_path / "eval", tmp_path / "eval-parity"])["text"]
+    section = text.split("## Execution accuracy", 1)[1].split("\n## ", 1)[0]
+    (row,) = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| config")]
+    assert row.startswith(f"| {CONFIG} |") and "parity_check" not in section  # only the config that executes its answers
+    cells = [cell.strip().split(" ")[0] for cell in row.strip("|").split("|")][-4:]
+    assert cells == [f"{seed[name]:.3f}" for name in ("id_exact_match", "id_execution_accuracy", "ood_exact_match", "ood_execution_accuracy")]
