@@ -310,45 +310,36 @@ def iterations_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
     return "\n".join(lines) + "\n"
 
 
-def trace_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """Answer and trace exact match of the configs trained on traced targets (None when none is)."""
-    traced = [row for row in rows if "ood_answer_exact_match" in row["aggregate"]]
-    if not traced:
+def _figure_table(rows: Sequence[Mapping[str, Any]], title: str, note: str, columns: Sequence[tuple[str, str]]) -> str | None:
+    """A section of one row per config that has every aggregate figure named in ``columns``
+    ((header, aggregate key) pairs, in order); None when no config has them."""
+    chosen = [row for row in rows if all(key in row["aggregate"] for _, key in columns)]
+    if not chosen:
         return None
-    lines = [
-        "## Answer vs trace (traced targets)",
-        "",
-        "Exact match above compares the whole target (trace => answer); here the answer after `=>` and the trace before it apart.",
-        "",
-        "| config | model | preset | ID answer EM | OOD answer EM | ID trace EM | OOD trace EM |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in traced:
-        a = row["aggregate"]
-        figures = " | ".join(_pm(a[f"{side}_{part}_exact_match"]) for part in ("answer", "trace") for side in ("id", "ood"))
+    lines = [f"## {title}", "", note, "", "| config | model | preset | " + " | ".join(h for h, _ in columns) + " |",
+             "|---|---|---|" + "---|" * len(columns)]
+    for row in chosen:
+        figures = " | ".join(_pm(row["aggregate"][key]) for _, key in columns)
         lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {figures} |")
     return "\n".join(lines) + "\n"
+
+
+def trace_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """Answer and trace exact match of the configs trained on traced targets (None when none is)."""
+    return _figure_table(
+        rows, "Answer vs trace (traced targets)",
+        "Exact match above compares the whole target (trace => answer); here the answer after `=>` and the trace before it apart.",
+        [(f"{side.upper()} {part} EM", f"{side}_{part}_exact_match") for part in ("answer", "trace") for side in ("id", "ood")])
 
 
 def execution_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """Execution accuracy beside exact match for the configs whose task executes its answers
     (cfq_like, scored by ``gengap eval``); None when no run has it."""
-    executed = [row for row in rows if "ood_execution_accuracy" in row["aggregate"]]
-    if not executed:
-        return None
-    lines = [
-        "## Execution accuracy (answers run on each record's knowledge base)",
-        "",
+    return _figure_table(
+        rows, "Execution accuracy (answers run on each record's knowledge base)",
         "Exact match compares the query in normal form; execution accuracy runs it and compares the answers.",
-        "",
-        "| config | model | preset | ID exact match | ID execution | OOD exact match | OOD execution |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for row in executed:
-        a = row["aggregate"]
-        figures = " | ".join(_pm(a[f"{side}_{name}"]) for side in ("id", "ood") for name in ("exact_match", "execution_accuracy"))
-        lines.append(f"| {row['config']} | {row['model']} | {row['preset']} | {figures} |")
-    return "\n".join(lines) + "\n"
+        [(f"{side.upper()} {label}", f"{side}_{name}") for side in ("id", "ood")
+         for label, name in (("exact match", "exact_match"), ("execution", "execution_accuracy"))])
 
 
 # -- OOD exact match vs compound divergence ------------------------------------------------
