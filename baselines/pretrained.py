@@ -256,7 +256,7 @@ def evaluate_pretrained(
         produced += count
         verdicts = [score_output(r, text) for r, text in zip(records, outputs)]
         scores[side] = score(records, [v.answer for v in verdicts], buckets, settings.mistakes, correct=[v.correct for v in verdicts])
-        executed = [execution_span(r, v.span) if executable(str(r.get("task"))) else v.correct for r, v in zip(records, verdicts)] if executes else []
+        executed = [execution_span(r, v.span) if executes and executable(str(r.get("task"))) else v.correct for r, v in zip(records, verdicts)]
         if executes:
             scores[side]["execution_accuracy"] = sum(executed) / len(executed) if executed else 0.0
         by_id = {str(r.get("id", "")): text for r, text in zip(records, outputs)}
