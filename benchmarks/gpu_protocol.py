@@ -62,7 +62,7 @@ rule stops a run at 1.25 x the step it is learned at, so the total is that times
 fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
 ``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
-``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules``: the claims the CPU validity
+``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules | memorized``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
 Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
@@ -70,7 +70,8 @@ top): easy-to-hard 3 runs of 20,000 steps of preset small, ~3-4 min (GPU-bound);
 run of 100,000 steps at batch 512 of ~8 tokens, ~11-22 min (one process, host-bound: 6.5-13
 ms a step); grokking 9 full-batch runs of 20,000 steps of a 2-layer d=128 model (590
 operations a step), ~5-7 min with 8 workers; label-noise 3 such runs, ~2-2.5 min; looped,
-duplicate-string, cfq and rules (12 runs of up to 40,000 steps of preset small) not estimated.
+duplicate-string, cfq, rules (12 runs of up to 40,000 steps of preset small) and memorized (6 runs of
+20,000 steps of preset small, every step trained) not estimated.
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -125,6 +126,11 @@ DEFERRED = (
      "why": "sixth edition on the CPU: N = 78 not learned at 10,000 steps (ID 0.84 and 0.81 on unseen strings of its systems, "
             "rising); OOD already rose 0.10 → 0.37 with N; the GPU protocol: preset small, 40,000 steps, 3 seeds",
      "command": "python benchmarks/gpu_protocol.py --protocol rules --out runs/rules"},
+    {"what": "fresh:memorized: a model that trained on the cited test part scores higher there than on a fresh part",
+     "why": "sixth edition on the CPU: not learned (the tiny transformer fit the cited parity part it trained 4 times on to "
+            "0.618, fresh 0.674); a pilot with 16 copies and no early stop left its ID at chance; the GPU protocol: preset "
+            "small, every step of 20,000 trained, 3 seeds",
+     "command": "python benchmarks/gpu_protocol.py --protocol memorized --out runs/memorized"},
 )
 
 SCAN_SPLITS = {
@@ -202,7 +208,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq", "rules")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
+ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq", "rules", "memorized")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
 
 
 def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:

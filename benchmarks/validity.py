@@ -1,4 +1,4 @@
-"""Validity protocol, edition 6: does each split measure what it claims, and do the models of the
+"""Validity protocol, edition 7: does each split measure what it claims, and do the models of the
 literature reproduce its results? (CPU scale, 2 cores)
 
     python benchmarks/validity.py                        # every axis -> docs/validity.md, docs/validity.json, plots

@@ -52,7 +52,7 @@ for _path in (str(ROOT), str(BENCHMARKS)):
 
 VERDICTS = ("holds", "does not hold", "not learned")
 TIMING = "protocol-timing.json"  # a run's wall and CPU seconds, kept beside its results for reuse
-EDITION = 6
+EDITION = 7
 
 
 def frozen(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:

@@ -217,7 +217,7 @@ def test_the_report_draws_the_grokking_curve_delay_and_grid(tmp_path: Path) -> N
 # -- the GPU protocol's grokking claims, at toy scale on the CPU ---------------------------------
 
 
-@pytest.mark.parametrize("protocol", ["grokking", "label-noise", "rules"])
+@pytest.mark.parametrize("protocol", ["grokking", "label-noise", "rules", "memorized"])
 def test_the_gpu_protocols_deferred_claims_smoke_on_cpu(tmp_path: Path, protocol: str) -> None:
     import subprocess
 
@@ -227,7 +227,8 @@ def test_the_gpu_protocols_deferred_claims_smoke_on_cpu(tmp_path: Path, protocol
     assert done.returncode == 0, done.stderr[-2000:]
     document = json.loads((tmp_path / "g" / "validity.json").read_text())
     keys = [c["key"] for c in document["claims"]]
-    assert keys == {"grokking": ["grokking_97:delay", "grokking_97:fraction"], "label-noise": ["label_noise"], "rules": ["diversity"]}[protocol]
+    assert keys == {"grokking": ["grokking_97:delay", "grokking_97:fraction"], "label-noise": ["label_noise"], "rules": ["diversity"],
+                    "memorized": ["fresh:memorized"]}[protocol]
     assert all(c["verdict"] in ("holds", "does not hold", "not learned") for c in document["claims"])
     assert "## GPU protocol" in (tmp_path / "g" / "validity.md").read_text()
 

@@ -241,7 +241,7 @@ def test_the_fifth_edition_moves_gpu_scale_claims_and_adds_seeds() -> None:
     assert winners["regular:parity_check"] == (0, 1, 2) and winners["regular:cycle_navigation"] == (0, 1)
     assert all(len(arm.seeds) == 3 for c in shortcuts.claims(False) for arm in c.arms)
     for claim in cpu:
-        assert claim.previous == PREVIOUS[claim.key], claim.key  # every claim of the sixth edition was judged in the fifth
+        assert claim.previous == PREVIOUS[claim.key], claim.key  # every CPU claim of this edition was judged in the previous one
 
 
 def test_the_sixth_edition_changes_only_claims_that_tested_nothing() -> None:
@@ -257,10 +257,31 @@ def test_the_sixth_edition_changes_only_claims_that_tested_nothing() -> None:
     options = dict(engine.thawed(diversity.arms[0].build.args))["options"]
     assert options["train_records"] == 32000 and engine.thawed(diversity.arms[0].train)["steps"] == 10000
     (on_gpu,) = gpu.GPU_PROTOCOLS["rules"](False)  # the claim still not learned on the CPU, at GPU scale
-    assert (on_gpu.key, on_gpu.arms[0].preset, on_gpu.arms[0].seeds, engine.thawed(on_gpu.arms[0].train)["steps"]) == ("diversity", "small", (0, 1, 2), 40000)
+    assert (on_gpu.key, on_gpu.arms[0].preset, on_gpu.arms[0].seeds) == ("diversity", "small", (0, 1, 2))
+    assert all(engine.thawed(a.train)["steps"] == 40000 for a in on_gpu.arms)  # the GPU cap beats the CPU's longer caps
     assert on_gpu.arms[0].build == diversity.arms[0].build  # the same split
-    memorized = next(c for c in authors.claims(False) if c.key == "fresh:memorized")
+    (memorized,) = gpu.GPU_PROTOCOLS["memorized"](False)
     assert all(dict(engine.thawed(a.build.args))["contaminate"] == authors.CONTAMINATION_COPIES == 4 for a in memorized.arms)
+
+
+def test_the_seventh_edition_moves_memorization_to_a_gpu_and_lengthens_only_the_unlearned_rules_arm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh:memorized left the CPU protocol (rule and premise unchanged; preset small, every step
+    trained, learned on the final ID); the rules arm not learned at 10,000 steps gets 24,000, the
+    others keep their sixth-edition runs (the same run names)."""
+    assert "fresh:memorized" not in {c.key for c in authors.claims(False)}
+    (memorized,) = gpu.GPU_PROTOCOLS["memorized"](False)
+    assert (memorized.key, memorized.axis, memorized.learned) == ("fresh:memorized", "gpu", Learned(threshold=0.95, stop=False))
+    assert [a.label for a in memorized.arms] == ["contaminated, cited", "contaminated, fresh"]
+    assert all((a.preset, a.seeds, engine.thawed(a.train)["steps"]) == ("small", (0, 1, 2), 20000) for a in memorized.arms)
+    assert memorized.decide is authors.memorized_drop and memorized.previous == PREVIOUS["fresh:memorized"]
+    (diversity,) = rules.claims(False)
+    caps = {a.label: engine.thawed(a.train)["steps"] for a in diversity.arms}
+    assert caps == {"N=4": 10000, "N=12": 10000, "N=36": 10000, "N=78": 24000}
+    assert diversity.learned == rules.RULES_LEARNED == Learned(threshold=0.9, extra=0.25)
+    seventh = {key: run.name for key, run in engine.plan([diversity]).items()}
+    monkeypatch.setattr(rules, "LONG_CAPS", {})
+    sixth = {key: run.name for key, run in engine.plan(rules.claims(False)).items()}
+    assert {k for k in sixth if sixth[k] != seventh[k]} == {("diversity", "N=78", 0), ("diversity", "N=78", 1)}
 
 
 def test_authors_rules() -> None:

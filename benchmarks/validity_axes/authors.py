@@ -16,7 +16,8 @@ then 25 % more steps; cap 8,000 steps).
   with room to differ): the fresh part's OOD exact match is within 0.062 of the cited part's,
   the half-width of a 95 % interval of the difference of two independent 500-record parts at
   the largest binomial variance (1.96 x sqrt(2 x 0.25 / 500)).
-- fresh:memorized, on parity_check, with the cited test part added to train (contamination;
+- fresh:memorized (the GPU protocol since the seventh edition, below), on parity_check, with the
+  cited test part added to train (contamination;
   memorizing the parity of 500 long inputs teaches nothing about other long inputs, which a
   tiny transformer does not learn from lengths 1..20): the cited part's OOD exact match exceeds
   the fresh part's by at least 0.2.
@@ -26,6 +27,16 @@ once) and states its premise: the contaminated model fit the cited part it train
 match >= 0.95 on it, mean of learned seeds), else the claim is not learned. In the fifth edition
 the model saw each cited record once per epoch and scored 0.718 on them, 0.702 on the fresh
 part: it had not memorized what it saw, so "does not hold" tested nothing. Rule unchanged.
+
+Seventh edition (fixed before its runs): fresh:memorized moves to the GPU protocol
+(``memorized_claims``; ``python benchmarks/gpu_protocol.py --protocol memorized``): preset small,
+every step of 20,000 trained (no early stop: the premise is memorization, which the ID rule's
+early stop cut short), learned when the final ID is >= 0.95, seeds 0, 1 and 2; rule and premise
+unchanged. On the CPU the tiny transformer did not fit the cited part in the sixth edition
+(0.618, 4 copies), and a pilot of the cited arm alone (seed 9, not a protocol seed; the fresh arm
+was not run) showed why: with 16 copies and every step of 8,000 trained it reached 0.79 on the
+cited part by step 7,000 while its ID stayed at chance (0.50), and with 64 copies neither moved
+from chance in 6,000 steps: the long contaminating strings crowd out the parity it must learn.
 
 Set-up of the structure claims (fixed before any run of theirs): SCAN, all 20,910 commands; a
 tiny transformer (2 x 64, RoPE, autoregressive), trained until learned (ID >= 0.95 at two
@@ -53,7 +64,7 @@ from __future__ import annotations
 from typing import Any
 
 from validity_axes.common import LEARNED, PREVIOUS, arm, build, f3
-from validity_engine import Claim, Decision, Figures
+from validity_engine import Claim, Decision, Figures, Learned
 
 SUITE = """\
 name: validity-authors
@@ -70,6 +81,7 @@ SMOKE_SUITE = SUITE.replace("[1, 20], test_range: [21, 40], sizes: {train: 5000,
 SAME_MAX = 0.062  # |fresh - cited| OOD exact match: 1.96 x sqrt(2 x 0.25 / 500)
 DROP_MIN = 0.2  # contaminated model: cited - fresh OOD exact match
 CONTAMINATION_COPIES = 4  # fresh:memorized: times the cited part is added to train
+MEMORIZED_LEARNED = Learned(threshold=0.95, stop=False)  # fresh:memorized: final ID, every step trained
 FIT_MIN = 0.95  # fresh:memorized's premise: the contaminated model's exact match on the cited part it trained on
 UNSEEN_MARGIN = 0.1  # local:unseen: EM(no unseen local structure) - EM(at least one)
 MIN_RECORDS = 30  # local:unseen: records in each group, per seed
@@ -86,8 +98,6 @@ def claims(smoke: bool) -> list[Claim]:
         return build("released", suite=suite, config=config, test=test, contaminate=contaminate, fresh_n=fresh_n, fresh_seed=1)
 
     same = tuple(arm(test, f"bucket_sort-length-{test}", part("bucket_sort-length", test), seeds, cost=4, **train) for test in ("cited", "fresh"))
-    memorized = tuple(arm(f"contaminated, {test}", f"parity_check-length-contaminated-{test}", part("parity_check-length", test, CONTAMINATION_COPIES), seeds,
-                          cost=4, **train) for test in ("cited", "fresh"))
     structure_train = {"steps": 6000, "eval_every": 250, "eval_examples": 256} if not smoke else train
     mcd = {"train_size": 8365, "test_size": 1045} if not smoke else {"train_size": 600, "test_size": 150, "steps": 20000}
     local = build("scan", strategy="mcd", options={**mcd, "compound_divergence": 0.08, "compounds": "local"}, label="scan-local-mcd_dc0080")
@@ -105,13 +115,6 @@ def claims(smoke: bool) -> list[Claim]:
               same_score, learned=LEARNED, previous=PREVIOUS["fresh:same"],
               setup="bucket_sort, train 1..20, test 21..40 of a release; the fresh part: 500 records of `gengap fresh` (draw 1), "
                     "none of whose inputs is in the release; the same model scored on each part."),
-        Claim("authors", "fresh:memorized", "A model that saw the cited test part in training drops on a fresh one", memorized,
-              f"OOD exact match on the cited part - on the fresh part ≥ {DROP_MIN} (means of learned seeds); premise: exact match on "
-              f"the cited part, which the model trained on, ≥ {FIT_MIN} (else not learned)",
-              "Contaminated static test sets measure memory, not generalization",
-              memorized_drop, learned=LEARNED, previous=PREVIOUS["fresh:memorized"],
-              setup=f"parity_check, train 1..20 plus the 500 cited test records (21..40) {CONTAMINATION_COPIES} times, test: the cited part or 500 fresh records "
-                    "(`gengap fresh`, draw 1); the same model scored on each part."),
         Claim("authors", "local:unseen", "Test records holding a local structure unseen in train are solved less often", (unseen,),
               f"exact match of test records with no unseen local structure minus those with ≥ 1 ≥ {UNSEEN_MARGIN} (records of the "
               f"learned seeds pooled; ≥ {MIN_RECORDS} records per seed in each group)",
@@ -127,6 +130,28 @@ def claims(smoke: bool) -> list[Claim]:
               diverse_at_least, learned=LEARNED, previous=PREVIOUS["diverse:template"],
               setup="SCAN, test: the 7,485 commands holding around and right; train sets of 2,000 commands from the same train side, "
                     "random or diverse (greedy coverage of compounds); seeds 0, 1, 2."),
+    ]
+
+
+def memorized_claims(smoke: bool, preset: str = "small", steps: int = 20000, seeds: tuple[int, ...] = (0, 1, 2)) -> list[Claim]:
+    """fresh:memorized (the GPU protocol since the seventh edition): the contaminated model trains every step, then is
+    scored on the cited part it trained on and on a fresh part."""
+    suite = SUITE if not smoke else SMOKE_SUITE
+    train = {"steps": steps, "eval_every": 500, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+    seeds = seeds if not smoke else (0,)
+    fresh_n = 500 if not smoke else 40
+    memorized = tuple(arm(f"contaminated, {test}", f"parity_check-length-contaminated-{test}",
+                          build("released", suite=suite, config="parity_check-length", test=test, contaminate=CONTAMINATION_COPIES,
+                                fresh_n=fresh_n, fresh_seed=1),
+                          seeds, cost=4, preset=preset, **train) for test in ("cited", "fresh"))
+    return [
+        Claim("gpu", "fresh:memorized", "A model that saw the cited test part in training drops on a fresh one", memorized,
+              f"OOD exact match on the cited part - on the fresh part ≥ {DROP_MIN} (means of learned seeds); premise: exact match on "
+              f"the cited part, which the model trained on, ≥ {FIT_MIN} (else not learned)",
+              "Contaminated static test sets measure memory, not generalization",
+              memorized_drop, learned=MEMORIZED_LEARNED, previous=PREVIOUS["fresh:memorized"],
+              setup=f"parity_check, train 1..20 plus the 500 cited test records (21..40) {CONTAMINATION_COPIES} times, test: the cited part or 500 fresh records "
+                    "(`gengap fresh`, draw 1); the same model scored on each part."),
     ]
 
 

@@ -49,8 +49,8 @@ def f3(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-# What the fifth edition measured for each claim (docs/validity.json at 9a1d975), shown beside the
-# sixth edition's verdict.
+# What the sixth edition measured for each claim (docs/validity.json at af76754), shown beside the
+# seventh edition's verdict.
 PREVIOUS = {
     "divergence": "holds (ρ = -0.933 over 12 points, p = 0.0000)",
     "novelty": "does not hold (mean difference 0.180 over 2 splits (smallest 0.045))",
@@ -61,7 +61,7 @@ PREVIOUS = {
     "positions": "holds (OOD exact match: rope 0.031, alibi 0.000 (not learned), nope 0.000 (not learned))",
     "traces": "does not hold (OOD answer EM: answer-only 0.572, fine 0.273, difference -0.299)",
     "inductive": "does not hold (OOD answer EM: answer-only 0.572, fine 0.273, inductive 0.264, margin -0.308)",
-    "randomized": "not learned (length score: reverse_string: randomized 0.672 (not learned), rope 0.674, nope 0.573 (not learned); parity_check: randomized 0.753, rope 0.578, nope 0.490; reverse_string randomized ID 0.759 at the 8,000-step cap)",
+    "randomized": "does not hold (length score: reverse_string: randomized 0.693, rope 0.674, nope 0.564 (not learned); parity_check: randomized 0.753, rope 0.578, nope 0.490)",
     "abacus": "does not hold (OOD exact match: rope 0.000, abacus 0.032 (ID 0.962), difference 0.032)",
     "regular:parity_check": "holds (length score: lstm 1.000, transformer 0.504 (not learned))",
     "regular:even_pairs": "holds (length score: lstm 1.000, transformer 0.494)",
@@ -69,15 +69,15 @@ PREVIOUS = {
     "context_free:reverse_string": "holds (length score: stack_rnn 1.000, lstm 0.657 (not learned), transformer 0.566)",
     "context_free:stack_manipulation": "holds (length score: stack_rnn 1.000, lstm 0.691 (not learned), transformer 0.567 (not learned))",
     "reversal": "holds (forward 1.000, reversed 0.010, chance 0.010)",
-    "diversity": "not learned (OOD 0.131 / 0.116 / 0.232 / 0.300 for N=4, N=12, N=36, N=78; ρ = 0.830, gain 0.169; N=36 ID 0.79/0.81, N=78 0.60/0.61 at the 6,000-step cap, train exact match ≥ 0.97)",
+    "diversity": "not learned (OOD 0.099 / 0.142 / 0.246 / 0.370 for N=4, N=12, N=36, N=78; ρ = 0.973, gain 0.271; N=78 ID 0.84 and 0.81 at the 10,000-step cap, N=36 learned in 1 of 2 seeds)",
     "monotone": "holds (effect by rho 0.5: -0.015, 0.8: 0.019, 0.95: 0.411, 1: 0.458; ρ = 0.922)",
     "size": "holds (effect at rho 1: 0.458)",
     "interpolation:reverse_string": "holds (between 0.814, beyond 0.000, difference 0.814)",
-    "interpolation:parity_check": "not learned (between 0.996, beyond 0.550, difference 0.446; ID 0.976 and 0.931 at the 4,000-step cap, still rising)",
+    "interpolation:parity_check": "holds (between 1.000, beyond 0.688, difference 0.312)",
     "delay": "does not hold (delay n/a (seed 0: memorized at 100, generalized at None))",
     "fraction": "holds (first step held-out ≥ 0.95: f=0.3: never, f=0.5: never, f=0.7: 4,600)",
     "fresh:same": "holds (OOD exact match: cited 0.422, fresh 0.404, difference -0.018)",
-    "fresh:memorized": "does not hold (OOD exact match: cited (seen in training) 0.718, fresh 0.702, drop 0.016; the contaminated model fit the cited part it trained on only to 0.718)",
+    "fresh:memorized": "not learned (OOD exact match: cited (seen in training) 0.618, fresh 0.674, drop -0.056; the contaminated model fit the cited part it trained on only to 0.618)",
     "local:unseen": "does not hold (exact match: no unseen local structure 0.957 (1426 records), ≥ 1 0.923 (664), difference 0.033)",
     "diverse:template": "holds (OOD exact match: random 0.140, diverse 0.173)",
     "cfq:mcd": "not learned (OOD exact match: random 0.849, mcd1-3 0.342 / 0.340 / 0.283 (mean 0.322), drop 0.527; ID per length 0.49-0.68 at the 6,000-step cap)",

@@ -4,7 +4,7 @@ never part of the CPU protocol's page except as the list of what is deferred."""
 
 from __future__ import annotations
 
-from validity_axes import cfq, chomsky, grokking, looped, rules
+from validity_axes import authors, cfq, chomsky, grokking, looped, rules
 from validity_axes.common import LEARNED, arm, build, f3
 from validity_engine import Claim, Decision, Figures, Learned
 
@@ -74,8 +74,14 @@ def rules_small(smoke: bool) -> list[Claim]:
     return [_with(c, "gpu", c.key) for c in rules.claims(smoke, steps=40000, preset=_preset(smoke), seeds=(0, 1, 2))]
 
 
+def memorized_small(smoke: bool) -> list[Claim]:
+    """fresh:memorized (validity_axes.authors): the contaminated model of preset small, every step of 20,000 trained, 3 seeds."""
+    return authors.memorized_claims(smoke, preset=_preset(smoke))
+
+
 GPU_PROTOCOLS = {"easy-to-hard": easy_to_hard, "two-hop": two_hop, "grokking": grokking_97, "label-noise": label_noise,
-                 "looped": looped_models, "duplicate-string": duplicate_string, "cfq": cfq_small, "rules": rules_small}
+                 "looped": looped_models, "duplicate-string": duplicate_string, "cfq": cfq_small, "rules": rules_small,
+                 "memorized": memorized_small}
 
 
 def _with(claim: Claim, axis: str, key: str | None = None) -> Claim:
