@@ -214,11 +214,27 @@ def test_the_report_draws_the_grokking_curve_delay_and_grid(tmp_path: Path) -> N
     assert "## Training dynamics" in text and "(report-dynamics.png)" in text and "(report-delay.png)" in text and "(report-grid.png)" in text
 
 
-# -- the GPU protocol's grokking claims, at toy scale on the CPU ---------------------------------
+# -- every engine protocol of the GPU protocol, at toy scale on the CPU ----------------------------
+
+DEFERRED_KEYS = {
+    "easy-to-hard": ["easy_to_hard"], "two-hop": ["two_hop"], "grokking": ["grokking_97:delay", "grokking_97:fraction"],
+    "label-noise": ["label_noise"], "looped": ["looped:prefix_sums", "looped:parity_check"],
+    "duplicate-string": ["context_sensitive:duplicate_string"], "cfq": ["cfq:mcd", "cfq:divergence"], "rules": ["diversity"],
+    "memorized": ["fresh:memorized"],
+}
 
 
-@pytest.mark.parametrize("protocol", ["grokking", "label-noise", "rules", "memorized"])
+def test_every_engine_protocol_is_smoke_tested() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import gpu_protocol
+
+    assert set(DEFERRED_KEYS) == set(gpu_protocol.ENGINE_PROTOCOLS)
+
+
+@pytest.mark.parametrize("protocol", sorted(DEFERRED_KEYS))
 def test_the_gpu_protocols_deferred_claims_smoke_on_cpu(tmp_path: Path, protocol: str) -> None:
+    """A GPU session has minutes: each deferred protocol must run end to end (build, train, judge,
+    render) before it gets there."""
     import subprocess
 
     command = [sys.executable, str(ROOT / "benchmarks" / "gpu_protocol.py"), "--protocol", protocol, "--smoke", "--device", "cpu",
@@ -226,9 +242,7 @@ def test_the_gpu_protocols_deferred_claims_smoke_on_cpu(tmp_path: Path, protocol
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     document = json.loads((tmp_path / "g" / "validity.json").read_text())
-    keys = [c["key"] for c in document["claims"]]
-    assert keys == {"grokking": ["grokking_97:delay", "grokking_97:fraction"], "label-noise": ["label_noise"], "rules": ["diversity"],
-                    "memorized": ["fresh:memorized"]}[protocol]
+    assert [c["key"] for c in document["claims"]] == DEFERRED_KEYS[protocol]
     assert all(c["verdict"] in ("holds", "does not hold", "not learned") for c in document["claims"])
     assert "## GPU protocol" in (tmp_path / "g" / "validity.md").read_text()
 
