@@ -51,7 +51,8 @@ for _path in (str(ROOT), str(BENCHMARKS)):
         sys.path.insert(0, _path)
 
 VERDICTS = ("holds", "does not hold", "not learned")
-TIMING = "protocol-timing.json"  # a run's wall and CPU seconds, kept beside its results for reuse
+CODE = ("gengap", "baselines", "generators", "splits", "benchmarks", "pyproject.toml")  # what a run's figures depend on
+TIMING = "protocol-timing.json"  # a run's wall and CPU seconds and the commit it was trained at, kept beside its results
 EDITION = 7
 
 
@@ -230,7 +231,7 @@ def train_run(run: Run, runs_dir: str, device: str = "cpu") -> dict[str, Any]:
     seed = results["per_seed"][0]
     print(f"{run.name}: ID {id_figure(seed):.3f} OOD {seed['ood_exact_match']:.3f} learned {bool(seed.get('converged'))} "
           f"(step {seed.get('stopped_at')}), {time.perf_counter() - start:.0f} s", flush=True)
-    timing = {"wall_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
+    timing = {"wall_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu, "commit": code_commit()}
     (out / TIMING).write_text(json.dumps(timing) + "\n", encoding="utf-8")
     return {**results, **timing, "reused": False, "run_dir": str(out)}
 
@@ -355,12 +356,32 @@ def figures_of(claim: Claim, runs: Mapping[tuple[str, str, int], Run], results: 
 # -- the whole protocol -------------------------------------------------------------------
 
 
+def code_commit() -> str:
+    """The short commit of the checkout, "+changes" when tracked code (not docs) differs from it; "unknown" outside git."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD")
+    if not commit:
+        return "unknown"
+    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no", "--", *CODE) else "")
+
+
+def run_commits(results: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+    """Runs per commit they were trained at (runs older than this record: "not recorded"), most runs first."""
+    counts: dict[str, int] = {}
+    for result in results.values():
+        key = result.get("commit") or "not recorded"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
 def context(command: str, start: float, results: Mapping[str, Mapping[str, Any]], axes: Sequence[str]) -> dict[str, Any]:
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     return {
         "command": command,
         "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}, Python {platform.python_version()})",
-        "commit": commit or "unknown",
+        "commit": code_commit(),
+        "run_commits": run_commits(results),
         "date": time.strftime("%Y-%m-%d"),
         "wall_minutes": (time.perf_counter() - start) / 60,
         "runs": len(results),

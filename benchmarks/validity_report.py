@@ -26,10 +26,17 @@ def verdict_cell(claim: Mapping[str, Any]) -> str:
     return text
 
 
+def _made_at(commits: Mapping[str, int] | None) -> str:
+    if not commits:
+        return ""
+    return "; trained at " + ", ".join(f"{commit} ({n})" for commit, n in commits.items())
+
+
 def _context_line(axis: str, ctx: Mapping[str, Any]) -> str:
     cpu = ctx.get("cpu_minutes", {}).get(axis)
     return (f"`{ctx['command']}` on {ctx['machine']}, commit {ctx['commit']}, {ctx['date']}: {ctx['runs']} runs "
-            f"({ctx['reused']} finished by earlier invocations and reused), {ctx['wall_minutes']:.1f} min wall for this invocation"
+            f"({ctx['reused']} finished by earlier invocations and reused{_made_at(ctx.get('run_commits'))}), "
+            f"{ctx['wall_minutes']:.1f} min wall for this invocation"
             + (f"; this axis's runs took {cpu:.1f} CPU min (each run counted once)" if cpu is not None else "")
             + (f", the protocol's {ctx['cpu_minutes_all']:.1f}" if ctx.get("cpu_minutes_all") is not None else ""))
 

@@ -440,8 +440,17 @@ def test_one_axis_runs_end_to_end_and_merges_into_the_document(tmp_path: Path) -
     again = json.loads((tmp_path / "validity.json").read_text())
     assert again["claims"][0]["arms"] == first["claims"][0]["arms"]
     assert again["context"]["facts"]["reused"] == 1
+    made_at = engine.code_commit()
+    assert again["context"]["facts"]["run_commits"] == {made_at: 1}  # the reused run keeps the commit it was trained at
+    assert f"trained at {made_at} (1)" in (tmp_path / "validity.md").read_text()
     ctx = both["context"]["interpolation"]  # two claims of one axis share no run here; shortcuts' two claims share theirs
     assert ctx["cpu_minutes"]["interpolation"] == pytest.approx(ctx["cpu_minutes_all"]) and ctx["cpu_minutes_all"] > 0
+
+
+def test_runs_are_counted_by_the_commit_they_were_trained_at() -> None:
+    results = {"a": {"commit": "abc1234"}, "b": {"commit": "abc1234"}, "c": {}, "d": {"commit": "def5678+changes"}}
+    assert engine.run_commits(results) == {"abc1234": 2, "def5678+changes": 1, "not recorded": 1}
+    assert engine.code_commit() != "unknown"  # the tests run in a checkout
 
 
 def test_an_axis_counts_the_cpu_of_a_shared_run_once() -> None:
