@@ -313,6 +313,7 @@ class ArmResult:
             "stopped_at": [s.get("stopped_at") for s in self.seeds],
             "learned_at": [s.get("learned_at") for s in self.seeds],
             "id": [round(id_figure(s), 4) for s in self.seeds],
+            "id_records": [None if s.get("id_exact_match") is None else round(float(s["id_exact_match"]), 4) for s in self.seeds],
             "ood": [round(float(s["ood_exact_match"]), 4) for s in self.seeds],
             "score": [None if s.get("ood_length_score") is None else round(float(s["ood_length_score"]), 4) for s in self.seeds],
             "cpu_seconds": sum(r.get("cpu_seconds", 0.0) for r in self.results),

@@ -42,13 +42,18 @@ def _context_line(axis: str, ctx: Mapping[str, Any]) -> str:
 
 
 def arm_table(claim: Mapping[str, Any]) -> list[str]:
-    lines = ["| arm | config | seeds learned | stopped at (learned at) | ID per length | OOD exact match | length score |", "|---|---|---|---|---|---|---|"]
+    """One row per arm, figures per seed: ID both as the per-length mean (the learned rule's figure)
+    and as exact match over the validation records (documents without the latter omit its column)."""
+    records = all("id_records" in arm for arm in claim["arms"])
+    columns = ["arm", "config", "seeds learned", "stopped at (learned at)", "ID per length", *(["ID exact match"] if records else []),
+               "OOD exact match", "length score"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for arm in claim["arms"]:
         stops = ", ".join(f"{s}" + (f" ({l})" if l is not None else "") for s, l in zip(arm["stopped_at"], arm["learned_at"]))
-        lines.append(
-            f"| {arm['label']} | {arm['config']} | {len(arm['learned_seeds'])}/{len(arm['seeds'])} | {stops} | "
-            f"{', '.join(fmt(v) for v in arm['id'])} | {', '.join(fmt(v) for v in arm['ood'])} | {', '.join(fmt(v) for v in arm['score'])} |"
-        )
+        figures = [arm["id"], *([arm["id_records"]] if records else []), arm["ood"], arm["score"]]
+        cells = [arm["label"], arm["config"], f"{len(arm['learned_seeds'])}/{len(arm['seeds'])}", stops,
+                 *(", ".join(fmt(v) for v in values) for values in figures)]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 

@@ -128,6 +128,20 @@ def test_merging_one_axis_keeps_the_others_and_the_page_renders_them() -> None:
     assert f"**What changed from edition {engine.EDITION - 1}**" in noted and "- caps raised" in noted and "What changed" not in page
 
 
+def test_the_arm_table_shows_id_per_length_and_over_records() -> None:
+    """A long-tailed length distribution separates the two ID figures: the page shows both."""
+    from validity_report import arm_table
+
+    arm = result_of("a", [seed(0, False, id_exact_match=0.85, id_length_mean_exact_match=0.4857, ood_exact_match=0.8)])
+    summary = arm.summary()
+    assert (summary["id"], summary["id_records"]) == ([0.4857], [0.85])
+    header, _, row = arm_table({"arms": [summary]})
+    assert header == "| arm | config | seeds learned | stopped at (learned at) | ID per length | ID exact match | OOD exact match | length score |"
+    assert row == "| a | config-a | 0/1 | 100 | 0.486 | 0.850 | 0.800 | 0.500 |"
+    older = {k: v for k, v in summary.items() if k != "id_records"}  # a document written before the column: rendered as it was
+    assert "ID exact match" not in arm_table({"arms": [older]})[0] and arm_table({"arms": [older]})[2].count("|") == 8
+
+
 # -- each axis's rule on constructed figures ---------------------------------------------------
 
 
