@@ -38,6 +38,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -370,10 +371,7 @@ def code_commit() -> str:
 
 def run_commits(results: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
     """Runs per commit they were trained at (runs older than this record: "not recorded"), most runs first."""
-    counts: dict[str, int] = {}
-    for result in results.values():
-        key = result.get("commit") or "not recorded"
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter(result.get("commit") or "not recorded" for result in results.values())
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 

@@ -47,14 +47,18 @@ def arm_table(claim: Mapping[str, Any]) -> list[str]:
     records = all("id_records" in arm for arm in claim["arms"])
     columns = ["arm", "config", "seeds learned", "stopped at (learned at)", "ID per length", *(["ID exact match"] if records else []),
                "OOD exact match", "length score"]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    rows = []
     for arm in claim["arms"]:
         stops = ", ".join(f"{s}" + (f" ({l})" if l is not None else "") for s, l in zip(arm["stopped_at"], arm["learned_at"]))
         figures = [arm["id"], *([arm["id_records"]] if records else []), arm["ood"], arm["score"]]
-        cells = [arm["label"], arm["config"], f"{len(arm['learned_seeds'])}/{len(arm['seeds'])}", stops,
-                 *(", ".join(fmt(v) for v in values) for values in figures)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        rows.append([arm["label"], arm["config"], f"{len(arm['learned_seeds'])}/{len(arm['seeds'])}", stops,
+                     *(", ".join(fmt(v) for v in values) for values in figures)])
+    return _table(columns, rows)
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A markdown table: header, separator, one line per row of cells."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns), *("| " + " | ".join(row) + " |" for row in rows)]
 
 
 def _detail_lines(details: Mapping[str, Any]) -> list[str]:
@@ -62,8 +66,7 @@ def _detail_lines(details: Mapping[str, Any]) -> list[str]:
     for name, value in details.items():
         if isinstance(value, list) and value and isinstance(value[0], Mapping):  # a table
             keys = list(value[0])
-            lines += ["", f"{name}:", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            lines += ["| " + " | ".join(fmt(row.get(k)) for k in keys) + " |" for row in value]
+            lines += ["", f"{name}:", "", *_table(keys, [[fmt(row.get(k)) for k in keys] for row in value])]
             lines.append("")
         else:
             lines.append(f"- {name}: {fmt(value) if not isinstance(value, (list, dict)) else value}")

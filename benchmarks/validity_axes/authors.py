@@ -88,16 +88,20 @@ MIN_RECORDS = 30  # local:unseen: records in each group, per seed
 DIVERSE_FLOOR = 0.05  # diverse:template: the diverse model must solve at least this share
 
 
+SMOKE_TRAIN = {"steps": 10, "eval_every": 5, "eval_examples": 16}
+
+
+def _part(smoke: bool, config: str, test: str, contaminate: int | bool = False) -> Any:
+    """A config of the release of SUITE with its cited or a fresh test part (builders.released)."""
+    return build("released", suite=SUITE if not smoke else SMOKE_SUITE, config=config, test=test, contaminate=contaminate,
+                 fresh_n=500 if not smoke else 40, fresh_seed=1)
+
+
 def claims(smoke: bool) -> list[Claim]:
-    suite = SUITE if not smoke else SMOKE_SUITE
-    train = {"steps": 8000, "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+    train = {"steps": 8000, "eval_every": 250, "eval_examples": 256} if not smoke else SMOKE_TRAIN
     seeds = (0, 1) if not smoke else (0,)
-    fresh_n = 500 if not smoke else 40
-
-    def part(config: str, test: str, contaminate: int | bool = False) -> Any:
-        return build("released", suite=suite, config=config, test=test, contaminate=contaminate, fresh_n=fresh_n, fresh_seed=1)
-
-    same = tuple(arm(test, f"bucket_sort-length-{test}", part("bucket_sort-length", test), seeds, cost=4, **train) for test in ("cited", "fresh"))
+    same = tuple(arm(test, f"bucket_sort-length-{test}", _part(smoke, "bucket_sort-length", test), seeds, cost=4, **train)
+                 for test in ("cited", "fresh"))
     structure_train = {"steps": 6000, "eval_every": 250, "eval_examples": 256} if not smoke else train
     mcd = {"train_size": 8365, "test_size": 1045} if not smoke else {"train_size": 600, "test_size": 150, "steps": 20000}
     local = build("scan", strategy="mcd", options={**mcd, "compound_divergence": 0.08, "compounds": "local"}, label="scan-local-mcd_dc0080")
@@ -136,14 +140,11 @@ def claims(smoke: bool) -> list[Claim]:
 def memorized_claims(smoke: bool, preset: str = "small", steps: int = 20000, seeds: tuple[int, ...] = (0, 1, 2)) -> list[Claim]:
     """fresh:memorized (the GPU protocol since the seventh edition): the contaminated model trains every step, then is
     scored on the cited part it trained on and on a fresh part."""
-    suite = SUITE if not smoke else SMOKE_SUITE
-    train = {"steps": steps, "eval_every": 500, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
+    train = {"steps": steps, "eval_every": 500, "eval_examples": 256} if not smoke else SMOKE_TRAIN
     seeds = seeds if not smoke else (0,)
-    fresh_n = 500 if not smoke else 40
     memorized = tuple(arm(f"contaminated, {test}", f"parity_check-length-contaminated-{test}",
-                          build("released", suite=suite, config="parity_check-length", test=test, contaminate=CONTAMINATION_COPIES,
-                                fresh_n=fresh_n, fresh_seed=1),
-                          seeds, cost=4, preset=preset, **train) for test in ("cited", "fresh"))
+                          _part(smoke, "parity_check-length", test, CONTAMINATION_COPIES), seeds, cost=4, preset=preset, **train)
+                      for test in ("cited", "fresh"))
     return [
         Claim("gpu", "fresh:memorized", "A model that saw the cited test part in training drops on a fresh one", memorized,
               f"OOD exact match on the cited part - on the fresh part ≥ {DROP_MIN} (means of learned seeds); premise: exact match on "
