@@ -68,6 +68,8 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
             raise error(path + [key], f"a multi-task entry gives {key} per task (in tasks) or not at all: sampled splits need one task")
     if "pool" not in entry:
         raise error(path, "a multi-task entry needs a pool: {n: N} records per task, or all")
+    if isinstance(entry["pool"], dict) and "shared" in entry["pool"]:
+        raise error(path + ["pool", "shared"], "a shared pool is one task's: a multi-task entry draws each task's records from its own seed")
     strategy_name = entry.get("strategy") or entry["split"]
     try:
         strategy = get_strategy(strategy_name)

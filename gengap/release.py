@@ -154,12 +154,34 @@ def entry_seed(entry: dict[str, Any], suite_seed: int) -> int:
     return config_seed(suite_seed, entry.get("seed_of", entry["name"]))
 
 
+def shared_pool_stream(task: str, label: str) -> str:
+    """The seed stream of a shared pool (``pool: {n: N, shared: LABEL}``): ``pool:<task>:<label>``,
+    which no config name (``<task>-<split>``, identifiers) can be."""
+    return f"pool:{task}:{label}"
+
+
+def shared_pool(entry: dict[str, Any]) -> str | None:
+    """The label of a one-task pool entry's shared pool (``pool: {n: N, shared: LABEL}``), else None."""
+    pool = entry.get("pool")
+    return pool.get("shared") if entry.get("kind") == "pool" and isinstance(pool, dict) else None
+
+
+def pool_seed(entry: dict[str, Any], suite_seed: int) -> int:
+    """The seed of a one-task entry's generated pool: the entry's seed, or for a shared pool the
+    seed of its label (shared_pool_stream), so that every entry naming the label draws the same
+    records; each entry still splits and subsamples them with its own seed (entry_seed)."""
+    shared = shared_pool(entry)
+    if shared is None:
+        return entry_seed(entry, suite_seed)
+    return config_seed(suite_seed, shared_pool_stream(entry["task"], shared))
+
+
 def pool_plan(entry: dict[str, Any], suite_seed: int) -> BlockPlan | None:
     """The block plan of an entry's generated pool (``pool: {n: N}``); None for other entries."""
     if entry["kind"] != "pool" or entry["pool"] == "all":
         return None  # multi-task entries too: their pool is generated whole (gengap.multitask)
     task = get_task(entry["task"])
-    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], entry_seed(entry, suite_seed))
+    return BlockPlan(task.name, task.make_params(entry["params"]), entry["pool"]["n"], pool_seed(entry, suite_seed))
 
 
 def pool_block(plan: BlockPlan, block: int) -> list[Record]:
@@ -199,7 +221,7 @@ def _split_entry(entry: dict[str, Any], suite_seed: int, pool: list[Record] | No
     elif pool is not None:
         records = pool
     else:
-        records = generate_records(task.name, params, entry["pool"]["n"], seed)
+        records = generate_records(task.name, params, entry["pool"]["n"], pool_seed(entry, suite_seed))
     result = split(records, entry["strategy"], entry["options"], seed)
     if entry.get("sizes"):
         result = subsample(result, entry["sizes"], seed)
@@ -270,6 +292,7 @@ def build_manifest_entry(entry: dict[str, Any], suite_seed: int, data: dict[str,
         "split": {"name": entry["split"], "strategy": entry["strategy"], "options": report.get("options", {})},
         "generation": generation,
         "seed": entry_seed(entry, suite_seed),
+        **({"pool_seed": pool_seed(entry, suite_seed)} if shared_pool(entry) is not None else {}),
         "files": files,
         "features": features,
         "main_feature": _main_feature(features, (entry.get("options") or {}).get("feature"), level_feature),

@@ -14,7 +14,10 @@ entry becomes one release config ``<task>-<split>``. Entries come in three kinds
   records are chosen (``train_sampler: diverse``, ``sampler_candidates``).
 - ``pool``: any strategy over a pool, ``pool: {n: N}`` generated examples or
   ``pool: all`` (every example of a finite task, e.g. SCAN); ``options`` are the
-  strategy's options; ``sizes`` (optional) cap each part by a seeded subsample. An
+  strategy's options; ``sizes`` (optional) cap each part by a seeded subsample.
+  ``pool: {n: N, shared: LABEL}``: the entries of a task naming one label (with the same
+  params and n; checked here) split one pool drawn from the label's seed, each with its own
+  split seed (gengap.release.pool_seed; CFQ's splits are splits of one dataset). An
   ``mcd`` entry whose ``options.compound_divergence`` is a list of targets is a sweep:
   one config per target, named ``<task>-<split>_dc<target x 1000, 4 digits>``; an ``iid``
   entry whose ``options.train_fraction`` is a list of training fractions likewise gives one
@@ -283,6 +286,7 @@ def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = 
         return [], errors
     resolved_entries: list[dict[str, Any]] = []
     names: dict[str, int] = {}
+    pools: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}  # (task, shared label) -> (first entry, its params and n)
     for index, entry in enumerate(data["entries"]):
         if index in skip:
             continue
@@ -291,11 +295,28 @@ def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = 
                 resolved = _resolve_entry(expanded, ["entries", index], source)
                 if resolved["name"] in names:
                     raise source.error(["entries", index, "split"], f"config {resolved['name']!r} appears twice (entries {names[resolved['name']]} and {index})")
+                _check_shared_pool(resolved, index, pools, source)
                 names[resolved["name"]] = index
                 resolved_entries.append(resolved)
         except SuiteError as err:
             errors.append(err)
     return resolved_entries, errors
+
+
+def _check_shared_pool(resolved: dict[str, Any], index: int, pools: dict[tuple[str, str], tuple[int, dict[str, Any]]], source: YamlSource) -> None:
+    """SuiteError unless a shared pool's entries agree on what it holds: the first entry naming
+    (task, label) fixes its params and n; a later one that differs is refused at its label."""
+    pool = resolved.get("pool")
+    if resolved.get("kind") != "pool" or not isinstance(pool, dict) or "shared" not in pool:
+        return
+    key = (resolved["task"], pool["shared"])
+    what = {"params": resolved["params"], "n": pool["n"]}
+    first = pools.setdefault(key, (index, what))
+    if first[1] != what:
+        differs = "n" if first[1]["n"] != what["n"] else "params"
+        raise source.error(["entries", index, "pool", "shared"],
+                           f"pool {pool['shared']!r} of {resolved['task']} is drawn by entry {first[0]} with other {differs}: "
+                           "entries that share a pool need the same params and n (or another label)")
 
 
 def plugin_errors(modules: list[str], source: YamlSource) -> list[ValueError]:

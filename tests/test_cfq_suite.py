@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from gengap.cli import main
-from gengap.release import build_entry, entry_seed
+from gengap.generators import get_task
+from gengap.release import build_entry, entry_seed, pool_seed
+from gengap.splits import generate_records
 from gengap.splits.atoms import record_atoms, record_compounds, sum_counters
 from gengap.splits.divergence import atom_divergence, compound_divergence
 from gengap.suite import load_suite, parse_suite
@@ -53,23 +55,32 @@ def test_the_suite_holds_a_random_split_and_three_mcd_splits_of_different_seeds(
     for entry in mcd:
         assert entry["strategy"] == "mcd" and entry["options"]["atom_divergence_max"] == ATOM_BOUND
         assert (entry["options"]["train_size"], entry["options"]["test_size"]) == (9000, 1000)  # train 8,000 + validation 1,000
-        assert entry["params"] == mcd[0]["params"] and entry["pool"] == {"n": 20000}
-    assert len({entry_seed(entry, suite["seed"]) for entry in entries.values()}) == 4  # each config its own seed
+        assert entry["params"] == mcd[0]["params"]
+    assert all(entry["pool"] == {"n": 20000, "shared": "cfq"} for entry in entries.values())  # CFQ's splits are of one dataset
+    assert len({pool_seed(entry, suite["seed"]) for entry in entries.values()}) == 1  # one pool ...
+    assert len({entry_seed(entry, suite["seed"]) for entry in entries.values()}) == 4  # ... each config its own split seed
 
 
 def test_every_split_of_a_reduced_suite_keeps_the_atom_bound_and_mcd_diverges_more_than_random() -> None:
     suite = parse_suite(scaled(0.05, 15_000), "<cfq-like, 5 %>")
     reports = {}
+    drawn = {}
     for entry in suite["entries"]:
         result = build_entry(entry, suite["seed"])
         report = result.report
         parts = {"train": result.train, "test": result.test}
+        drawn[entry["name"]] = {r["input"] for part in (result.train, result.validation, result.test) for r in part}
         da, dc, unseen = parts_divergences(parts)
         assert report["atom_divergence"] == pytest.approx(da, abs=1e-4) and report["compound_divergence"] == pytest.approx(dc, abs=1e-4)
         assert report["sizes"] == {"train": 400, "validation": 50, "test": 50}
         if entry["strategy"] == "mcd":
             assert da <= ATOM_BOUND and unseen == 0 and not [w for w in report["warnings"] if "atom" in w], report["warnings"]
         reports[entry["name"]] = report
+    first = suite["entries"][0]
+    pool = generate_records("cfq_like", get_task("cfq_like").make_params(first["params"]), first["pool"]["n"], pool_seed(first, suite["seed"]))
+    questions = {r["input"] for r in pool}
+    assert all(drawn[name] <= questions for name in drawn)  # every config draws from the one shared pool
+    assert len(set.union(*drawn.values())) > max(len(d) for d in drawn.values())  # and chooses its own part of it
     random_dc = reports["cfq_like-random"]["compound_divergence"]
     assert all(reports[f"cfq_like-mcd{i}"]["compound_divergence"] > random_dc + 0.2 for i in (1, 2, 3))
 
