@@ -383,8 +383,9 @@ strings of task tokens generated from random numbers; no person is represented.
 """
 
 
-def _sides(generation: Mapping[str, Any]) -> str:
-    """How a config's records were drawn: its two sampled sides, or its pool."""
+def _sides(generation: Mapping[str, Any], pool_seed: int | None = None) -> str:
+    """How a config's records were drawn: its two sampled sides, or its pool (a shared pool: its
+    label and seed)."""
     kind = generation.get("kind")
     if kind == "sampled_length":
         return (
@@ -400,7 +401,8 @@ def _sides(generation: Mapping[str, Any]) -> str:
     if pool == "all":
         return "pool: every example (enumerated)"
     if isinstance(pool, Mapping):
-        return f"pool: {int(pool.get('n', 0)):,} generated examples"
+        shared = f", the shared pool {code(str(pool['shared']))} (pool seed {pool_seed})" if "shared" in pool else ""
+        return f"pool: {int(pool.get('n', 0)):,} generated examples{shared}"
     return "n/a"
 
 
@@ -422,10 +424,13 @@ def _sizes(generation: Mapping[str, Any]) -> str:
 
 def _collection(manifest: Mapping[str, Any]) -> str:
     rows = [
-        [code(c["name"]), c["seed"], _sides(c["generation"]), _parameters(c["generation"]), _sizes(c["generation"])]
+        [code(c["name"]), c["seed"], _sides(c["generation"], c.get("pool_seed")), _parameters(c["generation"]), _sizes(c["generation"])]
         for c in manifest["configs"]
     ]
     settings = table(["config", "derived seed", "records drawn from", "task parameters", "sizes"], rows)
+    shared = any("pool_seed" in c for c in manifest["configs"])
+    pools = (" The configs of a shared pool split the same generated records, drawn from the pool's seed\n"
+             "(the suite seed hashed with the pool's task and label), each with its own derived seed.") if shared else ""
     return f"""## Collection process
 
 **How was the data acquired?** Generated, not collected: gengap {manifest["gengap_version"]} with
@@ -433,7 +438,7 @@ numpy {manifest["numpy_version"]} draws every example from a seeded random gener
 {manifest["seed"]}; each config's seed is derived by hashing the suite seed with the config
 name) and splits the generated pool with the config's split strategy. The same seed and
 parameters give the same bytes on any machine and with any number of workers. No human was
-involved and no existing data was used. Built on {manifest["created"]}.
+involved and no existing data was used. Built on {manifest["created"]}.{pools}
 
 The generator settings of each config ("size" is the task's size knob, e.g. input length;
 `manifest.json` has every setting in full):

@@ -125,6 +125,11 @@ def test_a_release_with_a_shared_pool_records_its_seed_verifies_and_regenerates(
     rows = {name: [json.loads(line) for part in ("train", "validation", "test")
                    for line in (out / "data" / name / f"{part}.jsonl").read_text().splitlines()] for name in configs}
     assert ids(rows["parity_check-a"]) == ids(rows["parity_check-b"]) != ids(rows["parity_check-own"])
+    card = (out / "README.md").read_text()
+    row = {line.split("|")[1].strip(): line for line in card.splitlines() if line.startswith("| `parity_check-")}
+    pool_seed_text = f"the shared pool `main` (pool seed {configs['parity_check-a']['pool_seed']})"
+    assert pool_seed_text in row["`parity_check-a`"] and pool_seed_text in row["`parity_check-b`"]
+    assert "shared pool" not in row["`parity_check-own`"] and "The configs of a shared pool split the same generated records" in card
     assert main(["verify", str(out), "--regenerate"]) == 0
 
 
