@@ -305,12 +305,13 @@ def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = 
 
 def _check_shared_pool(resolved: dict[str, Any], index: int, pools: dict[tuple[str, str], tuple[int, dict[str, Any]]], source: YamlSource) -> None:
     """SuiteError unless a shared pool's entries agree on what it holds: the first entry naming
-    (task, label) fixes its params and n; a later one that differs is refused at its label."""
+    (task, label) fixes its params and n; a later one that differs is refused at its label. The
+    lexicon may differ: it renders the same examples in other words (a lexicon sweep shares a pool)."""
     pool = resolved.get("pool")
     if resolved.get("kind") != "pool" or not isinstance(pool, dict) or "shared" not in pool:
         return
     key = (resolved["task"], pool["shared"])
-    what = {"params": resolved["params"], "n": pool["n"]}
+    what = {"params": {k: v for k, v in resolved["params"].items() if k != LEXICON}, "n": pool["n"]}
     first = pools.setdefault(key, (index, what))
     if first[1] != what:
         differs = "n" if first[1]["n"] != what["n"] else "params"

@@ -83,6 +83,17 @@ def test_entries_that_disagree_on_a_shared_pool_are_refused_at_the_label(second:
     assert "line 7" in message and "entries[1].pool.shared" in message and wrong in message and "\n" not in message
 
 
+def test_a_lexicon_sweep_over_a_shared_pool_renders_one_pool_in_each_lexicon() -> None:
+    suite = parse_suite(suite_of(
+        "{task: scan, split: random, strategy: iid, params: {max_actions: 12, lexicon: [0, 2]}, pool: {n: 200, shared: s}}",
+    ), "<lexicons>")
+    zero, two = suite["entries"]
+    assert pool_seed(zero, suite["seed"]) == pool_seed(two, suite["seed"])
+    first, second = (build_entry(e, suite["seed"]) for e in (zero, two))
+    assert [r["meta"].get("lexicon", 0) for r in second.test[:1]] == [2]
+    assert len(first.test) == len(second.test) and [r["input"] for r in first.test] != [r["input"] for r in second.test]
+
+
 def test_the_same_label_for_two_tasks_names_two_pools() -> None:
     suite = parse_suite(suite_of(
         "{task: parity_check, split: a, strategy: iid, params: {max_length: 12}, pool: {n: 400, shared: main}}",
