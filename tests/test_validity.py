@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +217,7 @@ def test_generalize_reuses_the_lengths_runs() -> None:
     assert ours[("randomized", "parity_check rope", 0)].name == theirs[("gap:parity_check", "transformer", 0)].name
     assert ours[("abacus", "rope", 1)].name != theirs[("gap:addition", "transformer", 1)].name  # little-endian operands: a split of its own
     new = {run.name for run in ours.values()} - {run.name for run in theirs.values()}
-    assert len(new) == 10  # inductive 1, randomized 1 + 2, NoPE parity 1 and reverse_string 1 (16,000 steps), abacus 2, RoPE on little-endian addition 2
+    assert len(new) == 14  # 2 seeds each: inductive, randomized on both tasks, NoPE parity and reverse_string (16,000 steps), abacus, RoPE on little-endian addition
 
 
 def test_chomsky_rules() -> None:
@@ -296,6 +297,22 @@ def test_the_seventh_edition_moves_memorization_to_a_gpu_and_lengthens_only_the_
     monkeypatch.setattr(rules, "LONG_CAPS", {})
     sixth = {key: run.name for key, run in engine.plan(rules.claims(False)).items()}
     assert {k for k in sixth if sixth[k] != seventh[k]} == {("diversity", "N=78", 0), ("diversity", "N=78", 1)}
+
+
+def test_the_eighth_edition_adds_seeds_where_a_claim_rested_on_one_run() -> None:
+    """Grokking seeds 0-2, interpolation seeds 0-2, every generalize arm seeds 0 and 1; the runs of the seeds
+    that ran before keep their names (the engine reuses them), and nothing else changes."""
+    seeds = {(c.key, a.label): a.seeds for axis in (grokking, interpolation, generalize) for c in axis.claims(False) for a in c.arms}
+    assert all(s == (0, 1, 2) for (key, _), s in seeds.items() if key in ("delay", "fraction") or key.startswith("interpolation:"))
+    assert all(s == (0, 1) for (key, _), s in seeds.items() if key in ("inductive", "randomized", "abacus"))
+    eighth = {run.name for axis in (grokking, interpolation, generalize) for run in engine.plan(axis.claims(False)).values()}
+    seventh_seeds = {grokking: (0,), interpolation: (0, 1)}
+    seventh = set()
+    for axis, old in seventh_seeds.items():
+        claims = [replace(c, arms=tuple(replace(a, seeds=old) for a in c.arms)) for c in axis.claims(False)]
+        seventh |= {run.name for run in engine.plan(claims).values()}
+    assert seventh <= eighth  # the runs already made are reused
+    assert len({n for n in eighth if "grok_f" in n} - seventh) == 6 and len({n for n in eighth if "interpolation" in n} - seventh) == 2
 
 
 def test_authors_rules() -> None:

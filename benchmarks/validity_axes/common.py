@@ -49,8 +49,8 @@ def f3(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-# What the sixth edition measured for each claim (docs/validity.json at af76754), shown beside the
-# seventh edition's verdict.
+# What the seventh edition measured for each claim (docs/validity.json at 8050598), shown beside the
+# eighth edition's verdict (fresh:memorized: the sixth edition's, its last CPU run).
 PREVIOUS = {
     "divergence": "holds (ρ = -0.933 over 12 points, p = 0.0000)",
     "novelty": "does not hold (mean difference 0.180 over 2 splits (smallest 0.045))",
@@ -69,7 +69,7 @@ PREVIOUS = {
     "context_free:reverse_string": "holds (length score: stack_rnn 1.000, lstm 0.657 (not learned), transformer 0.566)",
     "context_free:stack_manipulation": "holds (length score: stack_rnn 1.000, lstm 0.691 (not learned), transformer 0.567 (not learned))",
     "reversal": "holds (forward 1.000, reversed 0.010, chance 0.010)",
-    "diversity": "not learned (OOD 0.099 / 0.142 / 0.246 / 0.370 for N=4, N=12, N=36, N=78; ρ = 0.973, gain 0.271; N=78 ID 0.84 and 0.81 at the 10,000-step cap, N=36 learned in 1 of 2 seeds)",
+    "diversity": "not learned (OOD 0.099 / 0.142 / 0.246 / 0.336 for N=4, N=12, N=36, N=78; ρ = 0.973, gain 0.237; N=78 ID 0.850 and 0.877 at the 24,000-step cap)",
     "monotone": "holds (effect by rho 0.5: -0.015, 0.8: 0.019, 0.95: 0.411, 1: 0.458; ρ = 0.922)",
     "size": "holds (effect at rho 1: 0.458)",
     "interpolation:reverse_string": "holds (between 0.814, beyond 0.000, difference 0.814)",
@@ -77,9 +77,9 @@ PREVIOUS = {
     "delay": "does not hold (delay n/a (seed 0: memorized at 100, generalized at None))",
     "fraction": "holds (first step held-out ≥ 0.95: f=0.3: never, f=0.5: never, f=0.7: 4,600)",
     "fresh:same": "holds (OOD exact match: cited 0.422, fresh 0.404, difference -0.018)",
-    "fresh:memorized": "not learned (OOD exact match: cited (seen in training) 0.618, fresh 0.674, drop -0.056; the contaminated model fit the cited part it trained on only to 0.618)",
     "local:unseen": "does not hold (exact match: no unseen local structure 0.957 (1426 records), ≥ 1 0.923 (664), difference 0.033)",
     "diverse:template": "holds (OOD exact match: random 0.140, diverse 0.173)",
     "cfq:mcd": "not learned (OOD exact match: random 0.849, mcd1-3 0.342 / 0.340 / 0.283 (mean 0.322), drop 0.527; ID per length 0.49-0.68 at the 6,000-step cap)",
     "cfq:divergence": "not learned (ρ = -0.857 over 7 configs, p = 0.012; ID per length 0.49-0.68 at the 6,000-step cap)",
+    "fresh:memorized": "not learned (OOD exact match: cited (seen in training) 0.618, fresh 0.674, drop -0.056; the contaminated model fit the cited part it trained on only to 0.618)",
 }

@@ -7,7 +7,8 @@ the train side carved as validation); generalization is judged on every held-out
 (validation and test pooled, all evaluated at every evaluation), at 0.95; the optimizer of
 Power et al. and Nanda et al. (AdamW, weight decay 1, lr 1e-3, constant after 10 warmup steps,
 full batch) on Nanda et al.'s one-layer model (d 128, 4 heads; RoPE here); 5,000 steps, no early
-stop, evaluation every 50; seed 0. p = 23 because a full-batch step at Nanda et al.'s p = 113
+stop, evaluation every 50; seeds 0, 1 and 2 (eighth edition, fixed before its runs: was seed 0
+only; seed 0 keeps its runs; rules unchanged). p = 23 because a full-batch step at Nanda et al.'s p = 113
 takes ~0.9 s here (10^4 steps: 2.5 h a run); Power et al.'s p = 97 is in the GPU protocol.
 Learned (memorized): final train exact match >= 0.99.
 """
@@ -69,7 +70,7 @@ def claims_at(p: int, steps: int, every: int, fractions: tuple[float, ...] = FRA
 def claims(smoke: bool) -> list[Claim]:
     if smoke:
         return claims_at(7, 20, 5, seeds=(0,), d_model=32)
-    return claims_at(P, STEPS, EVAL_EVERY, seeds=(0,))
+    return claims_at(P, STEPS, EVAL_EVERY, seeds=(0, 1, 2))  # eighth edition: seeds 0-2 (was 0)
 
 
 def _held_out(row: Mapping[str, Any], sizes: Mapping[str, int]) -> float | None:

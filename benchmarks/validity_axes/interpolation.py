@@ -3,7 +3,7 @@ lengths 1..8 and 17..24 does better on the lengths between (9..16) than beyond (
 
 Set-up (fixed before any run): sampled length splits with union sides (train 1..8 ∪ 17..24,
 test 9..16 ∪ 25..32; 5,000 / 500 / 500 records) of reverse_string and parity_check; a tiny
-transformer each, seeds 0 and 1, trained until learned (ID >= 0.95 at two evaluations, then
+transformer each, seeds 0, 1 and 2, trained until learned (ID >= 0.95 at two evaluations, then
 25 % more steps; cap 8,000 steps). A regime's exact
 match pools the test records whose length lies in its range.
 
@@ -14,6 +14,9 @@ table). Rules unchanged.
 Sixth edition (fixed before its runs): parity_check's cap is 8,000 steps, was 4,000, as for every
 other parity_check length run of the protocol (its two runs had ID 0.976 and 0.931 at 4,000,
 rising since step 3,000). Rules unchanged.
+
+Eighth edition (fixed before its runs): a third seed (2) for both tasks; seeds 0 and 1 keep their
+runs. parity_check's claim held on one learned seed (seed 0 ended at ID 0.63). Rules unchanged.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ CAPS = {"reverse_string": 8000, "parity_check": 8000}
 def claims(smoke: bool) -> list[Claim]:
     train_r, test_r = RANGES if not smoke else (((1, 3), (7, 9)), ((4, 6), (10, 12)))
     sizes = {"train": 5000, "validation": 500, "test": 500} if not smoke else {"train": 200, "validation": 40, "test": 40}
-    seeds = (0, 1) if not smoke else (0,)
+    seeds = (0, 1, 2) if not smoke else (0,)  # eighth edition: a third seed (was 0 and 1)
     out = []
     for task in TASKS:
         train = {"steps": CAPS[task], "eval_every": 250, "eval_examples": 256} if not smoke else {"steps": 10, "eval_every": 5, "eval_examples": 16}
