@@ -1,5 +1,5 @@
-"""Validity protocol, edition 7: does each split measure what it claims, and do the models of the
-literature reproduce its results? (CPU scale, 2 cores)
+"""Validity protocol (its edition: validity_engine.EDITION): does each split measure what it claims,
+and do the models of the literature reproduce its results? (CPU scale, 2 cores)
 
     python benchmarks/validity.py                        # every axis -> docs/validity.md, docs/validity.json, plots
     python benchmarks/validity.py --axis chomsky         # one axis, merged into the committed document
@@ -55,7 +55,7 @@ def runs_table(runs_dir: Path, out: Path) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=f"Validity protocol, edition {engine.EDITION}: does each split measure what it claims?")
     parser.add_argument("--axis", action="append", choices=list(AXES), help="run this axis only (repeatable); default: every axis")
     parser.add_argument("--smoke", action="store_true", help="toy scale: checks the pipeline in seconds")
     parser.add_argument("--out", help="folder of validity.md, validity.json and the plots (default docs/; --smoke: a temporary folder)")
