@@ -41,6 +41,7 @@ from gengap.files import atomic_directory
 from gengap.fingerprints import CARD_FILES
 from gengap.ownership import Product
 from gengap.shortfalls import add_warnings, shortfall_warnings
+from gengap.suite import shared_pool
 from gengap.workers import ordered_map
 from gengap.splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from gengap.splits.atoms import CompoundDefinition
@@ -158,12 +159,6 @@ def shared_pool_stream(task: str, label: str) -> str:
     """The seed stream of a shared pool (``pool: {n: N, shared: LABEL}``): ``pool:<task>:<label>``,
     which no config name (``<task>-<split>``, identifiers) can be."""
     return f"pool:{task}:{label}"
-
-
-def shared_pool(entry: dict[str, Any]) -> str | None:
-    """The label of a one-task pool entry's shared pool (``pool: {n: N, shared: LABEL}``), else None."""
-    pool = entry.get("pool")
-    return pool.get("shared") if entry.get("kind") == "pool" and isinstance(pool, dict) else None
 
 
 def pool_seed(entry: dict[str, Any], suite_seed: int) -> int:

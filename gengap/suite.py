@@ -303,20 +303,26 @@ def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = 
     return resolved_entries, errors
 
 
+def shared_pool(entry: dict[str, Any]) -> str | None:
+    """The label of a resolved one-task pool entry's shared pool (``pool: {n: N, shared: LABEL}``), else None."""
+    pool = entry.get("pool")
+    return pool.get("shared") if entry.get("kind") == "pool" and isinstance(pool, dict) else None
+
+
 def _check_shared_pool(resolved: dict[str, Any], index: int, pools: dict[tuple[str, str], tuple[int, dict[str, Any]]], source: YamlSource) -> None:
     """SuiteError unless a shared pool's entries agree on what it holds: the first entry naming
     (task, label) fixes its params and n; a later one that differs is refused at its label. The
     lexicon may differ: it renders the same examples in other words (a lexicon sweep shares a pool)."""
-    pool = resolved.get("pool")
-    if resolved.get("kind") != "pool" or not isinstance(pool, dict) or "shared" not in pool:
+    label = shared_pool(resolved)
+    if label is None:
         return
-    key = (resolved["task"], pool["shared"])
-    what = {"params": {k: v for k, v in resolved["params"].items() if k != LEXICON}, "n": pool["n"]}
+    key = (resolved["task"], label)
+    what = {"params": {k: v for k, v in resolved["params"].items() if k != LEXICON}, "n": resolved["pool"]["n"]}
     first = pools.setdefault(key, (index, what))
     if first[1] != what:
         differs = "n" if first[1]["n"] != what["n"] else "params"
         raise source.error(["entries", index, "pool", "shared"],
-                           f"pool {pool['shared']!r} of {resolved['task']} is drawn by entry {first[0]} with other {differs}: "
+                           f"pool {label!r} of {resolved['task']} is drawn by entry {first[0]} with other {differs}: "
                            "entries that share a pool need the same params and n (or another label)")
 
 
