@@ -54,7 +54,7 @@ for _path in (str(ROOT), str(BENCHMARKS)):
 VERDICTS = ("holds", "does not hold", "not learned")
 CODE = ("gengap", "baselines", "generators", "splits", "benchmarks", "pyproject.toml")  # what a run's figures depend on
 TIMING = "protocol-timing.json"  # a run's wall and CPU seconds and the commit it was trained at, kept beside its results
-EDITION = 8
+EDITION = 9
 
 
 def frozen(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:

@@ -263,7 +263,8 @@ def test_the_sixth_edition_changes_only_claims_that_tested_nothing() -> None:
     """The sixth edition's spec changes, fixed before its runs: the caps and data of the claims the
     fifth edition judged not learned, four copies of the contaminating part, every rule unchanged."""
     interp = {c.key: c for c in interpolation.claims(False)}
-    assert all(engine.thawed(c.arms[0].train)["steps"] == 8000 for c in interp.values())
+    caps = {key: engine.thawed(c.arms[0].train)["steps"] for key, c in interp.items()}
+    assert caps == {"interpolation:reverse_string": 8000, "interpolation:parity_check": 16000}  # the ninth edition doubled parity's
     randomized = next(c for c in generalize.claims(False) if c.key == "randomized")
     steps = {a.label: engine.thawed(a.train)["steps"] for a in randomized.arms}
     assert steps == {"reverse_string randomized": 16000, "reverse_string nope": 16000, "reverse_string rope": 8000,
@@ -299,9 +300,10 @@ def test_the_seventh_edition_moves_memorization_to_a_gpu_and_lengthens_only_the_
     assert {k for k in sixth if sixth[k] != seventh[k]} == {("diversity", "N=78", 0), ("diversity", "N=78", 1)}
 
 
-def test_the_eighth_edition_adds_seeds_where_a_claim_rested_on_one_run() -> None:
+def test_the_eighth_edition_adds_seeds_where_a_claim_rested_on_one_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Grokking seeds 0-2, interpolation seeds 0-2, every generalize arm seeds 0 and 1; the runs of the seeds
     that ran before keep their names (the engine reuses them), and nothing else changes."""
+    monkeypatch.setattr(interpolation, "CAPS", {**interpolation.CAPS, "parity_check": 8000})  # the eighth edition's caps
     seeds = {(c.key, a.label): a.seeds for axis in (grokking, interpolation, generalize) for c in axis.claims(False) for a in c.arms}
     assert all(s == (0, 1, 2) for (key, _), s in seeds.items() if key in ("delay", "fraction") or key.startswith("interpolation:"))
     assert all(s == (0, 1) for (key, _), s in seeds.items() if key in ("inductive", "randomized", "abacus"))
@@ -313,6 +315,24 @@ def test_the_eighth_edition_adds_seeds_where_a_claim_rested_on_one_run() -> None
         seventh |= {run.name for run in engine.plan(claims).values()}
     assert seventh <= eighth  # the runs already made are reused
     assert len({n for n in eighth if "grok_f" in n} - seventh) == 6 and len({n for n in eighth if "interpolation" in n} - seventh) == 2
+
+
+def test_the_ninth_edition_doubles_the_caps_of_exactly_the_unlearned_arms_still_learning_at_their_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Interpolation's parity_check arm (16,000 steps, every seed runs again) and the chomsky transformer on
+    stack_manipulation (8,000) are the only arms whose runs change; every other CPU run keeps its eighth-edition name."""
+    axes = (interpolation, chomsky)
+    ninth = {key: run.name for axis in axes for key, run in engine.plan(axis.claims(False)).items()}
+    caps = {(c.key, a.label): engine.thawed(a.train)["steps"] for axis in axes for c in axis.claims(False) for a in c.arms}
+    monkeypatch.setattr(interpolation, "CAPS", {**interpolation.CAPS, "parity_check": 8000})
+    monkeypatch.setattr(chomsky, "LONG_CAPS", {})
+    eighth = {key: run.name for axis in axes for key, run in engine.plan(axis.claims(False)).items()}
+    assert ninth.keys() == eighth.keys()
+    changed = {key for key in ninth if ninth[key] != eighth[key]}
+    assert changed == {("interpolation:parity_check", "transformer", s) for s in (0, 1, 2)} | {("context_free:stack_manipulation", "transformer", 0)}
+    assert caps[("interpolation:parity_check", "transformer")] == 16000 and caps[("interpolation:reverse_string", "transformer")] == 8000
+    assert caps[("context_free:stack_manipulation", "transformer")] == 8000 and caps[("context_free:stack_manipulation", "lstm")] == 4000
+    # the GPU protocol's larger caps still win
+    assert {engine.thawed(a.train)["steps"] for c in chomsky.claims_of(("context_free",), False, steps=40000) for a in c.arms} == {40000}
 
 
 def test_authors_rules() -> None:

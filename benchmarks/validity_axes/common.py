@@ -49,8 +49,8 @@ def f3(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-# What the seventh edition measured for each claim (docs/validity.json at 8050598), shown beside the
-# eighth edition's verdict (fresh:memorized: the sixth edition's, its last CPU run).
+# What the eighth edition measured for each claim (docs/validity.json at 095c0ab), shown beside the
+# ninth edition's verdict (fresh:memorized: the sixth edition's, its last CPU run).
 PREVIOUS = {
     "divergence": "holds (ρ = -0.933 over 12 points, p = 0.0000)",
     "novelty": "does not hold (mean difference 0.180 over 2 splits (smallest 0.045))",
@@ -60,8 +60,8 @@ PREVIOUS = {
     "gap:addition": "holds (ID 0.997, OOD 0.000, gap 0.997)",
     "positions": "holds (OOD exact match: rope 0.031, alibi 0.000 (not learned), nope 0.000 (not learned))",
     "traces": "does not hold (OOD answer EM: answer-only 0.572, fine 0.273, difference -0.299)",
-    "inductive": "does not hold (OOD answer EM: answer-only 0.572, fine 0.273, inductive 0.264, margin -0.308)",
-    "randomized": "does not hold (length score: reverse_string: randomized 0.693, rope 0.674, nope 0.564 (not learned); parity_check: randomized 0.753, rope 0.578, nope 0.490)",
+    "inductive": "does not hold (OOD answer EM: answer-only 0.572, fine 0.273, inductive 0.146, margin -0.426)",
+    "randomized": "holds (length score: reverse_string: randomized 0.724, rope 0.674, nope 0.593 (not learned); parity_check: randomized 0.753, rope 0.578, nope 0.677)",
     "abacus": "does not hold (OOD exact match: rope 0.000, abacus 0.032 (ID 0.962), difference 0.032)",
     "regular:parity_check": "holds (length score: lstm 1.000, transformer 0.504 (not learned))",
     "regular:even_pairs": "holds (length score: lstm 1.000, transformer 0.494)",
@@ -72,10 +72,10 @@ PREVIOUS = {
     "diversity": "not learned (OOD 0.099 / 0.142 / 0.246 / 0.336 for N=4, N=12, N=36, N=78; ρ = 0.973, gain 0.237; N=78 ID 0.850 and 0.877 at the 24,000-step cap)",
     "monotone": "holds (effect by rho 0.5: -0.015, 0.8: 0.019, 0.95: 0.411, 1: 0.458; ρ = 0.922)",
     "size": "holds (effect at rho 1: 0.458)",
-    "interpolation:reverse_string": "holds (between 0.814, beyond 0.000, difference 0.814)",
-    "interpolation:parity_check": "holds (between 1.000, beyond 0.688, difference 0.312)",
-    "delay": "does not hold (delay n/a (seed 0: memorized at 100, generalized at None))",
-    "fraction": "holds (first step held-out ≥ 0.95: f=0.3: never, f=0.5: never, f=0.7: 4,600)",
+    "interpolation:reverse_string": "holds (between 0.793, beyond 0.011, difference 0.783)",
+    "interpolation:parity_check": "not learned (between 1.000, beyond 0.688, difference 0.312; seeds learned 1 of 3: seeds 0 and 2 at ID 0.634 and 0.871 at the 8,000-step cap)",
+    "delay": "does not hold (delay n/a (seed 0: memorized at 100, generalized at None; seed 1: memorized at 100, generalized at None; seed 2: memorized at 100, generalized at None))",
+    "fraction": "holds (first step held-out ≥ 0.95: f=0.3: never, f=0.5: never, f=0.7: 4,650)",
     "fresh:same": "holds (OOD exact match: cited 0.422, fresh 0.404, difference -0.018)",
     "local:unseen": "does not hold (exact match: no unseen local structure 0.957 (1426 records), ≥ 1 0.923 (664), difference 0.033)",
     "diverse:template": "holds (OOD exact match: random 0.140, diverse 0.173)",
