@@ -10,8 +10,9 @@ kernel. So a step costs, in one process,
     step  = max(host, gpu)
 
 and W processes sharing the GPU (no step synchronises, so each queues ahead) take, for the
-protocol's steps, ``max(sum(steps x step) / W, sum(steps x gpu))``: the host side divides
-among the workers until the GPU is busy with the kernels of all of them. Evaluation and the
+protocol's steps, ``max(sum(steps x step) / W, sum(steps x gpu), the longest run's steps x step)``:
+the host side divides among the workers until the GPU is busy with the kernels of all of them,
+and no run goes faster than its own steps one after another. Evaluation and the
 split building come on top (stated per protocol). The operation counts are counted on the CPU
 (gengap.baselines.probes.count_operations) at the protocol's sequence lengths; H, K and F are
 assumptions until gpu_check.py measures them: ``ASSUMED`` below.
@@ -46,6 +47,7 @@ class StepLoad:
     operations: int
     flops: float
     steps: int  # summed over every run of this kind
+    runs: int = 0  # how many runs share those steps (0: enough to keep every worker busy)
 
 
 def step_seconds(load: StepLoad, costs: Costs) -> tuple[float, float]:
@@ -58,7 +60,8 @@ def training_seconds(loads: Sequence[StepLoad], workers: int, costs: Costs) -> f
     """Seconds to train every step of loads with ``workers`` processes sharing one GPU."""
     alone = sum(load.steps * step_seconds(load, costs)[0] for load in loads)
     busy = sum(load.steps * step_seconds(load, costs)[1] for load in loads)
-    return max(alone / max(workers, 1), busy)
+    longest = max((load.steps / load.runs * step_seconds(load, costs)[0] for load in loads if load.runs), default=0.0)
+    return max(alone / max(workers, 1), busy, longest)  # no run goes faster than its own steps one after another
 
 
 def matmul_flops(parameters: int, tokens: int) -> float:

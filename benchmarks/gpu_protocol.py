@@ -2,7 +2,7 @@
 tasks; and the Deletang et al. (2023) protocol over the six architectures.
 
     python benchmarks/gpu_protocol.py --out runs/protocol             # one H200: ~11-15 minutes by per-step arithmetic
-    python benchmarks/gpu_protocol.py --estimate                      # that arithmetic (also --protocol deletang), no GPU needed
+    python benchmarks/gpu_protocol.py --estimate                      # that arithmetic (also --protocol NAME, every protocol), no GPU needed
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
@@ -65,13 +65,14 @@ fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, `
 ``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules | memorized``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
-Training time by the same arithmetic (never run on a GPU; the periodic evaluations come on
-top): easy-to-hard 3 runs of 20,000 steps of preset small, ~3-4 min (GPU-bound); two-hop one
-run of 100,000 steps at batch 512 of ~8 tokens, ~11-22 min (one process, host-bound: 6.5-13
-ms a step); grokking 9 full-batch runs of 20,000 steps of a 2-layer d=128 model (590
-operations a step), ~5-7 min with 8 workers; label-noise 3 such runs, ~2-2.5 min; looped,
-duplicate-string, cfq, rules (12 runs of up to 40,000 steps of preset small) and memorized (6 runs of
-20,000 steps of preset small, every step trained) not estimated.
+Training time by the same arithmetic (``--estimate --protocol NAME``; never run on a GPU): every
+run at its step cap, at the 99th-percentile row length of its train part (``TOKENS``), with 8
+workers; runs trained until learned stop sooner, and the periodic evaluations and split
+building come on top. label-noise <= 1.9-2.5 min, easy-to-hard <= 2.6-4.3, grokking <= 5.2-7.0
+(9 full-batch runs), memorized <= 6.4-8.6, two-hop <= 11-22 (one run of 100,000 steps, host-bound),
+cfq <= 11-13.5 (7 runs of preset small at ~105 tokens), looped <= 19-28, rules <= 23-32 (12 runs
+of up to 40,000 steps), duplicate-string <= 45-70 (the tape and stack RNNs loop over tokens in
+Python). ``DEFERRED``'s "estimate" holds these figures, and a test recomputes them.
 
 The same protocol on Ray, with fractional GPUs, retries and resume: ``gengap sweep
 gpu-protocol --out runs/protocol`` (gengap/sweeps/gpu-protocol.yaml; its splits come from a
@@ -94,45 +95,57 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # What the CPU validity protocol (benchmarks/validity.py) leaves to a GPU, with the command that runs it;
 # docs/validity.md lists it. The engine protocols (validity_axes/gpu.py) judge their claims with the same rules.
+# "estimate": its training time on one H200 with 8 workers, every run at its step cap, by per-step arithmetic
+# (`--estimate --protocol NAME`, the assumed costs of gpu_estimate.ASSUMED; evaluation and split building not included).
 DEFERRED = (
     {"what": "the full Deletang et al. grid: 15 tasks x 6 architectures x 3 seeds, lengths 1..40 → 41..500, empty output tape",
      "why": "270 runs of preset small to convergence (up to ~6.5-9.5 h on one H200 at the step cap, by per-step arithmetic)",
+     "estimate": "≤ 6.5-9.5 h",
      "command": "python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang"},
     {"what": "easy-to-hard multiplication (levels 1-4 → 5-7)",
      "why": "not learned by the tiny transformer in 4,000 CPU steps (third edition: ID 0.18); preset small, 20,000 steps",
+     "estimate": "≤ 2.62-4.32 min",
      "command": "python benchmarks/gpu_protocol.py --protocol easy-to-hard --out runs/easy-to-hard"},
     {"what": "two-hop composition over held-out bridges at Wang et al.'s inferred/atomic ratio ≥ 3.6",
      "why": "Wang et al. need ~10^5 steps for the ID generalization to grok (third edition, CPU: ID 0.35 at its cap)",
+     "estimate": "≤ 10.8-21.6 min",
      "command": "python benchmarks/gpu_protocol.py --protocol two-hop --out runs/two-hop"},
     {"what": "grokking at Power et al.'s p = 97 (fractions 0.3-0.5, 2 layers, 3 seeds)",
      "why": "20,000 full-batch steps of up to 4,700 pairs per run; the CPU protocol uses Nanda et al.'s p = 113 at one layer",
+     "estimate": "≤ 5.19-6.96 min",
      "command": "python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking"},
     {"what": "label noise: 10 % corrupted labels, generalization without keeping them (Doshi et al. 2024)",
      "why": "the unlearning phase comes after grokking, beyond the CPU step budget",
+     "estimate": "≤ 1.87-2.46 min",
      "command": "python benchmarks/gpu_protocol.py --protocol label-noise --out runs/label-noise"},
     {"what": "looped models on prefix_sums and parity_check: more test iterations solve longer inputs (recall, progressive loss)",
      "why": "fourth edition on the CPU: not learned at 2,000 steps (looped ID 0.003 and 0.51; a step is 8-24 layer passes, "
             "40 CPU min for the two runs); the GPU protocol: 20,000 steps, 3 seeds",
+     "estimate": "≤ 18.7-28.1 min",
      "command": "python benchmarks/gpu_protocol.py --protocol looped --out runs/looped"},
     {"what": "duplicate_string: the tape RNN generalizes where the stack RNN, the LSTM and the transformer do not (empty output tape)",
      "why": "fourth edition on the CPU: not learned at 4,000 steps (tape RNN ID 0.52 and 0.28, 22 CPU min for two seeds); the paper "
             "trains 1,000,000 steps; the GPU protocol: 40,000 steps, 3 seeds of the tape RNN (also in --protocol deletang's grid)",
+     "estimate": "≤ 45-70 min",
      "command": "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"},
     {"what": "cfq_like: a model that learned the random split falls on MCD1-3, and OOD falls as compound divergence rises",
      "why": "fifth to ninth editions on the CPU: not learned at 6,000 steps (tiny transformer ID 0.49-0.68 averaged over "
             "question lengths, 0.80-0.90 over records, 7 runs); pilots of the random split (seed 9, not protocol runs) did "
             "not learn either: 48,000 training records, 0.534 averaged over lengths after 6,000 steps; grammar level 3, "
             "0.694 with 8,000 records and 0.757 with 47,000 after 8,000 steps; the GPU protocol: preset small, 20,000 steps",
+     "estimate": "≤ 11-13.5 min",
      "command": "python benchmarks/gpu_protocol.py --protocol cfq --out runs/cfq"},
     {"what": "rules in context: OOD on unseen rewrite systems rises with the number of training systems, every N learned",
      "why": "seventh edition on the CPU: N = 78 not learned at 24,000 steps (ID 0.85 and 0.88 on unseen strings of its "
             "systems; 0.84 and 0.81 at the sixth edition's 10,000); OOD already rose 0.10 → 0.34 with N; the GPU protocol: "
             "preset small, 40,000 steps, 3 seeds",
+     "estimate": "≤ 22.9-31.6 min",
      "command": "python benchmarks/gpu_protocol.py --protocol rules --out runs/rules"},
     {"what": "fresh:memorized: a model that trained on the cited test part scores higher there than on a fresh part",
      "why": "sixth edition on the CPU: not learned (the tiny transformer fit the cited parity part it trained 4 times on to "
             "0.618, fresh 0.674); a pilot with 16 copies and no early stop left its ID at chance; the GPU protocol: preset "
             "small, every step of 20,000 trained, 3 seeds",
+     "estimate": "≤ 6.41-8.57 min",
      "command": "python benchmarks/gpu_protocol.py --protocol memorized --out runs/memorized"},
 )
 
@@ -214,10 +227,15 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 ENGINE_PROTOCOLS = ("easy-to-hard", "two-hop", "grokking", "label-noise", "looped", "duplicate-string", "cfq", "rules", "memorized")  # the keys of validity_axes.gpu.GPU_PROTOCOLS
 
 
-def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24) -> tuple[int, int]:
-    """(aten operations, parameters) of one training step of ``arch`` at ``preset`` on a batch of
-    ``tokens``-token rows, counted on the CPU with the CUDA settings (fused AdamW, the precision
-    the architecture runs in under bf16); the count does not depend on the batch size."""
+STRUCTURE = ("layers", "d_model", "heads", "memory_cell", "iterations", "window", "progressive_loss")  # settings that change a step's operations
+
+
+def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, batch: int = 2, vocab: int = 24,
+                        **structure: Any) -> tuple[int, int]:
+    """(aten operations, parameters) of one training step of ``arch`` at ``preset`` (and ``structure``:
+    keys of STRUCTURE) on a batch of ``tokens``-token rows, counted on the CPU with the CUDA settings
+    (fused AdamW, the precision the architecture runs in under bf16); the count does not depend on the
+    batch size."""
     import torch
 
     from gengap.baselines.architectures import build
@@ -225,7 +243,7 @@ def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, ba
     from gengap.baselines.settings import TrainSettings
     from gengap.baselines.training import Trainer
 
-    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16").resolve()
+    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16", **structure).resolve()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         model = build(settings.spec, vocab, tokens + 8, 0, 1)
@@ -247,7 +265,7 @@ def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, to
     loads = []
     for arch, pos in models:
         operations, parameters = operations_per_step(arch, pos, preset, tokens)
-        loads.append(StepLoad(f"{arch} {pos or ''}".strip(), operations, matmul_flops(parameters, batch * tokens), runs_per_arch * steps))
+        loads.append(StepLoad(f"{arch} {pos or ''}".strip(), operations, matmul_flops(parameters, batch * tokens), runs_per_arch * steps, runs_per_arch))
     lines = [f"{protocol}: {runs_per_arch} runs x {steps:,} steps per model, batch {batch} x {tokens} tokens, preset {preset}, {workers} workers",
              "| model | operations / step | GFLOP / step | " + " | ".join(f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
              "|---|---:|---:|" + "---|" * len(ASSUMED)]
@@ -256,6 +274,55 @@ def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, to
         lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.0f} | " + " | ".join(cells) + " |")
     totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
     lines.append(f"training, {workers} workers on one GPU: {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
+    return lines
+
+
+# Tokens of a training row (input + target + 2) at the 99th percentile of each engine protocol's train part: a padded
+# batch runs at about its longest rows. Measured from the protocols' splits (cfq: its random split; rules: 3,000
+# generated records of its systems' parameters), 2026-12-06. ``--tokens`` overrides.
+TOKENS = {"easy-to-hard": 19, "two-hop": 6, "grokking": 6, "label-noise": 6, "looped": 42, "duplicate-string": 62, "cfq": 105,
+          "rules": 29, "memorized": 43}
+
+
+def engine_estimate(protocol: str, tokens: int | None, workers: int) -> list[str]:
+    """The lines of --estimate for a deferred validity claim: every run of the protocol (validity_axes.gpu,
+    an arm shared by two claims counted once) at its step cap, grouped by model, at ``tokens`` a row
+    (default: TOKENS); full-batch runs count their train part's rows. The same arithmetic as ``estimate``.
+    Runs trained until learned stop earlier, so the total is an upper bound on training."""
+    import validity_engine as engine
+    from gpu_estimate import ASSUMED, StepLoad, matmul_flops, step_seconds, training_seconds
+    from validity_axes.gpu import GPU_PROTOCOLS
+
+    from gengap.baselines.settings import TrainSettings
+
+    tokens = tokens or TOKENS[protocol]
+    runs = {run.name: run for run in engine.plan(GPU_PROTOCOLS[protocol](False)).values()}
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for run in runs.values():
+        given = engine.thawed(run.settings)
+        structure = tuple((key, given[key]) for key in STRUCTURE if given.get(key) is not None)
+        resolved = TrainSettings(arch=given.get("arch", "transformer"), pos=given.get("pos"), preset=run.preset,
+                                 steps=given.get("steps"), batch_size=given.get("batch_size"), **dict(structure)).resolve()
+        rows = len(engine.build_split(run.build).train) if given.get("full_batch") else resolved.batch_size
+        key = (resolved.arch, resolved.pos, run.preset, structure, rows, bool(given.get("full_batch")))
+        groups.setdefault(key, [0, 0])
+        groups[key][0] += int(resolved.steps or 0)
+        groups[key][1] += 1
+    loads, names = [], []
+    for (arch, pos, preset, structure, rows, full), (steps, count) in groups.items():
+        operations, parameters = operations_per_step(arch, None if pos == "none" else pos, preset, tokens, **dict(structure))
+        model = " ".join(part for part in (arch, None if pos in (None, "none") else pos, preset) if part)
+        shape = "".join(f", {k} {v}" for k, v in structure)
+        names.append(f"{model}{shape}; batch {f'full ({rows:,})' if full else rows}; {count} run{'s' if count > 1 else ''}, {steps:,} steps")
+        loads.append(StepLoad(names[-1], operations, matmul_flops(parameters, rows * tokens), steps, count))
+    lines = [f"{protocol}: {len(runs)} runs at their step caps (until learned: fewer), {tokens} tokens a row, {workers} workers",
+             "| model | operations / step | GFLOP / step | " + " | ".join(f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
+             "|---|---:|---:|" + "---|" * len(ASSUMED)]
+    for load in loads:
+        cells = [" / ".join(f"{x * 1000:.1f} ms" for x in step_seconds(load, costs)) for costs in ASSUMED]
+        lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.1f} | " + " | ".join(cells) + " |")
+    totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
+    lines.append(f"training, {workers} workers on one GPU: at most {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
     return lines
 
 
@@ -298,7 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False, help="torch.compile (default off)")
     parser.add_argument("--estimate", action="store_true", help="print the protocol's training time from per-step arithmetic "
-                        "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; gaps or deletang")
+                        "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; every protocol")
+    parser.add_argument("--tokens", type=int, help="--estimate: tokens a training row (default 80; the engine protocols: "
+                        "their train parts' 99th percentile, gpu_protocol.TOKENS)")
     args = parser.parse_args(argv)
     if not args.out and not args.estimate:
         parser.error("--out is required")
@@ -307,13 +376,16 @@ def main(argv: list[str] | None = None) -> int:
 
     cuda = args.device != "cpu" and torch.cuda.is_available()
     if args.protocol in ENGINE_PROTOCOLS:
+        if args.estimate:
+            print("\n".join(engine_estimate(args.protocol, args.tokens, args.workers or 8)))
+            return 0
         return run_engine_protocol(args, cuda)
     deletang = args.protocol == "deletang"
     if args.estimate:
         seeds_count = len((args.seeds or "0,1,2").split(","))
         tasks = len(args.only.split(",")) if args.only else len(DELETANG if deletang else EXPERIMENTS)
         archs_chosen = args.archs.split(",") if args.archs else list(ARCHS)
-        lines = estimate(args.protocol, archs_chosen, tasks * seeds_count, args.steps or (10000 if deletang else 2000), 80,
+        lines = estimate(args.protocol, archs_chosen, tasks * seeds_count, args.steps or (10000 if deletang else 2000), args.tokens or 80,
                          args.batch_size or 128, args.preset or "small", args.workers or 8)
         print("\n".join(lines))
         return 0

@@ -119,9 +119,11 @@ def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Seq
             lines.append("")
     if deferred:
         lines += ["## Deferred to a GPU", "", "Set-ups whose published budget does not fit 2 CPU cores; each is one command of "
-                  "`benchmarks/gpu_protocol.py` (see its docstring for the time estimates).", "",
-                  "| what | why | command |", "|---|---|---|"]
-        lines += [f"| {d['what']} | {d['why']} | `{d['command']}` |" for d in deferred]
+                  "`benchmarks/gpu_protocol.py`. Its training time is estimated by per-step arithmetic on one H200 with 8 "
+                  "workers, every run at its step cap (runs trained until learned stop sooner; evaluation and split building "
+                  "come on top): `python benchmarks/gpu_protocol.py --estimate --protocol NAME`, never yet measured on a GPU.", "",
+                  "| what | why | training (estimate) | command |", "|---|---|---|---|"]
+        lines += [f"| {d['what']} | {d['why']} | {d.get('estimate', 'n/a')} | `{d['command']}` |" for d in deferred]
         lines.append("")
     if runs_table:
         lines += ["## All runs", "", "Every run of the protocol, as `gengap report` prints it.", "", runs_table, ""]

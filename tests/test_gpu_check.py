@@ -58,6 +58,9 @@ def test_the_arithmetic_is_bound_by_the_host_or_by_the_gpu() -> None:
     assert training_seconds([load], 8, costs) == pytest.approx(0.3)  # eight: the GPU's 100 x 3 ms is the bound
     heavy = StepLoad("y", operations=10, flops=1e13, steps=10)
     assert training_seconds([load, heavy], 8, costs) == pytest.approx(0.3 + 10 * (20e-6 + 0.1))
+    alone = StepLoad("x", operations=1000, flops=1e11, steps=100, runs=1)  # one run: 8 workers cannot share its steps
+    assert training_seconds([alone], 8, costs) == pytest.approx(1.0)
+    assert training_seconds([StepLoad("x", operations=1000, flops=1e11, steps=100, runs=4)], 8, costs) == pytest.approx(0.3)  # 25 steps x 10 ms < 0.3
 
 
 def test_the_protocol_estimate_prints_its_arithmetic(capsys: pytest.CaptureFixture) -> None:
@@ -71,3 +74,33 @@ def test_the_protocol_estimate_prints_its_arithmetic(capsys: pytest.CaptureFixtu
     assert set(operations) == {"transformer rope", "transformer nope"} and operations["transformer rope"] > operations["transformer nope"] > 100
     low, high = lines[-1].split(": ")[1].split(" min")[0].split("-")
     assert lines[-1].startswith("training, 8 workers on one GPU") and 0 <= float(low) <= float(high)
+
+
+def test_every_deferred_claim_has_an_estimate_counting_each_shared_run_once(capsys: pytest.CaptureFixture) -> None:
+    """--estimate for an engine protocol: each run at its cap once (cfq's random arm serves both claims),
+    grouped by model, with the upper bound of its training minutes; it never needs --out."""
+    import gpu_protocol
+
+    assert gpu_protocol.main(["--estimate", "--protocol", "cfq", "--workers", "7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"cfq: 7 runs at their step caps (until learned: fewer), {gpu_protocol.TOKENS['cfq']} tokens a row, 7 workers"
+    (row,) = [line for line in lines if line.startswith("| transformer")]
+    assert "small; batch 128; 7 runs, 140,000 steps" in row  # 7 runs x the 20,000-step cap of the GPU protocol
+    low, high = lines[-1].split("at most ")[1].split(" min")[0].split("-")
+    assert 0 < float(low) <= float(high)
+    assert gpu_protocol.main(["--estimate", "--protocol", "grokking", "--tokens", "8"]) == 0
+    grokking = capsys.readouterr().out.splitlines()
+    assert grokking[0].startswith("grokking: 9 runs") and "8 tokens a row" in grokking[0]
+    full = [line for line in grokking if "layers 2, d_model 128, heads 4; batch full (" in line]
+    assert sorted(line.split("batch full (")[1].split(")")[0] for line in full) == ["2,822", "3,764", "4,704"]  # 97^2 x 0.3, 0.4, 0.5
+    assert all(line.split("; ")[2].startswith("3 runs, 60,000 steps") for line in full)
+
+
+def test_the_deferred_table_states_each_engine_protocols_estimate() -> None:
+    """docs/validity.md's deferred table prints DEFERRED's estimates: each is what --estimate computes now."""
+    import gpu_protocol
+
+    stated = {d["command"].split("--protocol ")[1].split()[0]: d["estimate"] for d in gpu_protocol.DEFERRED}
+    for protocol in gpu_protocol.ENGINE_PROTOCOLS:
+        last = gpu_protocol.engine_estimate(protocol, None, 8)[-1]
+        assert f"≤ {last.split('at most ')[1].split(' min')[0]} min" == stated[protocol], protocol
