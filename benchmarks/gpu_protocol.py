@@ -258,7 +258,7 @@ def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, to
     """The lines of --estimate: per architecture the counted operations and FLOPs of a step, its
     seconds in one process and on the GPU under each ASSUMED cost, and the training total
     (benchmarks/gpu_estimate.py)."""
-    from gpu_estimate import ASSUMED, StepLoad, matmul_flops, step_seconds, training_seconds
+    from gpu_estimate import StepLoad, matmul_flops
 
     models = [("transformer", pos) for pos in ("rope", "nope")] if protocol == "gaps" else \
         [(arch, "rope" if arch in ("transformer", "looped") else None) for arch in archs]
@@ -266,14 +266,22 @@ def estimate(protocol: str, archs: list[str], runs_per_arch: int, steps: int, to
     for arch, pos in models:
         operations, parameters = operations_per_step(arch, pos, preset, tokens)
         loads.append(StepLoad(f"{arch} {pos or ''}".strip(), operations, matmul_flops(parameters, batch * tokens), runs_per_arch * steps, runs_per_arch))
-    lines = [f"{protocol}: {runs_per_arch} runs x {steps:,} steps per model, batch {batch} x {tokens} tokens, preset {preset}, {workers} workers",
-             "| model | operations / step | GFLOP / step | " + " | ".join(f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
+    header = f"{protocol}: {runs_per_arch} runs x {steps:,} steps per model, batch {batch} x {tokens} tokens, preset {preset}, {workers} workers"
+    return estimate_table(header, loads, workers, "", "{:.0f}")
+
+
+def estimate_table(header: str, loads: list[Any], workers: int, bound: str, gflop: str) -> list[str]:
+    """The header, a row per load (operations, GFLOP and seconds of a step under each ASSUMED cost) and the training total."""
+    from gpu_estimate import ASSUMED, step_seconds, training_seconds
+
+    lines = [header, "| model | operations / step | GFLOP / step | " + " | ".join(
+        f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
              "|---|---:|---:|" + "---|" * len(ASSUMED)]
     for load in loads:
         cells = [" / ".join(f"{x * 1000:.1f} ms" for x in step_seconds(load, costs)) for costs in ASSUMED]
-        lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.0f} | " + " | ".join(cells) + " |")
+        lines.append(f"| {load.name} | {load.operations:,} | {gflop.format(load.flops / 1e9)} | " + " | ".join(cells) + " |")
     totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
-    lines.append(f"training, {workers} workers on one GPU: {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
+    lines.append(f"training, {workers} workers on one GPU: {bound}{totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
     return lines
 
 
@@ -290,7 +298,7 @@ def engine_estimate(protocol: str, tokens: int | None, workers: int) -> list[str
     (default: TOKENS); full-batch runs count their train part's rows. The same arithmetic as ``estimate``.
     Runs trained until learned stop earlier, so the total is an upper bound on training."""
     import validity_engine as engine
-    from gpu_estimate import ASSUMED, StepLoad, matmul_flops, step_seconds, training_seconds
+    from gpu_estimate import StepLoad, matmul_flops
     from validity_axes.gpu import GPU_PROTOCOLS
 
     from gengap.baselines.settings import TrainSettings
@@ -315,15 +323,8 @@ def engine_estimate(protocol: str, tokens: int | None, workers: int) -> list[str
         shape = "".join(f", {k} {v}" for k, v in structure)
         names.append(f"{model}{shape}; batch {f'full ({rows:,})' if full else rows}; {count} run{'s' if count > 1 else ''}, {steps:,} steps")
         loads.append(StepLoad(names[-1], operations, matmul_flops(parameters, rows * tokens), steps, count))
-    lines = [f"{protocol}: {len(runs)} runs at their step caps (until learned: fewer), {tokens} tokens a row, {workers} workers",
-             "| model | operations / step | GFLOP / step | " + " | ".join(f"s/step one process, GPU (H {c.host * 1e6:.0f} us, K {c.kernel * 1e6:.0f} us)" for c in ASSUMED) + " |",
-             "|---|---:|---:|" + "---|" * len(ASSUMED)]
-    for load in loads:
-        cells = [" / ".join(f"{x * 1000:.1f} ms" for x in step_seconds(load, costs)) for costs in ASSUMED]
-        lines.append(f"| {load.name} | {load.operations:,} | {load.flops / 1e9:.1f} | " + " | ".join(cells) + " |")
-    totals = [training_seconds(loads, workers, costs) / 60 for costs in ASSUMED]
-    lines.append(f"training, {workers} workers on one GPU: at most {totals[0]:.3g}-{totals[1]:.3g} min (evaluation and split building not included)")
-    return lines
+    header = f"{protocol}: {len(runs)} runs at their step caps (until learned: fewer), {tokens} tokens a row, {workers} workers"
+    return estimate_table(header, loads, workers, "at most ", "{:.1f}")
 
 
 def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
