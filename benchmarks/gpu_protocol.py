@@ -111,7 +111,7 @@ DEFERRED = (
      "estimate": "≤ 10.8-21.6 min",
      "command": "python benchmarks/gpu_protocol.py --protocol two-hop --out runs/two-hop"},
     {"what": "grokking at Power et al.'s p = 97 (fractions 0.3-0.5, 2 layers, 3 seeds)",
-     "why": "20,000 full-batch steps of up to 4,700 pairs per run; the CPU protocol uses Nanda et al.'s p = 113 at one layer",
+     "why": "20,000 full-batch steps of up to 4,700 pairs per run; the CPU protocol uses p = 23 at one layer (a full-batch step at Nanda et al.'s p = 113 takes ~0.9 s on the CPU)",
      "estimate": "≤ 5.19-6.96 min",
      "command": "python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking"},
     {"what": "label noise: 10 % corrupted labels, generalization without keeping them (Doshi et al. 2024)",
