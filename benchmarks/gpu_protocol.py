@@ -346,6 +346,8 @@ def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from validity_engine import positive_int
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="output folder (runs/, report.md, report.png); not with --estimate")
     parser.add_argument("--smoke", action="store_true", help="tiny model, few steps, small data, one seed: a CPU check")
@@ -359,15 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
     parser.add_argument("--seeds", help="comma-separated seeds (default 0,1,2; --smoke: 0)")
     parser.add_argument("--preset", help="model preset (default small; --smoke: tiny)")
-    parser.add_argument("--steps", type=int, help="training steps per run (default 2000; --smoke: 30)")
-    parser.add_argument("--batch-size", type=int, help="batch size (default 128; --smoke: 32)")
-    parser.add_argument("--eval-limit", type=int, help="final evaluation examples per side (default 2000; --smoke: 24)")
-    parser.add_argument("--workers", type=int, help="parallel runs (default 8 on CUDA, 1 on the CPU)")
+    parser.add_argument("--steps", type=positive_int, help="training steps per run (default 2000; --smoke: 30)")
+    parser.add_argument("--batch-size", type=positive_int, help="batch size (default 128; --smoke: 32)")
+    parser.add_argument("--eval-limit", type=positive_int, help="final evaluation examples per side (default 2000; --smoke: 24)")
+    parser.add_argument("--workers", type=positive_int, help="parallel runs (default 8 on CUDA, 1 on the CPU)")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False, help="torch.compile (default off)")
     parser.add_argument("--estimate", action="store_true", help="print the protocol's training time from per-step arithmetic "
                         "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; every protocol")
-    parser.add_argument("--tokens", type=int, help="--estimate: tokens a training row (default 80; the engine protocols: "
+    parser.add_argument("--tokens", type=positive_int, help="--estimate: tokens a training row (default 80; the engine protocols: "
                         "their train parts' 99th percentile, gpu_protocol.TOKENS)")
     args = parser.parse_args(argv)
     if not args.out and not args.estimate:
@@ -382,14 +384,6 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return run_engine_protocol(args, cuda)
     deletang = args.protocol == "deletang"
-    if args.estimate:
-        seeds_count = len((args.seeds or "0,1,2").split(","))
-        tasks = len(args.only.split(",")) if args.only else len(DELETANG if deletang else EXPERIMENTS)
-        archs_chosen = args.archs.split(",") if args.archs else list(ARCHS)
-        lines = estimate(args.protocol, archs_chosen, tasks * seeds_count, args.steps or (10000 if deletang else 2000), args.tokens or 80,
-                         args.batch_size or 128, args.preset or "small", args.workers or 8)
-        print("\n".join(lines))
-        return 0
     known = DELETANG if deletang else EXPERIMENTS
     names = args.only.split(",") if args.only else list(known)
     unknown = sorted(set(names) - set(known))
@@ -398,8 +392,16 @@ def main(argv: list[str] | None = None) -> int:
     archs = args.archs.split(",") if args.archs else list(ARCHS)
     if sorted(set(archs) - set(ARCHS)):
         parser.error(f"unknown architecture(s) {', '.join(sorted(set(archs) - set(ARCHS)))}")
+    try:
+        seeds = [int(s) for s in (args.seeds or ("0" if args.smoke else "0,1,2")).split(",")]
+    except ValueError:
+        parser.error(f"--seeds {args.seeds!r}: not a comma-separated list of integers")
+    if args.estimate:
+        lines = estimate(args.protocol, archs, len(names) * len(seeds), args.steps or (10000 if deletang else 2000), args.tokens or 80,
+                         args.batch_size or 128, args.preset or "small", args.workers or 8)
+        print("\n".join(lines))
+        return 0
     smoke = args.smoke
-    seeds = [int(s) for s in (args.seeds or ("0" if smoke else "0,1,2")).split(",")]
     steps = args.steps or (30 if smoke else 10000 if deletang else 2000)
     settings = {
         "preset": args.preset or ("tiny" if smoke else "small"),

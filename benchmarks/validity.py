@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--smoke", action="store_true", help="toy scale: checks the pipeline in seconds")
     parser.add_argument("--out", help="folder of validity.md, validity.json and the plots (default docs/; --smoke: a temporary folder)")
     parser.add_argument("--runs", help="run directories (default OUT/validity-runs; finished runs are reused)")
-    parser.add_argument("--workers", type=int, default=2, help="runs trained at once, one CPU thread each (default 2)")
+    parser.add_argument("--workers", type=engine.positive_int, default=2, help="runs trained at once, one CPU thread each (default 2)")
     parser.add_argument("--list", action="store_true", help="print the claims, arms and rules; run nothing")
     args = parser.parse_args(argv)
     axes = args.axis or list(AXES)

@@ -104,3 +104,30 @@ def test_the_deferred_table_states_each_engine_protocols_estimate() -> None:
     for protocol in gpu_protocol.ENGINE_PROTOCOLS:
         last = gpu_protocol.engine_estimate(protocol, None, 8)[-1]
         assert f"≤ {last.split('at most ')[1].split(' min')[0]} min" == stated[protocol], protocol
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--estimate", "--tokens", "-5"], "argument --tokens: -5 is below 1"),
+    (["--estimate", "--workers", "0"], "argument --workers: 0 is below 1"),
+    (["--estimate", "--steps", "x"], "argument --steps: 'x' is not an integer"),
+    (["--estimate", "--protocol", "deletang", "--archs", "foo"], "unknown architecture(s) foo"),
+    (["--estimate", "--seeds", "a,b"], "--seeds 'a,b': not a comma-separated list of integers"),
+    (["--estimate", "--only", "nope"], "unknown experiment(s) nope"),
+    (["--protocol", "cfq"], "--out is required"),
+])
+def test_the_protocol_scripts_refuse_bad_input_in_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
+    """A usage error, not a traceback: exit status 2 and one line naming the problem (before any model is built)."""
+    import gpu_protocol
+
+    with pytest.raises(SystemExit) as exited:
+        gpu_protocol.main(argv)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f": error: {message}")  # prog: the script name, or pytest's
+
+
+def test_the_validity_protocol_refuses_zero_workers(capsys: pytest.CaptureFixture) -> None:
+    import validity
+
+    with pytest.raises(SystemExit) as exited:
+        validity.main(["--workers", "0", "--list"])
+    assert exited.value.code == 2 and capsys.readouterr().err.splitlines()[-1].endswith("error: argument --workers: 0 is below 1")
