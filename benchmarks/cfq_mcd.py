@@ -38,6 +38,7 @@ from typing import Any
 from gengap.generators import get_task
 from gengap.splits import generate_records, split
 from gengap.splits.mcd import DEFAULT_STEPS, reporting_steps
+from arguments import non_negative_int, positive_int
 
 CFQ = {"pool": 239_357, "train": 95_743, "validation": 11_968, "test": 11_968, "atom_divergence_max": 0.02}
 TRAIN_SIDE, TEST = 0.45, 0.05  # of the distinct questions (CFQ's 40 + 5 and 5 %)
@@ -109,15 +110,15 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pool", type=int, default=200_000, help="cfq_like records generated (default 200,000)")
-    parser.add_argument("--pool-seed", type=int, default=0, help="seed of the pool (default 0)")
+    parser.add_argument("--pool", type=positive_int, default=200_000, help="cfq_like records generated (default 200,000)")
+    parser.add_argument("--pool-seed", type=non_negative_int, default=0, help="seed of the pool (default 0)")
     parser.add_argument("--seeds", default="1,2,3", help="MCD split seeds (default 1,2,3: CFQ's MCD1-3)")
-    parser.add_argument("--random-seed", type=int, default=0, help="seed of the random split (default 0)")
-    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help=f"MCD search moves (default {DEFAULT_STEPS:,})")
-    parser.add_argument("--jobs", type=int, default=2, help="splits run at once, one process each (default 2)")
+    parser.add_argument("--random-seed", type=non_negative_int, default=0, help="seed of the random split (default 0)")
+    parser.add_argument("--steps", type=non_negative_int, default=DEFAULT_STEPS, help=f"MCD search moves (default {DEFAULT_STEPS:,})")
+    parser.add_argument("--jobs", type=positive_int, default=2, help="splits run at once, one process each (default 2)")
     parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--measure", help=argparse.SUPPRESS)  # internal: one split in this process
-    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=non_negative_int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args.pool, args.pool_seed, args.measure, args.seed, args.steps)))

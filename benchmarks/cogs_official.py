@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gengap.generators.tasks import _cogs_grammar as grammar  # noqa: E402
 from gengap.generators.tasks import _cogs_lexicon as lex  # noqa: E402
 from gengap.generators.tasks._cogs_grammar import category_of  # noqa: E402
+from arguments import non_negative_int  # noqa: E402
 
 FILES = ("train", "dev", "test", "gen")
 _NOUN = re.compile(r"(?:^|; |AND |LAMBDA a \. )\*? ?(\w+) \( (?:x _ \d+|a) \)")
@@ -134,7 +135,7 @@ def check_variable_free(path: Path, show: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, help="the data/ directory of a COGS checkout")
-    parser.add_argument("--show", type=int, default=3, help="mismatches to print per file")
+    parser.add_argument("--show", type=non_negative_int, default=3, help="mismatches to print per file")
     parser.add_argument("--varfree", type=Path, help="gen.tsv with variable-free logical forms (Qiu et al. 2022)")
     args = parser.parse_args(argv)
     if args.varfree:

@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from gengap.generators import BlockPlan, batch_to_jsonl, get_task, task_names  # noqa: E402
 from gengap.generators.blocks import BLOCK_SIZE  # noqa: E402
 from gengap.generators.params import ParamError  # noqa: E402
+from arguments import positive_float, positive_int  # noqa: E402
 
 
 CLOCK = {"now": time.perf_counter}  # --cpu-time: time.process_time (this process's CPU seconds)
@@ -370,12 +371,12 @@ def floor_report(names: list[str], rate: float, min_seconds: float, at: str = "l
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
-    parser.add_argument("--size", type=int, default=40, help="size knob (input length / digits); default 40")
-    parser.add_argument("--length", type=int, help="calibrate every task to inputs of about this many tokens instead of --size")
+    parser.add_argument("--size", type=positive_int, default=40, help="size knob (input length / digits); default 40")
+    parser.add_argument("--length", type=positive_int, help="calibrate every task to inputs of about this many tokens instead of --size")
     parser.add_argument("--defaults", action="store_true", help="each task at its default parameters instead of --size")
     parser.add_argument("--cpu-time", action="store_true", help="time with this process's CPU time, not wall time (a machine shared with other jobs)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="minimum seconds per timed run")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (best is kept)")
+    parser.add_argument("--seconds", type=positive_float, default=1.0, help="minimum seconds per timed run")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per figure (best is kept)")
     parser.add_argument("--compare-reasoning-gym", action="store_true", help="also time the closest reasoning-gym tasks (pip install reasoning-gym)")
     parser.add_argument("--only-compare", action="store_true", help="skip the per-task table")
     parser.add_argument(
@@ -383,9 +384,9 @@ def main() -> None:
         action="store_true",
         help="only: CPU time of whole `gengap generate` processes (1 and 2 workers) vs iterating reasoning-gym count_bits",
     )
-    parser.add_argument("--n", type=int, default=300_000, help="records per process for --cli-compare (default 300,000)")
-    parser.add_argument("--scaling-n", type=int, default=3_000_000, help="records per process for --cli-compare's worker scaling (default 3,000,000)")
-    parser.add_argument("--floor", type=float, help="only: every task at input length 500 (else its top level) against this many records/s")
+    parser.add_argument("--n", type=positive_int, default=300_000, help="records per process for --cli-compare (default 300,000)")
+    parser.add_argument("--scaling-n", type=positive_int, default=3_000_000, help="records per process for --cli-compare's worker scaling (default 3,000,000)")
+    parser.add_argument("--floor", type=positive_float, help="only: every task at input length 500 (else its top level) against this many records/s")
     parser.add_argument("--floor-at", choices=("length", "size"), default="length", help="--floor at input length ~500 tokens (default) or at the size knob's 500")
     args = parser.parse_args()
     if args.floor:

@@ -47,6 +47,7 @@ import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
+from arguments import positive_float
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -441,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="folder for gpu-check.json and gpu-check.md")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cuda, cuda:N or cpu (CPU sizes)")
-    parser.add_argument("--budget", type=float, help="seconds for the whole check (default 480 on CUDA, 120 on the CPU)")
+    parser.add_argument("--budget", type=positive_float, help="seconds for the whole check (default 480 on CUDA, 120 on the CPU)")
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out: tests, architectures, concurrency, determinism, protocol")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)

@@ -346,7 +346,7 @@ def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from validity_engine import positive_int
+    from arguments import positive_int
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="output folder (runs/, report.md, report.png); not with --estimate")

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gengap.harnesses import export_release, open_release, score_output  # noqa: E402
+from arguments import non_negative_int, positive_int  # noqa: E402
 
 SUITE = """\
 name: harness-bench
@@ -113,10 +114,10 @@ def compare_rewards(n: int, repeats: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("release", nargs="?", help="release directory (default: build a small one)")
-    parser.add_argument("--shots", type=int, default=3)
+    parser.add_argument("--shots", type=non_negative_int, default=3)
     parser.add_argument("--rewards-only", action="store_true", help="only the reward path beside reasoning-gym's")
-    parser.add_argument("--n", type=int, default=5000, help="completions per reward figure (default 5000)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed rounds per reward figure (default 5)")
+    parser.add_argument("--n", type=positive_int, default=5000, help="completions per reward figure (default 5000)")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="timed rounds per reward figure (default 5)")
     args = parser.parse_args()
     if args.rewards_only:
         compare_rewards(args.n, args.repeats)

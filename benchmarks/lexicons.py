@@ -19,6 +19,7 @@ import time
 
 from gengap.generators import get_task
 from gengap.splits import generate_records
+from arguments import non_negative_int, positive_int
 
 TASKS = ("scan", "cogs", "cogs_like", "pcfg_set", "fact_two_hop", "letter_analogy")
 
@@ -37,9 +38,9 @@ def cpu_seconds(task: str, lexicon: int, n: int, repeats: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200_000, help="records per generation (default 200,000)")
-    parser.add_argument("--lexicon", type=int, default=1, help="the resampled lexicon set against lexicon 0 (default 1)")
-    parser.add_argument("--repeats", type=int, default=1, help="generations per side; the best CPU time counts (default 1)")
+    parser.add_argument("--n", type=positive_int, default=200_000, help="records per generation (default 200,000)")
+    parser.add_argument("--lexicon", type=non_negative_int, default=1, help="the resampled lexicon set against lexicon 0 (default 1)")
+    parser.add_argument("--repeats", type=positive_int, default=1, help="generations per side; the best CPU time counts (default 1)")
     parser.add_argument("--tasks", default=",".join(TASKS), help="comma-separated tasks (default: every task with a lexicon)")
     args = parser.parse_args()
     if args.lexicon < 1:

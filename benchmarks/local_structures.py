@@ -27,6 +27,7 @@ from gengap.generators.seeding import train_sample_rng
 from gengap.splits import generate_records
 from gengap.splits.atoms import CompoundDefinition, record_compounds
 from gengap.splits.diverse import TrainSelection
+from arguments import positive_int
 
 TASKS = ("scan", "cogs_like", "cfq_like", "pcfg_set")
 WINDOW = (0.005, 0.05)
@@ -73,9 +74,9 @@ def coverage_rows(budget: int, seeds: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=5000, help="records per task for the size table (default 5000)")
-    parser.add_argument("--coverage", type=int, metavar="BUDGET", help="compare the samplers at this train budget instead")
-    parser.add_argument("--seeds", type=int, default=5, help="seeds of the coverage table (default 5)")
+    parser.add_argument("--records", type=positive_int, default=5000, help="records per task for the size table (default 5000)")
+    parser.add_argument("--coverage", type=positive_int, metavar="BUDGET", help="compare the samplers at this train budget instead")
+    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds of the coverage table (default 5)")
     args = parser.parse_args()
     if args.coverage:
         coverage_rows(args.coverage, args.seeds)

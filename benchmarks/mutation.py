@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from arguments import non_negative_int, positive_int
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,11 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adapted", nargs="*", default=[], metavar="FILE",
                         help="with --tests-from: test files taken from the working tree all the same (old tests "
                         "adapted to an intended change of behaviour, e.g. tests/test_splits.py)")
-    parser.add_argument("--sample", type=int, metavar="N", help="at most N mutants per file (default: all)")
+    parser.add_argument("--sample", type=positive_int, metavar="N", help="at most N mutants per file (default: all)")
     parser.add_argument("--per-file", nargs="*", default=[], metavar="FILE=N", help="another sample size for a file")
-    parser.add_argument("--seed", type=int, default=17, help="seed of the sample (default 17)")
+    parser.add_argument("--seed", type=non_negative_int, default=17, help="seed of the sample (default 17)")
     parser.add_argument("--names", type=Path, help="run exactly the mutants named in this file, one a line")
-    parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--max-children", type=positive_int, default=2)
     parser.add_argument("--workdir", type=Path, help="scratch directory (created; default: a new temporary one)")
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix=f"gengap-mut-{args.group}-"))

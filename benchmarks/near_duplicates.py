@@ -23,6 +23,7 @@ from gengap.generators import get_task
 from gengap.near_audit import audit_config, audit_directory
 from gengap.splits import generate_records
 from gengap.splits.near_duplicates import NearOptions
+from arguments import non_negative_int, positive_int, unit_fraction
 
 TASKS = {
     "cogs_like": {},
@@ -63,9 +64,9 @@ def main() -> None:
     parser.add_argument("--release", type=Path, help="audit this release (every config)")
     parser.add_argument("--scale", help="comma-separated pool sizes of the generated rows (default 10000,30000)")
     parser.add_argument("--tasks", default=",".join(TASKS), help=f"tasks of the generated rows (default {','.join(TASKS)})")
-    parser.add_argument("--edit-distance", type=int, default=2)
-    parser.add_argument("--jaccard", type=float, default=0.8)
-    parser.add_argument("--ngram", type=int, default=3)
+    parser.add_argument("--edit-distance", type=non_negative_int, default=2)
+    parser.add_argument("--jaccard", type=unit_fraction, default=0.8)
+    parser.add_argument("--ngram", type=positive_int, default=3)
     args = parser.parse_args()
     options = NearOptions(edit_distance=args.edit_distance, jaccard=args.jaccard, ngram=args.ngram, examples=0)
     if args.release:

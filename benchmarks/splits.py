@@ -37,6 +37,7 @@ sys.path.insert(0, os.environ.get("GENGAP_CODE_ROOT") or os.path.dirname(os.path
 from gengap.generators import get_task  # noqa: E402
 from gengap.splits import generate_records, split  # noqa: E402
 from gengap.splits.api import records_of_batch  # noqa: E402
+from arguments import non_negative_int, positive_int  # noqa: E402
 
 
 def peak_rss_mib() -> float:
@@ -46,16 +47,16 @@ def peak_rss_mib() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("task", help="scan (whole enumeration), or any task (generated pool)")
-    parser.add_argument("--pool", type=int, default=0, help="pool size for generated tasks (default: enumerate)")
-    parser.add_argument("--train", type=int, default=0, help="train-side size (default 8,365 for SCAN, 40%% of the pool)")
-    parser.add_argument("--test", type=int, default=0, help="test size (default 1,045 for SCAN, 5%% of the pool)")
-    parser.add_argument("--steps", type=int, default=0, help="MCD search steps (default: the strategy default)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--pool", type=non_negative_int, default=0, help="pool size for generated tasks (default: enumerate)")
+    parser.add_argument("--train", type=non_negative_int, default=0, help="train-side size (default 8,365 for SCAN, 40%% of the pool)")
+    parser.add_argument("--test", type=non_negative_int, default=0, help="test size (default 1,045 for SCAN, 5%% of the pool)")
+    parser.add_argument("--steps", type=non_negative_int, default=0, help="MCD search steps (default: the strategy default)")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--seeds", help="comma-separated seeds: run the MCD search once per seed, print min/median/max")
     parser.add_argument("--abstract-lexical", action="store_true", help="structural compounds (lexical items abstracted)")
     parser.add_argument("--scale", help="comma-separated pool sizes: one fresh process each (see the module doc)")
     parser.add_argument("--before", help="git ref whose code is measured beside this one in --scale mode (e.g. main)")
-    parser.add_argument("--before-max", type=int, default=100_000, help="largest pool the --before code is run on")
+    parser.add_argument("--before-max", type=positive_int, default=100_000, help="largest pool the --before code is run on")
     parser.add_argument("--measure", type=int, help=argparse.SUPPRESS)  # internal: one --scale measurement
     args = parser.parse_args()
     if args.measure:

@@ -21,6 +21,7 @@ import resource
 import shutil
 import subprocess
 import sys
+from arguments import positive_int
 
 BASELINE = "python -c 'import numpy'"
 GENGAP_COMMANDS = (("generate", "parity_check", "--n", "1"), ("--help",), ("list",))
@@ -46,7 +47,7 @@ def cpu_seconds(command: list[str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="rounds (default 7)")
+    parser.add_argument("--runs", type=positive_int, default=7, help="rounds (default 7)")
     args = parser.parse_args()
     gengap = gengap_command()
     commands = {BASELINE: [sys.executable, "-c", "import numpy"]}

@@ -34,6 +34,7 @@ from gengap.generators import get_task, parse_curriculum  # noqa: E402
 from gengap.generators.exclusion import Exclusion  # noqa: E402
 from gengap.generators.mixtures import Component, TaskMixture  # noqa: E402
 from gengap.generators.streams import RecordStream  # noqa: E402
+from arguments import positive_int  # noqa: E402
 
 TASK = "parity_check"
 
@@ -86,8 +87,8 @@ def count_bits_rate(n: int, repeats: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=500_000, help="items generated per timed run (default 500,000)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure, best kept (default 3)")
+    parser.add_argument("--n", type=positive_int, default=500_000, help="items generated per timed run (default 500,000)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per figure, best kept (default 3)")
     parser.add_argument("--excluded", type=int, default=100_000, help="inputs excluded in the exclusion figure (default 100,000)")
     parser.add_argument("--no-compare", action="store_true", help="skip reasoning-gym")
     args = parser.parse_args()

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import validity_engine as engine  # noqa: E402
+from arguments import positive_int  # noqa: E402
 from validity_axes import AXES, CHANGES, TITLES  # noqa: E402
 from validity_report import render  # noqa: E402
 
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--smoke", action="store_true", help="toy scale: checks the pipeline in seconds")
     parser.add_argument("--out", help="folder of validity.md, validity.json and the plots (default docs/; --smoke: a temporary folder)")
     parser.add_argument("--runs", help="run directories (default OUT/validity-runs; finished runs are reused)")
-    parser.add_argument("--workers", type=engine.positive_int, default=2, help="runs trained at once, one CPU thread each (default 2)")
+    parser.add_argument("--workers", type=positive_int, default=2, help="runs trained at once, one CPU thread each (default 2)")
     parser.add_argument("--list", action="store_true", help="print the claims, arms and rules; run nothing")
     args = parser.parse_args(argv)
     axes = args.axis or list(AXES)

@@ -57,19 +57,6 @@ TIMING = "protocol-timing.json"  # a run's wall and CPU seconds and the commit i
 EDITION = 9
 
 
-def positive_int(text: str) -> int:
-    """argparse type of the protocol scripts' counts (--workers, --steps, --tokens, ...): an integer >= 1."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is below 1")
-    return value
-
-
 def frozen(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     """A mapping as a sorted tuple of pairs (lists become tuples), so specs stay hashable."""
     def freeze(value: Any) -> Any:
