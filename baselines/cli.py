@@ -94,6 +94,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
     p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
+    p.add_argument("--until-over", choices=("lengths", "records"), help="with --until-id: the ID figure its rule reads: lengths (default: "
+                   "exact match averaged over input lengths, each once; Deletang et al.) or records (over validation records, as CFQ and COGS report)")
     p.add_argument("--until-extra", type=float, metavar="F", help="with --until-id: once the rule is met at step s, train on to step ceil(s x (1 + F)), then stop (default 0)")
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
@@ -160,7 +162,7 @@ def add_commands(subparsers: Any) -> None:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
-        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "iterations": "iterations",
+        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "until_over": "until_over", "iterations": "iterations",
         "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
@@ -245,13 +247,14 @@ def summary(results: dict[str, Any]) -> str:
         f"{results['config']}  {_model(results)}  preset={results['preset']}  "
         f"steps={results['steps']}  device={results['device']}  tokens/s={results['tokens_per_s']:.0f}"
     ]
+    over = " over records" if (results.get("settings") or {}).get("until_over") == "records" else ""
     for seed in results["per_seed"]:
         stop = ""
         if seed.get("converged"):
             at = f" at step {seed['learned_at']}" if seed.get("learned_at") is not None else ""
-            stop = f"  met --until-id {results['until_id']}{at}, stopped at step {seed['stopped_at']}"
+            stop = f"  met --until-id {results['until_id']}{over}{at}, stopped at step {seed['stopped_at']}"
         elif seed.get("converged") is not None:
-            stop = f"  did not meet --until-id {results['until_id']} (step {seed['stopped_at']})"
+            stop = f"  did not meet --until-id {results['until_id']}{over} (step {seed['stopped_at']})"
         if seed.get("diverged_at") is not None:
             stop += f"  diverged: the loss was not finite at step {seed['diverged_at']}"
         lines.append(

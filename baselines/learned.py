@@ -7,7 +7,9 @@ reads its plain ``id_exact_match``.
 
 - The rule (``--until-id EM``) is met at the first periodic evaluation that reaches EM with the
   evaluation before it (two consecutive evaluations at or above EM): :func:`learned_at` is that
-  step, None when never.
+  step, None when never. ``--until-over records`` makes the rule read exact match over
+  validation records instead, for data whose lengths are not a controlled variable (CFQ, COGS:
+  rare long inputs would otherwise weigh as much as common ones).
 - Training then goes on to step ``ceil(s * (1 + until_extra))`` (s = learned_at; ``until_extra``
   0: it stops at s) capped by ``steps``, and stops: :func:`stop_step`. Both are functions of the
   metric history alone, so a resumed run stops where an uninterrupted one does.
@@ -31,26 +33,27 @@ ID_FIGURE = "id_length_mean_exact_match"
 LEARNED = 0.95  # gengap report's default threshold for runs trained without --until-id
 
 
-def id_figure(row: Mapping[str, Any]) -> float | None:
-    """The ID figure of a periodic row (its plain ID exact match for a row written before the per-length mean existed)."""
-    value = row.get(ID_FIGURE, row.get("id_exact_match"))
+def id_figure(row: Mapping[str, Any], over: str = "lengths") -> float | None:
+    """The ID figure of a periodic row: over lengths, its per-length mean (its plain ID exact match
+    for a row written before the per-length mean existed); over records, its plain ID exact match."""
+    value = row.get("id_exact_match") if over == "records" else row.get(ID_FIGURE, row.get("id_exact_match"))
     return None if value is None else float(value)
 
 
-def learned_at(history: Sequence[Mapping[str, Any]], threshold: float | None) -> int | None:
-    """The step of the first periodic row that reaches threshold with the row before it (None
-    without a threshold or when no two consecutive rows do)."""
+def learned_at(history: Sequence[Mapping[str, Any]], threshold: float | None, over: str = "lengths") -> int | None:
+    """The step of the first periodic row whose ID figure (``over`` lengths or records) reaches
+    threshold with the row before it (None without a threshold or when no two consecutive rows do)."""
     if threshold is None:
         return None
-    reached = [(int(row["step"]), (figure := id_figure(row)) is not None and figure >= threshold) for row in history]
+    reached = [(int(row["step"]), (figure := id_figure(row, over)) is not None and figure >= threshold) for row in history]
     return next((step for (_, before), (step, now) in zip(reached, reached[1:]) if before and now), None)
 
 
-def stop_step(history: Sequence[Mapping[str, Any]], until_id: float | None, until_extra: float, steps: int) -> int:
+def stop_step(history: Sequence[Mapping[str, Any]], until_id: float | None, until_extra: float, steps: int, over: str = "lengths") -> int:
     """The step at which training stops: ``ceil(s * (1 + until_extra))`` for s = learned_at, at most
     steps; steps when the rule was not met (yet). until_extra counts as the decimal it is written
     as (0.1 is a tenth: step 10 goes on to 11, not 12)."""
-    learned = learned_at(history, until_id)
+    learned = learned_at(history, until_id, over)
     if learned is None:
         return steps
     return min(steps, math.ceil(learned * (1 + Fraction(repr(float(until_extra))))))

@@ -121,6 +121,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
         group = groups.setdefault(key, {
             "config": key[0], "arch": results.get("arch", "transformer"), "pos": results["pos"], "preset": results.get("preset", ""),
             "per_seed": {}, "sources": {}, "steps": set(), "train_range": None, "divergence": divergence_of(None), "until_id": results.get("until_id"),
+            "until_over": (results.get("settings") or {}).get("until_over") or "lengths",
             "pretrained": results.get("kind") == "pretrained",
         })
         for seed in results["per_seed"]:
@@ -154,6 +155,7 @@ def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] 
             "setup": labels[key],
             "preset": group["preset"],
             "until_id": group["until_id"],
+            "until_over": group["until_over"],
             "learned": verdict(seeds, learned) if not group["pretrained"] else None,
             "unlearned_seeds": unlearned,
             "steps": sorted(s for s in group["steps"] if s is not None),
@@ -266,7 +268,8 @@ def markdown(rows: Sequence[Mapping[str, Any]], learned: float = LEARNED) -> str
         solved = round(a["ood_solved_fraction"] * n) if a["ood_solved_fraction"] is not None else 0
         steps = ",".join(str(s) for s in row["steps"]) or "?"
         met = a.get("converged") or {}
-        until = f"{met['met']}/{met['checked']} (ID ≥ {row['until_id']})" if met.get("checked") else "–"
+        over = " over records" if row.get("until_over") == "records" else ""
+        until = f"{met['met']}/{met['checked']} (ID{over} ≥ {row['until_id']})" if met.get("checked") else "–"
         gap = _pm(a["gap"]) + (f" {NOT_LEARNED}" if not_learned(row) else "")
         lines.append(
             f"| {row['config']} | {row['model']} | {row['preset']} | {steps} | {n} | {_pm(a['id_exact_match'])} | "

@@ -59,6 +59,7 @@ def preset_of(arch: str, name: str) -> Preset:
 
 
 SCHEDULES = ("cosine", "constant")
+UNTIL_OVER = ("lengths", "records")  # the --until-id rule's ID figure (gengap.baselines.learned.id_figure)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class TrainSettings:
     progressive_loss: float = 0.0  # looped: weight alpha in [0, 1] of the progressive loss (Bansal et al. 2022; gengap.baselines.looped)
     until_id: float | None = None  # the learned rule: periodic ID exact match averaged over input lengths reaches this at two consecutive evaluations (steps: the cap)
     until_extra: float = 0.0  # once the rule is met at step s, train on to step ceil(s * (1 + until_extra)) (capped by steps), then stop
+    until_over: str = "lengths"  # the rule's ID figure: lengths (exact match averaged over input lengths, each once) or records (over validation records)
     reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
     schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
     full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
@@ -171,6 +173,10 @@ class TrainSettings:
             raise BaselineError(f"until_id must be in (0, 1], got {self.until_id}")
         if self.until_extra and self.until_id is None:
             raise BaselineError("until_extra needs until_id: the extra steps follow the step the --until-id rule is met at")
+        if self.until_over not in UNTIL_OVER:
+            raise BaselineError(f"until_over must be one of {', '.join(UNTIL_OVER)}, got {self.until_over!r}")
+        if self.until_over != "lengths" and self.until_id is None:
+            raise BaselineError("until_over needs until_id: it chooses the ID figure the --until-id rule reads")
         if not 0 < self.reach <= 1:
             raise BaselineError(f"reach must be in (0, 1], got {self.reach}")
         if self.schedule not in SCHEDULES:

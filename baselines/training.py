@@ -473,7 +473,7 @@ class Run:
             file=sys.stderr, disable=not self.progress, dynamic_ncols=True,
         )
         clock = _Clock()
-        stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)  # the learned rule's, from the history: resumable
+        stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps, s.until_over)  # the learned rule's, from the history: resumable
         stopped = progress.step >= stop or diverged_at(progress.history) is not None  # a resumed run that had stopped
         status = SeedStatus(f"train {self.data.name} {label} seed {seed}", progress.step, stop)
         with bar, self.heartbeat(status.describe) if self.heartbeat is not None else nullcontext():
@@ -497,7 +497,7 @@ class Run:
                     row = self.periodic_row(model, trainer, progress, seed, clock.rate(), source.metrics())
                     bar.set_postfix(postfix(row))
                     clock.restart(window=True)  # evaluation time is not training time
-                    stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps)
+                    stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps, s.until_over)
                     stopped = step >= stop or row["loss"] is None
                     status.row, status.stop = row, stop
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
@@ -510,7 +510,7 @@ class Run:
                 if self.callback is not None:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
         history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
-        learned = learned_at(history, s.until_id)
+        learned = learned_at(history, s.until_id, s.until_over)
         by_iterations = {k: {side: self.evaluate(model, evals, s.mistakes, k) for side, evals in self.final.items()} for k in s.test_iterations}
         scores = by_iterations[s.test_iterations[0]]
         result = {

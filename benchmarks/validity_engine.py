@@ -109,9 +109,12 @@ class Learned:
     extra: float = 0.25
     stop: bool = True
     metric: str = "id"  # id: the validation figure above; train: final train exact match (memorization; stop must be false)
+    over: str = "lengths"  # the ID figure of the stopping rule: averaged over input lengths, or over validation records
 
     def settings(self) -> dict[str, Any]:
-        return {"until_id": self.threshold, "until_extra": self.extra} if self.stop else {}
+        if not self.stop:
+            return {}
+        return {"until_id": self.threshold, "until_extra": self.extra, **({"until_over": self.over} if self.over != "lengths" else {})}
 
     def met(self, seed: Mapping[str, Any]) -> bool:
         if self.stop:
@@ -124,7 +127,8 @@ class Learned:
             return f"final train exact match ≥ {self.threshold} (memorized), every step trained (no early stop)"
         if not self.stop:
             return f"final ID (exact match averaged over input lengths) ≥ {self.threshold}, every step trained (no early stop)"
-        return f"ID (exact match averaged over input lengths) ≥ {self.threshold} at two consecutive evaluations, then {self.extra:.0%} more steps"
+        figure = "exact match over validation records" if self.over == "records" else "exact match averaged over input lengths"
+        return f"ID ({figure}) ≥ {self.threshold} at two consecutive evaluations, then {self.extra:.0%} more steps"
 
 
 @dataclass(frozen=True)

@@ -320,3 +320,56 @@ def test_a_run_made_before_until_extra_and_the_progressive_loss_pools_with_a_new
     other = results("c", [judged(1.0, seed=2)], settings={"lr": 0.001, "until_extra": 0.5, "progressive_loss": 0.0})
     assert [row["model"] for row in group_runs([new, other])] == ["rope (until_extra=0.0)", "rope (until_extra=0.5)"]
     assert LEGACY_DEFAULTS == {name: getattr(TrainSettings(), name) for name in LEGACY_DEFAULTS}
+
+
+# -- the rule over records (--until-over records) ----------------------------------------------
+
+
+def test_the_rule_over_records_reads_plain_exact_match_and_not_the_per_length_mean() -> None:
+    history = rows(0.5, 0.5, 0.5, plain=0.99)  # per-length mean 0.5 throughout, exact match over records 0.99
+    assert learned_at(history, 0.95) is None and learned_at(history, 0.95, "lengths") is None
+    assert learned_at(history, 0.95, "records") == 20
+    assert stop_step(history, 0.95, 0.5, 1000, "records") == 30 and stop_step(history, 0.95, 0.5, 1000) == 1000
+    assert learned_at(rows(0.99, 0.99, plain=0.5), 0.95, "records") is None  # the per-length mean does not count either
+    assert id_figure({"id_exact_match": 0.7, "id_length_mean_exact_match": 0.2}, "records") == 0.7
+
+
+def test_a_run_over_records_stops_when_exact_match_over_records_meets_the_rule(small_split, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from gengap.baselines.cli import summary
+    from gengap.baselines.report import group_runs, markdown
+    from gengap.baselines.training import train_and_evaluate
+
+    _script(monkeypatch, {}, plain=1.0)  # plain ID exact match 1.0 at every evaluation, per-length mean 0
+    results = train_and_evaluate(small_split, out=tmp_path / "run", steps=40, eval_every=2, until_id=0.9, until_over="records", **RUN)
+    seed = results["per_seed"][0]
+    assert (seed["learned_at"], seed["stopped_at"], seed["converged"]) == (4, 4, True)  # the same run over lengths: (None, 8, False) above
+    assert results["settings"]["until_over"] == "records"
+    assert "met --until-id 0.9 over records at step 4, stopped at step 4" in summary(results)
+    table = markdown(group_runs([results]))
+    assert "1/1 (ID over records ≥ 0.9)" in table
+
+
+def test_until_over_is_lengths_or_records_and_needs_until_id(tmp_path: Path) -> None:
+    import argparse
+
+    from gengap.baselines.cli import _settings, add_commands
+    from gengap.baselines.errors import BaselineError
+    from gengap.baselines.settings import TrainSettings
+    from gengap.sweep_config import SweepError, parse_sweep
+
+    with pytest.raises(BaselineError, match="until_over must be one of lengths, records, got 'tokens'"):
+        TrainSettings(until_id=0.9, until_over="tokens").resolve()
+    with pytest.raises(BaselineError, match="until_over needs until_id"):
+        TrainSettings(until_over="records").resolve()
+    assert TrainSettings().resolve().until_over == "lengths"
+    parser = argparse.ArgumentParser(prog="gengap")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    assert _settings(parser.parse_args(["train", "rel", "--until-id", "0.9", "--until-over", "records", "--out", "o"]))["until_over"] == "records"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["train", "rel", "--until-over", "tokens", "--out", "o"])
+    (tmp_path / "suite.yaml").write_text("name: s\n")
+    sweep = parse_sweep("suite: suite.yaml\nconfigs: [a]\ntrain: {until_id: 0.95, until_over: records}\n", "s.yaml", tmp_path)
+    assert sweep.overrides == {"until_id": 0.95, "until_over": "records"}
+    with pytest.raises(SweepError, match="train.until_over"):
+        parse_sweep("suite: suite.yaml\nconfigs: [a]\ntrain: {until_id: 0.95, until_over: tokens}\n", "s.yaml", tmp_path)

@@ -511,3 +511,14 @@ def test_an_axis_counts_the_cpu_of_a_shared_run_once() -> None:
     runs = engine.plan(claims)
     names = {run.name for run in runs.values()}
     assert len(claims) == 2 and len(names) < sum(len(arm.seeds) for c in claims for arm in c.arms)  # the claims share runs
+
+
+def test_the_gpu_cfq_protocol_learns_over_records_and_the_cpu_runs_keep_their_names() -> None:
+    """Fixed before any GPU run: the GPU cfq claims stop on exact match over validation records (CFQ's
+    figure); the CPU cfq claims keep the per-length rule, so their runs are reused."""
+    for claim in gpu.GPU_PROTOCOLS["cfq"](False):
+        assert claim.learned == Learned(threshold=0.95, extra=0.25, over="records")
+        assert "exact match over validation records" in claim.learned.describe()
+        assert all(a.settings(claim.learned)["until_over"] == "records" for a in claim.arms)
+    for claim in cfq.claims(False):
+        assert claim.learned.over == "lengths" and all("until_over" not in a.settings(claim.learned) for a in claim.arms)

@@ -64,9 +64,17 @@ def duplicate_string(smoke: bool) -> list[Claim]:
     return [_with(c, "gpu", c.key) for c in chomsky.claims_of(("context_sensitive",), smoke, steps=40000, winner_seeds=(0, 1, 2))]
 
 
+CFQ_LEARNED = Learned(threshold=0.95, extra=0.25, over="records")
+
+
 def cfq_small(smoke: bool) -> list[Claim]:
-    """The cfq axis's claims (validity_axes.cfq) with preset small and a cap of 20,000 steps."""
-    return [_with(c, "gpu", c.key) for c in cfq.claims(smoke, steps=20000, preset=_preset(smoke))]
+    """The cfq axis's claims (validity_axes.cfq) with preset small, a cap of 20,000 steps and the learned rule
+    over validation records (CFQ reports exact match over records; averaged over question lengths, the rare
+    long questions weigh as much as the common ones: on the CPU 0.49-0.68 against 0.80-0.90 over records).
+    Fixed before any GPU run."""
+    from dataclasses import replace
+
+    return [replace(_with(c, "gpu", c.key), learned=CFQ_LEARNED) for c in cfq.claims(smoke, steps=20000, preset=_preset(smoke))]
 
 
 def rules_small(smoke: bool) -> list[Claim]:
