@@ -373,3 +373,13 @@ def test_until_over_is_lengths_or_records_and_needs_until_id(tmp_path: Path) -> 
     assert sweep.overrides == {"until_id": 0.95, "until_over": "records"}
     with pytest.raises(SweepError, match="train.until_over"):
         parse_sweep("suite: suite.yaml\nconfigs: [a]\ntrain: {until_id: 0.95, until_over: tokens}\n", "s.yaml", tmp_path)
+
+
+def test_a_resume_with_another_until_over_is_refused(small_split, tmp_path: Path) -> None:
+    from gengap.baselines.errors import BaselineError
+    from gengap.baselines.training import train_and_evaluate
+
+    settings = dict(steps=4, eval_every=2, checkpoint_every=2, until_id=0.99, **RUN)
+    train_and_evaluate(small_split, out=tmp_path / "run", until_over="records", **settings)
+    with pytest.raises(BaselineError, match="different settings: until_over 'records' -> 'lengths'"):
+        train_and_evaluate(small_split, out=tmp_path / "run", resume=True, until_over="lengths", **settings)
