@@ -20,7 +20,7 @@ from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-from gengap.baselines.settings import PRESETS as _PRESETS
+from gengap.baselines.settings import PRESETS as _PRESETS, UNTIL_OVER
 from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
 
 PRESETS = tuple(_PRESETS)
@@ -94,7 +94,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
     p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
-    p.add_argument("--until-over", choices=("lengths", "records"), help="with --until-id: the ID figure its rule reads: lengths (default: "
+    p.add_argument("--until-over", choices=UNTIL_OVER, help="with --until-id: the ID figure its rule reads: lengths (default: "
                    "exact match averaged over input lengths, each once; Deletang et al.) or records (over validation records, as CFQ and COGS report)")
     p.add_argument("--until-extra", type=float, metavar="F", help="with --until-id: once the rule is met at step s, train on to step ceil(s x (1 + F)), then stop (default 0)")
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
