@@ -37,6 +37,7 @@ class Progress:
     tokens: int = 0
     loss_count: int = 0
     data_state: dict[str, Any] = field(default_factory=dict)  # the training source's (a stream's cursor and curriculum)
+    selected: dict[str, Any] | None = None  # select best: {"step", "model": state dict} of the checkpoint the history selects
 
     def advance(self, step: int, loss: torch.Tensor, tokens: int) -> None:
         """Account for training step `step`: its loss (not synchronised) and its tokens."""
@@ -115,6 +116,7 @@ def save(path: Path, seed: int, model: torch.nn.Module, optimizer: Any, schedule
         "history": progress.history, "train_seconds": progress.train_seconds, "tokens": progress.tokens,
         "loss_sum": progress.loss_sum.detach().cpu(), "loss_count": progress.loss_count,
         "data_state": progress.data_state,
+        **({"selected": progress.selected} if progress.selected is not None else {}),
     })  # fmt: skip
 
 
@@ -141,6 +143,7 @@ def restore(path: Path, model: torch.nn.Module, optimizer: Any, scheduler: Any, 
             tokens=int(state["tokens"]),
             loss_count=int(state["loss_count"]),
             data_state=dict(state.get("data_state") or {}),
+            selected=dict(state["selected"]) if state.get("selected") is not None else None,
         )
     except (RuntimeError, ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
         raise RunFileError(f"{path} does not fit this run's model and optimizer: {_first_line(err)}") from None

@@ -20,7 +20,7 @@ from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-from gengap.baselines.settings import PRESETS as _PRESETS, UNTIL_OVER
+from gengap.baselines.settings import PRESETS as _PRESETS, SELECT, UNTIL_OVER
 from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
 
 PRESETS = tuple(_PRESETS)
@@ -94,8 +94,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
     p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
-    p.add_argument("--until-over", choices=UNTIL_OVER, help="with --until-id: the ID figure its rule reads: lengths (default: "
-                   "exact match averaged over input lengths, each once; Deletang et al.) or records (over validation records, as CFQ and COGS report)")
+    p.add_argument("--until-over", choices=UNTIL_OVER, help="with --until-id or --select best: the ID figure they read: lengths (default: "
+                   "exact match averaged over input lengths, each once; Deletang et al.), records (over validation records, as CFQ and COGS report) "
+                   "or train_lengths (per-length exact match weighted by the train part's length shares)")
+    p.add_argument("--select", choices=SELECT, help="the checkpoint the final evaluation scores: last (default) or best (every evaluation "
+                   "reads the whole validation part; the first step with the highest ID figure is scored, its step in results.json)")
     p.add_argument("--until-extra", type=float, metavar="F", help="with --until-id: once the rule is met at step s, train on to step ceil(s x (1 + F)), then stop (default 0)")
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
@@ -162,7 +165,7 @@ def add_commands(subparsers: Any) -> None:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
-        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "until_over": "until_over", "iterations": "iterations",
+        "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "until_over": "until_over", "select": "select", "iterations": "iterations",
         "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",

@@ -10,6 +10,8 @@ reads its plain ``id_exact_match``.
   step, None when never. ``--until-over records`` makes the rule read exact match over
   validation records instead, for data whose lengths are not a controlled variable (CFQ, COGS:
   rare long inputs would otherwise weigh as much as common ones).
+- ``select: best`` scores the checkpoint of :func:`selected_row` (every evaluation then reads the
+  whole validation part, so the figure that selects and the figure that is scored are one).
 - Training then goes on to step ``ceil(s * (1 + until_extra))`` (s = learned_at; ``until_extra``
   0: it stops at s) capped by ``steps``, and stops: :func:`stop_step`. Both are functions of the
   metric history alone, so a resumed run stops where an uninterrupted one does.
@@ -30,14 +32,35 @@ from typing import Any, Mapping, Sequence
 from gengap.baselines.metrics import seed_length_mean
 
 ID_FIGURE = "id_length_mean_exact_match"
+WEIGHTED_FIGURE = "id_train_weighted_exact_match"  # per-length exact match weighted by train's length shares
 LEARNED = 0.95  # gengap report's default threshold for runs trained without --until-id
 
 
 def id_figure(row: Mapping[str, Any], over: str = "lengths") -> float | None:
-    """The ID figure of a periodic row: over lengths, its per-length mean (its plain ID exact match
-    for a row written before the per-length mean existed); over records, its plain ID exact match."""
-    value = row.get("id_exact_match") if over == "records" else row.get(ID_FIGURE, row.get("id_exact_match"))
+    """The ID figure of a periodic row (or a seed result): over lengths, its per-length mean (its
+    plain ID exact match for a row written before the per-length mean existed); over records, its
+    plain ID exact match; over train_lengths, per-length exact match weighted by the train part's
+    length shares (a length with 2 validation records weighs what it weighs in train, not as much
+    as one with 40)."""
+    if over == "records":
+        value = row.get("id_exact_match")
+    elif over == "train_lengths":
+        value = row.get(WEIGHTED_FIGURE)
+    else:
+        value = row.get(ID_FIGURE, row.get("id_exact_match"))
     return None if value is None else float(value)
+
+
+def selected_row(history: Sequence[Mapping[str, Any]], over: str = "lengths") -> Mapping[str, Any] | None:
+    """The periodic row a ``select: best`` run scores: the first with the highest ID figure (None
+    without rows that have one). A pure function of the history, so a resumed run selects what an
+    uninterrupted one does."""
+    best: Mapping[str, Any] | None = None
+    for row in history:
+        figure = id_figure(row, over)
+        if figure is not None and (best is None or figure > id_figure(best, over)):  # type: ignore[operator]
+            best = row
+    return best
 
 
 def learned_at(history: Sequence[Mapping[str, Any]], threshold: float | None, over: str = "lengths") -> int | None:

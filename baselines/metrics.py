@@ -158,11 +158,14 @@ def score(
     buckets: Mapping[str, list[int] | None] | None = None,
     mistakes: int = 20,
     correct: Sequence[bool] | None = None,
+    outcomes: bool = False,
 ) -> dict[str, Any]:
     """Exact match, token accuracy, by length, by difficulty bucket, by novelty bucket and the first mistakes of a set.
 
     ``correct`` (one flag per record) replaces the token comparison for exact match: a task's
-    checker, which accepts any of several right answers (``gengap eval`` passes it).
+    checker, which accepts any of several right answers (``gengap eval`` passes it). With
+    ``outcomes`` the score also holds ``outcomes``, one character per record in order (``1``
+    exact match, ``0`` not), and ``outcomes_sha256``, the digest of the records' ids in that order.
     """
     if len(records) != len(predictions):
         raise ValueError(f"{len(records)} records but {len(predictions)} predictions")
@@ -218,6 +221,7 @@ def score(
         "by_novelty": {label: _figures(*by_novelty[label]) for label in NOVELTY_BUCKETS if label in by_novelty},
         "by_task": {name: _figures(*by_task[name]) for name in sorted(by_task)},
         "mistakes": wrong,
+        **({"outcomes": "".join("1" if ok else "0" for ok in exact), "outcomes_sha256": outcome_digest(records)} if outcomes else {}),
     }
 
 
@@ -240,6 +244,32 @@ def length_mean(by_length: Mapping[str, Mapping[str, Any]], figure: str) -> floa
     """A figure (``exact_match``, ``token_accuracy``) of a score's ``by_length`` cells averaged over
     input lengths (None for a set without records)."""
     return over_lengths(cell.get(figure) for cell in by_length.values())
+
+
+def weighted_length_mean(by_length: Mapping[str, Mapping[str, Any]], shares: Mapping[int, float], figure: str = "exact_match") -> float | None:
+    """A figure of ``by_length`` cells averaged with the weights ``shares`` (input length -> the
+    train part's share of it), over the lengths the set holds that have a weight (renormalised);
+    None when no length of the set has one."""
+    pairs = [(float(shares.get(int(length), 0.0)), cell.get(figure)) for length, cell in by_length.items()]
+    pairs = [(w, float(v)) for w, v in pairs if w > 0 and v is not None]
+    total = sum(w for w, _ in pairs)
+    return sum(w * v for w, v in pairs) / total if total > 0 else None
+
+
+def length_shares(records: Iterable[Record]) -> dict[int, float]:
+    """Each input length's share of the records (the weights of :func:`weighted_length_mean`)."""
+    counts: dict[int, int] = defaultdict(int)
+    for record in records:
+        counts[input_length(record)] += 1
+    n = sum(counts.values())
+    return {length: count / n for length, count in sorted(counts.items())} if n else {}
+
+
+def outcome_digest(records: Sequence[Record]) -> str:
+    """sha256 of the records' ids in order, one per line: names the order of an ``outcomes`` string."""
+    import hashlib
+
+    return hashlib.sha256("".join(f"{r.get('id', '')}\n" for r in records).encode()).hexdigest()
 
 
 def length_score(by_length: Mapping[str, Mapping[str, Any]]) -> float | None:

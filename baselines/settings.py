@@ -59,7 +59,8 @@ def preset_of(arch: str, name: str) -> Preset:
 
 
 SCHEDULES = ("cosine", "constant")
-UNTIL_OVER = ("lengths", "records")  # the --until-id rule's ID figure (gengap.baselines.learned.id_figure)
+UNTIL_OVER = ("lengths", "records", "train_lengths")  # the ID figure the --until-id rule and --select best read (gengap.baselines.learned.id_figure)
+SELECT = ("last", "best")  # the checkpoint scored at the end: the last one, or the best by the ID figure on the whole validation part
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class TrainSettings:
     progressive_loss: float = 0.0  # looped: weight alpha in [0, 1] of the progressive loss (Bansal et al. 2022; gengap.baselines.looped)
     until_id: float | None = None  # the learned rule: periodic ID exact match averaged over input lengths reaches this at two consecutive evaluations (steps: the cap)
     until_extra: float = 0.0  # once the rule is met at step s, train on to step ceil(s * (1 + until_extra)) (capped by steps), then stop
-    until_over: str = "lengths"  # the rule's ID figure: lengths (exact match averaged over input lengths, each once) or records (over validation records)
+    until_over: str = "lengths"  # the rule's ID figure: lengths (exact match averaged over input lengths, each once), records (over validation records) or train_lengths (per-length exact match weighted by train's length shares)
+    select: str = "last"  # the checkpoint the final evaluation scores: last, or best (every evaluation reads the whole validation part; the first step of the highest ID figure wins)
     reach: float = 0.99  # results record the first evaluated step at which train and validation exact match reach this
     schedule: str = "cosine"  # cosine: warmup then cosine decay to min_lr_ratio * lr; constant: warmup then lr
     full_batch: bool = False  # every step trains on the whole train part (batch_size is ignored)
@@ -175,8 +177,10 @@ class TrainSettings:
             raise BaselineError("until_extra needs until_id: the extra steps follow the step the --until-id rule is met at")
         if self.until_over not in UNTIL_OVER:
             raise BaselineError(f"until_over must be one of {', '.join(UNTIL_OVER)}, got {self.until_over!r}")
-        if self.until_over != "lengths" and self.until_id is None:
-            raise BaselineError("until_over needs until_id: it chooses the ID figure the --until-id rule reads")
+        if self.select not in SELECT:
+            raise BaselineError(f"select must be one of {', '.join(SELECT)}, got {self.select!r}")
+        if self.until_over != "lengths" and self.until_id is None and self.select != "best":
+            raise BaselineError("until_over needs until_id or select best: it chooses the ID figure the --until-id rule and the selection read")
         if not 0 < self.reach <= 1:
             raise BaselineError(f"reach must be in (0, 1], got {self.reach}")
         if self.schedule not in SCHEDULES:

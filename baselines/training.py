@@ -36,8 +36,16 @@
   the periodic rows (the learned rule met at step s, then ``until_extra`` x s more steps, at
   most ``steps``; an evaluation is made at that step); results record ``learned_at``,
   ``stopped_at`` and ``converged``;
+- with ``select: best`` every periodic evaluation reads the whole validation part (the records the
+  final evaluation scores), the weights of the first evaluation with the highest ID figure
+  (``until_over``: gengap.baselines.learned.selected_row) are kept, in memory and in every
+  checkpoint, and the final evaluation scores them: results record ``selected_step`` and
+  ``selected_id``, so the model that is scored is the model validation chose;
 - at the end: full evaluation of validation and test (scores, by length, difficulty and
-  novelty bucket, a sample of mistakes), ``seed-<s>/result.json``.
+  novelty bucket, a sample of mistakes, each record's exact match as ``outcomes``: one character
+  per record in the part's order, named by ``outcomes_sha256``, the digest of their ids; ID also
+  as ``id_train_weighted_exact_match``, per-length exact match weighted by train's length shares),
+  ``seed-<s>/result.json``.
 
 With ``stream=TASK`` (and ``level``, ``curriculum``, ``stream_params``, ``sizes``), or
 ``stream=MIXTURE.yaml`` (a multi-task mixture file, gengap.generators.mixtures), the batches come
@@ -80,8 +88,9 @@ from gengap.baselines.model_size import check_model_size
 from gengap.baselines.run_identity import KEY, check_identity, run_identity, settings_changes
 from gengap.baselines.label_noise import corrupt
 from gengap.baselines.layout import IGNORE, Layout
-from gengap.baselines.learned import learned_at, stop_step
-from gengap.baselines.metrics import aggregate, input_length, iteration_summary, make_buckets, score, seed_summary
+from gengap.baselines.learned import id_figure, learned_at, selected_row, stop_step
+from gengap.baselines.metrics import (aggregate, input_length, iteration_summary, length_shares, make_buckets, score, seed_summary,
+                                      weighted_length_mean)
 from gengap.baselines.architectures import build
 from gengap.baselines.looped import progressive_draw
 from gengap.baselines.sequence_model import SequenceModel
@@ -350,13 +359,14 @@ class Run:
         self.train = EncodedTrain(trained, self.tokenizer, device, layout) if self.stream is None else None
         self.exclusion = Exclusion.from_split(data, data.name) if self.stream is not None else None
         self.buckets = make_buckets([data.validation, data.test])
-        self.periodic = {
-            "id": EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer, layout),
-            "ood": EvalSet(subset(data.test, settings.eval_examples), self.tokenizer, layout),
-        }
+        self.length_shares = length_shares(trained or self.probe)  # the weights of the train_lengths ID figure
         self.final = {
             "id": EvalSet(subset(data.validation, settings.eval_limit), self.tokenizer, layout),
             "ood": EvalSet(subset(data.test, settings.eval_limit), self.tokenizer, layout),
+        }
+        self.periodic = {  # select best: the selection reads the validation records the final evaluation scores
+            "id": self.final["id"] if settings.select == "best" else EvalSet(subset(data.validation, settings.eval_examples), self.tokenizer, layout),
+            "ood": EvalSet(subset(data.test, settings.eval_examples), self.tokenizer, layout),
         }
         self.train_sets: dict[str, EvalSet] = {}  # train exact match, on a fixed subset of the targets trained on
         if trained:
@@ -426,7 +436,9 @@ class Run:
 
         outputs, self.eval_batch_size = cuda.with_oom_backoff(decode, self.eval_batch_size, backoff)
         predictions = [self.tokenizer.decode(ids) for ids in outputs]
-        return score(side.records, predictions, self.buckets, mistakes)
+        scored = score(side.records, predictions, self.buckets, mistakes, outcomes=True)
+        scored["train_weighted_exact_match"] = weighted_length_mean(scored["by_length"], self.length_shares)
+        return scored
 
     # metrics.jsonl ---------------------------------------------------------------------
 
@@ -499,6 +511,8 @@ class Run:
                     clock.restart(window=True)  # evaluation time is not training time
                     stop = stop_step(progress.history, s.until_id, s.until_extra, s.steps, s.until_over)
                     stopped = step >= stop or row["loss"] is None
+                    if s.select == "best" and selected_row(progress.history, s.until_over) is row:
+                        progress.selected = {"step": step, "model": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
                     status.row, status.stop = row, stop
                 saved = path is not None and (step % s.checkpoint_every == 0 or step == s.steps or stopped)
                 if saved:
@@ -511,6 +525,7 @@ class Run:
                     self.callback({"seed": seed, "step": step, "checkpoint": saved, "metrics": row})
         history, tokens, train_seconds = progress.history, progress.tokens, progress.train_seconds
         learned = learned_at(history, s.until_id, s.until_over)
+        selection = self.select(model, progress) if s.select == "best" else {}
         by_iterations = {k: {side: self.evaluate(model, evals, s.mistakes, k) for side, evals in self.final.items()} for k in s.test_iterations}
         scores = by_iterations[s.test_iterations[0]]
         result = {
@@ -533,6 +548,11 @@ class Run:
             "converged": learned is not None if s.until_id is not None else None,  # met the rule
             "diverged_at": diverged_at(history),
             **reach_steps(history, s.reach),
+            "id_train_weighted_exact_match": scores["id"]["train_weighted_exact_match"],
+            "select": s.select,
+            **selection,
+            "outcomes": {side: scores[side]["outcomes"] for side in scores},
+            "outcomes_sha256": {side: scores[side]["outcomes_sha256"] for side in scores},
         }
         if self.train_sets:
             train = {name: self.evaluate(model, evals, 0) for name, evals in self.train_sets.items()}
@@ -554,6 +574,19 @@ class Run:
         if folder is not None:
             atomic_write(folder / "result.json", run_files.strict_json({**result, KEY: self.identity}, indent=1) + "\n")
         return result
+
+    def select(self, model: SequenceModel, progress: Progress) -> dict[str, Any]:
+        """Load the selected checkpoint's weights into model (select best); its step and ID figure.
+        The history decides the row; the weights kept with it (in memory and in every checkpoint)
+        must be of that row's step."""
+        row = selected_row(progress.history, self.settings.until_over)
+        chosen = progress.selected
+        if row is None or chosen is None:
+            return {"selected_step": None, "selected_id": None}
+        if int(chosen["step"]) != int(row["step"]):
+            raise RunFileError(f"the kept checkpoint is of step {chosen['step']}, but the history selects step {row['step']}")
+        model.load_state_dict(chosen["model"])
+        return {"selected_step": int(row["step"]), "selected_id": id_figure(row, self.settings.until_over)}
 
     def check_run(self, found: Any, path: Path) -> None:
         """Refuse a checkpoint or seed result of another run (see gengap.baselines.run_identity)."""
@@ -601,6 +634,7 @@ class Run:
             "ood_token_accuracy": scores["ood"]["token_accuracy"],
             "id_length_mean_exact_match": scores["id"]["length_mean_exact_match"],
             "ood_length_mean_exact_match": scores["ood"]["length_mean_exact_match"],
+            "id_train_weighted_exact_match": scores["id"]["train_weighted_exact_match"],
             **({"train_exact_match": scores["train"]["exact_match"], "train_token_accuracy": scores["train"]["token_accuracy"]}
                if "train" in scores else {}),
             "tokens_per_s": rate,

@@ -358,7 +358,7 @@ def test_until_over_is_lengths_or_records_and_needs_until_id(tmp_path: Path) -> 
     from gengap.baselines.settings import TrainSettings
     from gengap.sweep_config import SweepError, parse_sweep
 
-    with pytest.raises(BaselineError, match="until_over must be one of lengths, records, got 'tokens'"):
+    with pytest.raises(BaselineError, match="until_over must be one of lengths, records, train_lengths, got 'tokens'"):
         TrainSettings(until_id=0.9, until_over="tokens").resolve()
     with pytest.raises(BaselineError, match="until_over needs until_id"):
         TrainSettings(until_over="records").resolve()
