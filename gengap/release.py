@@ -34,6 +34,7 @@ from gengap.generators.plugins import provenance
 from gengap.generators.registry import task_module
 from gengap.data_cards.common import plot_paths
 from gengap.generators.seeding import config_seed, subsample_rng
+from gengap.splits.validation import TV_WARNING, tv_lengths, tv_warnings
 from gengap import __version__
 from gengap.checking import record_problem
 from gengap.multitask import entry_tasks, finish_multitask_split, is_multitask, manifest_task_fields, multitask_pool
@@ -146,6 +147,11 @@ def subsample(result: SplitResult, sizes: dict[str, int], seed: int) -> SplitRes
     for key, value in old.items():
         report.setdefault(key, value)
     report["capped_to"] = {k: v for k, v in sizes.items()}
+    if isinstance(old.get("validation"), dict):  # the shape figures of the parts as released, not as split
+        tv = tv_lengths(parts["train"], parts["validation"])
+        report["validation"] = {**old["validation"], "tv_lengths": tv}
+        kept = [w for w in report.get("warnings", []) if not w.startswith(TV_WARNING)]
+        report["warnings"] = kept + tv_warnings(tv, old["validation"].get("exhausted") or [])
     return SplitResult(parts["train"], parts["validation"], parts["test"], report)
 
 

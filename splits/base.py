@@ -22,10 +22,13 @@ every strategy alike:
 4. the report states sizes, length and difficulty ranges and the input-length histogram per
    part, atom and compound divergence of train vs test, atoms unseen in train, overlap,
    duplicate inputs within each part (reported, not removed), how validation was made and
-   which lengths could not give their share (``validation``), the novelty summary of
-   validation and test, and warnings (test examples removed for overlap; a validation part
-   short of its share or small; a sampled side asking for more examples than its parameters
-   have distinct inputs, from the tasks' input_space_size). Its floats are rounded to
+   which lengths could not give their share (``validation``; ``validation.tv_lengths``: total
+   variation between the train and validation parts' (task, input length) histograms, None when
+   validation is empty), the novelty summary of validation and test, and warnings (test
+   examples removed for overlap; a validation part short of its share or small; validation's
+   lengths farther than TV_LENGTHS_MAX from train's, naming the exhausted lengths; a sampled
+   side asking for more examples than its parameters have distinct inputs, from the tasks'
+   input_space_size). Its floats are rounded to
    gengap.splits.precision.FLOAT_DECIMALS places.
 
 Parts keep the pool's order, so a split is a deterministic function of (pool, options, seed).
@@ -52,7 +55,7 @@ from gengap.splits.divergence import atom_divergence, compound_divergence
 from gengap.splits.local_structures import LOCAL_SIZE, LOCAL_SIZE_MAX
 from gengap.splits.novelty import annotate, novelty_summary
 from gengap.splits.precision import rounded
-from gengap.splits.validation import ValidationDraw, carve_validation, input_length, task_input
+from gengap.splits.validation import ValidationDraw, carve_validation, input_length, task_input, tv_lengths, tv_warnings
 
 PARTS = ("train", "validation", "test")
 UNSEEN_LISTED = 50
@@ -214,11 +217,12 @@ def finish(
     report = build_report(strategy, options, seed, result_parts)
     report["removed_overlap"] = removed
     report["unused"] = partition.unused
-    report["validation"] = drawn.info
+    tv = tv_lengths(result_parts["train"], result_parts["validation"])
+    report["validation"] = {**drawn.info, "tv_lengths": tv}
     if sampled is not None:
         report["train_sample"] = sampled
     report.update(partition.notes)
-    warnings = list(report.get("warnings", [])) + drawn.warnings
+    warnings = list(report.get("warnings", [])) + drawn.warnings + tv_warnings(tv, drawn.exhausted)
     if removed:
         warnings.append(f"{removed} test examples were removed because their input also occurs on the train side")
     if sampled is not None and sampled["chosen"] < sampled["budget"]:

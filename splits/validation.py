@@ -18,13 +18,20 @@ proportion to the train part's records (largest remainders); a stratum that cann
 share (a short input length whose every input train already holds) gives what it can, and the
 rest is apportioned over the others in the same proportions. What was short is reported as
 ``validation.short`` (input length -> records) with a warning.
+
+A length is **exhausted** when validation took every record its strata could give and that is
+still below their share in train's proportions at the level the others reached (the water
+level of :func:`exhausted`): the short lengths, and the lengths that ran out giving the short
+ones' records. The warning names them all. How far validation ended from train's shape is
+``validation.tv_lengths`` (:func:`tv_lengths`), warned about above ``TV_LENGTHS_MAX``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Sequence
+from fractions import Fraction
+from typing import Any, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -32,6 +39,9 @@ from gengap.generators.batch import Record
 
 DRAW_ROUNDS = 4  # a sampled split draws at most 2 + 4 + 8 + 16 = 30 candidates per validation record of a setting
 MIN_ROUND = 64  # fewest candidates of a setting in one round
+TV_LENGTHS_MAX = 0.2  # validation.tv_lengths above this is warned about (validation far from train's shape; the default suite's
+# configs whose short lengths run out sit at 0.10-0.17, which the shortfall warning already names)
+TV_DECIMALS = 4  # places of validation.tv_lengths
 
 
 def task_input(record: Record) -> tuple[str, str]:
@@ -65,6 +75,25 @@ def apportion(total: int, weights: Sequence[int], caps: Sequence[int] | None = N
     return shares
 
 
+def exhausted(total: int, weights: Sequence[int], caps: Sequence[int]) -> list[bool]:
+    """Which entries their caps hold below their proportional share of ``total``: at the water
+    level r where sum(min(cap, r x weight)) first reaches ``total`` (r infinite when the caps of
+    the weighted entries sum below it), an entry is exhausted when cap < r x weight. Exact
+    (integer) arithmetic; zero weights are never exhausted. The short entries of
+    :func:`apportion` (cap below the uncapped share) are among them."""
+    weighted = [i for i, w in enumerate(weights) if w > 0]
+    if sum(caps[i] for i in weighted) < total:
+        return [weights[i] > 0 for i in range(len(weights))]
+    out = [False] * len(weights)
+    held, free = 0, sum(weights[i] for i in weighted)  # r = (total - held) / free while the rest is below its cap
+    for i in sorted(weighted, key=lambda i: (Fraction(caps[i], weights[i]), i)):
+        if caps[i] * free >= (total - held) * weights[i]:
+            break
+        out[i] = True
+        held, free = held + caps[i], free - weights[i]
+    return out
+
+
 def _largest_remainders(total: int, weights: Sequence[int]) -> list[int]:
     whole = sum(weights)
     shares = [total * w // whole for w in weights]
@@ -82,6 +111,45 @@ class ValidationDraw:
     records: list[Record]
     info: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    exhausted: list[int] = field(default_factory=list)  # the exhausted input lengths (module doc), sorted
+
+
+def tv_lengths(train: Sequence[Record], validation: Sequence[Record]) -> float | None:
+    """Total variation distance (0.5 x sum |p - q|) between the (task, input length) histograms
+    of the two parts, exact and rounded to TV_DECIMALS places (half to even); in [0, 1]. None when
+    either part is empty."""
+    if not train or not validation:
+        return None
+    return total_variation(Counter(_stratum(r) for r in train), Counter(_stratum(r) for r in validation))
+
+
+def total_variation(p: Counter[Hashable], q: Counter[Hashable]) -> float:
+    """Total variation distance between two non-empty histograms (counts), rounded to TV_DECIMALS places."""
+    a, b = sum(p.values()), sum(q.values())
+    gap = sum(abs(p[k] * b - q[k] * a) for k in set(p) | set(q))
+    return float(round(Fraction(gap, 2 * a * b), TV_DECIMALS)) + 0.0
+
+
+TV_WARNING = "validation: its input lengths are "  # how the tv warning begins (a capped release replaces it)
+
+
+def tv_warnings(tv: float | None, exhausted_lengths: Sequence[int]) -> list[str]:
+    """One warning when ``tv`` (validation.tv_lengths) exceeds TV_LENGTHS_MAX, naming every exhausted length."""
+    if tv is None or tv <= TV_LENGTHS_MAX:
+        return []
+    noun = "length" if len(exhausted_lengths) == 1 else "lengths"
+    where = (f"validation could not fill input {noun} {_ranges(exhausted_lengths)} in train's proportions (it holds all they could give)"
+             if exhausted_lengths else "no input length ran out")
+    return [f"{TV_WARNING}{tv:.4f} in total variation from train's, above the bound {TV_LENGTHS_MAX}; {where}"]
+
+
+def _stratum(record: Record) -> tuple[str, int]:
+    return record["task"], input_length(record)
+
+
+def _exhausted_lengths(keys: Sequence[Hashable], flags: Sequence[bool], length: Callable[[Hashable], int]) -> list[int]:
+    """The input lengths of the flagged strata, sorted."""
+    return sorted({length(key) for key, flag in zip(keys, flags) if flag})
 
 
 def _shortfall(keys: Sequence[Hashable], wanted: Sequence[int], got: Sequence[int], length: Callable[[Hashable], int]) -> dict[str, int]:
@@ -93,8 +161,9 @@ def _shortfall(keys: Sequence[Hashable], wanted: Sequence[int], got: Sequence[in
     return {str(k): short[k] for k in sorted(short)}
 
 
-def _warnings(requested: int, got: int, short: dict[str, int], why: str) -> list[str]:
-    """At most one warning: validation short of its size, or short at some lengths (``why``: the reason)."""
+def _warnings(requested: int, got: int, short: dict[str, int], why: str, exhausted_lengths: Iterable[int] = ()) -> list[str]:
+    """At most one warning: validation short of its size, or short at some lengths (``why``: the
+    reason); exhausted lengths that were not short are named as having run out too."""
     if not short and got == requested:
         return []
     missing = sum(short.values())
@@ -102,6 +171,10 @@ def _warnings(requested: int, got: int, short: dict[str, int], why: str) -> list
     where = f"{noun} {_ranges([int(k) for k in short])} could not give {its} share ({_records(missing)}: {why.format(its=its)})" if short else ""
     if got < requested:
         return [f"validation: {got} of the {_records(requested)} asked for" + (f"; {where}" if where else f": {why.format(its='its')}")]
+    also = sorted(set(exhausted_lengths) - {int(k) for k in short})
+    if also:
+        return [f"validation: {where}; {'length' if len(also) == 1 else 'lengths'} {_ranges(also)} ran out giving them too, "
+                "the other lengths gave the rest, in proportion"]
     return [f"validation: {where}; the other lengths gave them, in proportion"]
 
 
@@ -142,7 +215,8 @@ def carve_validation(train_side: Sequence[Record], fraction: float, rng: np.rand
     keys = sorted(records)
     weights = [records[k] for k in keys]
     ideal = apportion(wanted, weights)
-    shares = apportion(wanted, weights, [len(singles.get(k, ())) for k in keys])
+    caps = [len(singles.get(k, ())) for k in keys]
+    shares = apportion(wanted, weights, caps)
     chosen: set[int] = set()
     for key, share in zip(keys, shares):
         if share:
@@ -151,9 +225,15 @@ def carve_validation(train_side: Sequence[Record], fraction: float, rng: np.rand
     train = [r for i, r in enumerate(train_side) if i not in chosen]
     validation = [r for i, r in enumerate(train_side) if i in chosen]
     short = _shortfall(keys, ideal, shares, lambda key: key[1])
-    info = {"method": "carved", "stratum": "input_length", "requested": wanted, "size": len(validation), "short": short}
+    ran_out = _exhausted_lengths(keys, _given_all(exhausted(wanted, weights, caps), shares, caps), lambda key: key[1])
+    info = {"method": "carved", "stratum": "input_length", "requested": wanted, "size": len(validation), "short": short, "exhausted": ran_out}
     why = "too few of {its} inputs occur only once on the train side"
-    return train, ValidationDraw(validation, info, _warnings(wanted, len(validation), short, why))
+    return train, ValidationDraw(validation, info, _warnings(wanted, len(validation), short, why, ran_out), ran_out)
+
+
+def _given_all(flags: Sequence[bool], shares: Sequence[int], caps: Sequence[int]) -> list[bool]:
+    """The flagged strata that gave validation everything they had (share = cap)."""
+    return [flag and share == cap for flag, share, cap in zip(flags, shares, caps)]
 
 
 @dataclass
@@ -212,6 +292,9 @@ def draw_validation(
     rows.sort(key=lambda row: row[0])
     validation = [record for _, record in rows]
     short = _shortfall(keys, ideal, [min(i, f) for i, f in zip(ideal, final)], lambda key: key[2])
-    info = {"method": "drawn", "stratum": "input_length", "requested": n, "size": len(validation), "candidates": drawn, "short": short}
+    weights = [counts[k] for k in keys]
+    ran_out = _exhausted_lengths(keys, _given_all(exhausted(n, weights, caps), final, caps), lambda key: key[2])
+    info = {"method": "drawn", "stratum": "input_length", "requested": n, "size": len(validation), "candidates": drawn, "short": short,
+            "exhausted": ran_out}
     why = "the train part holds (nearly) all {its} inputs"
-    return ValidationDraw(validation, info, _warnings(n, len(validation), short, why))
+    return ValidationDraw(validation, info, _warnings(n, len(validation), short, why, ran_out), ran_out)

@@ -45,7 +45,7 @@ entries:
 """
 
 FINGERPRINT = "24c722bfeea1bf90b72d4ac343c7a909797b8a0d76ffa624614096269ff71018"
-MANIFEST = "1eee0cfa5b4a05a4059c5000dbf86e0b4b29b481c786f2ca610c3cbb533bde5e"
+MANIFEST = "bf6ab33d1adcfeef41b55af1718140ee2884a0ead80165a39dbe2af4b0fccf79"
 
 
 def build() -> tuple[str, str]:
