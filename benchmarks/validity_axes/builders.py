@@ -70,9 +70,12 @@ def pool(task: str, params: dict[str, Any], n: int | None, strategy: str, option
     return split(records, strategy, options, seed=_seed(label))
 
 
-def reversal(params: dict[str, Any], holdout_fraction: float, label: str) -> Any:
+def reversal(params: dict[str, Any], holdout_fraction: float, label: str, test: str = "reversed") -> Any:
     """The reversal split of fact_reverse (every query of one world): ID = the forward lookups of
-    the held-out facts (in train: were they learned?), OOD = their reversed queries."""
+    the held-out facts (in train: were they learned?), OOD (``test``): their reversed queries
+    ("reversed"), the reversed queries of the facts trained in both directions ("both": records of
+    train), or the forward lookups of those facts ("forward": records of train). Train and
+    validation are the same whatever ``test`` is."""
     from gengap.generators import get_task
     from gengap.splits import SplitResult, split
     from gengap.splits.facts import query_kind, reversed_fact
@@ -82,8 +85,16 @@ def reversal(params: dict[str, Any], holdout_fraction: float, label: str) -> Any
     result = split(records, "facts", {"by": "direction", "holdout_fraction": holdout_fraction}, seed=_seed(label))
     held = {reversed_fact(r) for r in result.test}
     forward = [r for r in result.train if query_kind(r) == "lookup" and reversed_fact(r) in held]
-    report = {**result.report, "evaluation": "ID = forward lookups of the held-out facts (in train); OOD = their reversed queries"}
-    return SplitResult(result.train, forward, result.test, report)
+    if test == "reversed":
+        part, evaluation = result.test, "OOD = their reversed queries"
+    else:
+        lookups = [r for r in result.train if query_kind(r) == "lookup" and reversed_fact(r) not in held]
+        both = {reversed_fact(r) for r in lookups}
+        part = [r for r in result.train if query_kind(r) == "reverse" and reversed_fact(r) in both] if test == "both" else lookups
+        evaluation = ("OOD = the reversed queries of the facts trained in both directions (in train)" if test == "both"
+                      else "OOD = the forward lookups of the facts trained in both directions (in train)")
+    report = {**result.report, "evaluation": f"ID = forward lookups of the held-out facts (in train); {evaluation}"}
+    return SplitResult(result.train, forward, list(part), report)
 
 
 _RELEASES: dict[str, str] = {}  # suite text -> the release this process built from it
@@ -126,6 +137,6 @@ def released(suite: str, config: str, test: str, contaminate: int = 0, fresh_n: 
         raise ValueError(f"test part {test!r} is not cited or fresh")
     part = cited if test == "cited" else draw_fresh(view, config, fresh_n, fresh_seed).records
     copies = int(contaminate)
-    held = f"; train holds the cited test part" + (f" {copies} times" if copies > 1 else "")
+    held = "; train holds the cited test part" + (f" {copies} times" if copies > 1 else "")
     report = {**view.config(config)["report"], "evaluation": f"test: the {test} part" + (held if copies else "")}
     return SplitResult(list(train) + list(cited) * copies, list(validation), list(part), report)
