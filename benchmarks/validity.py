@@ -74,6 +74,7 @@ def tier_rows(out: Path, document: dict[str, Any]) -> list[dict[str, Any]]:
         main = max((c.get("main_cpu_minutes") or 0.0 for c in contexts), default=0.0)
         rows.append({"tier": tier, "claims": len(doc["claims"]), "cpu_minutes": sum(seconds.get(n, 0.0) for n in named) / 60 + main,
                      "wall_minutes": max((c.get("wall_minutes") or 0.0 for c in contexts), default=None),
+                     "runs": len(named), "reused": max((c.get("reused") or 0 for c in contexts), default=0),
                      "command": "python benchmarks/validity.py" + (" --tier quick" if tier == "quick" else "")})
     return rows
 
@@ -82,12 +83,20 @@ def page(document: dict[str, Any], out: Path) -> str:
     """The page of a document (its tier's), with the deferred table, the edition history and the tiers' costs."""
     deferred = importlib.import_module("gpu_protocol").DEFERRED
     history = json.loads(HISTORY.read_text(encoding="utf-8")) if HISTORY.is_file() else {}
-    return render(document, TITLES, deferred, CHANGES, history, tier_rows(out, document))
+    decided = full_verdicts(engine.read_document(out / "validity.json")) if document.get("tier") == "quick" else None
+    return render(document, TITLES, deferred, CHANGES, history, tier_rows(out, document), decided)
+
+
+def full_verdicts(full: dict[str, Any] | None) -> dict[str, str]:
+    """claim key -> the full tier's verdict, from a document of this edition (none from another)."""
+    if not full or full.get("edition") != engine.EDITION:
+        return {}
+    return {c["key"]: c["verdict"] for c in full.get("claims", [])}
 
 
 def comparison(quick: dict[str, Any], full: dict[str, Any] | None) -> list[str]:
     """The quick tier's verdicts set against the full tier's (the re-check), one line per claim."""
-    decided = {c["key"]: c["verdict"] for c in (full or {}).get("claims", [])}
+    decided = full_verdicts(full)
     return [f"{c['key']}: quick {c['verdict']}, full {decided.get(c['key'], 'not run')}"
             + ("" if decided.get(c["key"]) in (None, c["verdict"]) else "  <- differs") for c in quick["claims"]]
 
@@ -137,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--list", action="store_true", help="print the claims, arms and rules; run nothing")
     parser.add_argument("--recompute", action="store_true", help="re-derive the tier's document and page from the shipped evidence alone "
                         "(no training) and compare them with the files in --out; exit 1 when they differ")
+    parser.add_argument("--render", action="store_true", help="render the tier's page again from its JSON in --out (no runs; the "
+                        "quick page then sets its verdicts against the full tier's)")
     parser.add_argument("--force", action="store_true", help="replace a page in --out that has no document beside it")
     args = parser.parse_args(argv)
     axes = args.axis or list(AXES)
@@ -155,6 +166,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = Path(args.out) if args.out else (Path(tempfile.mkdtemp(prefix="gengap-validity-")) if args.smoke else engine.ROOT / "docs")
     if args.recompute:
         raise SystemExit(recompute(args, out, axes))
+    if args.render:
+        page_name, doc_name = names(args.tier)
+        document = engine.read_document(out / doc_name)
+        if document is None:
+            raise SystemExit(f"validity.py: error: {out / doc_name} does not exist: nothing to render")
+        (out / page_name).write_text(page(document, out), encoding="utf-8")
+        print(f"wrote {out / page_name}")
+        return
     check_out(out, args.tier, args.force)
     out.mkdir(parents=True, exist_ok=True)
     runs_dir = Path(args.runs) if args.runs else out / "validity-runs"

@@ -326,8 +326,10 @@ def train_run(run: Run, runs_dir: str, device: str = "cpu") -> dict[str, Any]:
     results = train_and_evaluate(split, run.config, out=out, resume=out.exists(), progress=False, plots=False, preset=run.preset,
                                  seeds=(run.seed,), device=device, **thawed(run.settings))
     seed = results["per_seed"][0]
-    print(f"{run.name}: ID {id_figure(seed):.3f} OOD {seed['ood_exact_match']:.3f} learned {bool(seed.get('converged'))} "
-          f"(step {seed.get('stopped_at')}), {time.perf_counter() - start:.0f} s", flush=True)
+    chosen = (f"selected at {seed['selected_step']}, ID {seed['selected_id']:.3f}" if seed.get("selected_id") is not None
+              else f"learned {bool(seed.get('converged'))}")
+    print(f"{run.name}: ID {id_figure(seed):.3f} OOD {seed['ood_exact_match']:.3f} {chosen} (step {seed.get('stopped_at')}), "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
     timing = {"wall_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu, "commit": code_commit()}
     (out / TIMING).write_text(json.dumps(timing) + "\n", encoding="utf-8")
     return {**results, **timing, "reused": False, "run_dir": str(out)}

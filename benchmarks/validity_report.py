@@ -165,9 +165,11 @@ RULES = (
 
 
 def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Sequence[Mapping[str, str]], changes: Sequence[str] = (),
-           history: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, tiers: Sequence[Mapping[str, Any]] = ()) -> str:
+           history: Mapping[str, Sequence[Mapping[str, Any]]] | None = None, tiers: Sequence[Mapping[str, Any]] = (),
+           decided: Mapping[str, str] | None = None) -> str:
     """The page: how to read it, what changed from the previous edition, the headline and summary table, the tiers' costs,
-    one section per axis, each claim's edition history, what waits for a GPU."""
+    one section per axis, each claim's edition history, what waits for a GPU. ``decided`` (the quick tier's page): the
+    full tier's verdict of each claim, shown beside the re-check's."""
     claims = document["claims"]
     contexts = document["context"]
     quick = document.get("tier") == "quick"
@@ -186,14 +188,20 @@ def render(document: Mapping[str, Any], titles: Mapping[str, str], deferred: Seq
         "",
     ]
     if tiers:
-        lines += ["| tier | claims | CPU min (measured) | wall min | command |", "|---|---|---|---|---|"]
-        lines += [f"| {t['tier']} | {t['claims']} | {fmt(t.get('cpu_minutes'), 1)} | {fmt(t.get('wall_minutes'), 1)} | `{t['command']}` |" for t in tiers]
+        lines += ["Each tier's cost: the CPU minutes of its runs (each counted once, as measured when it trained; the full tier "
+                  "reuses the quick tier's runs) and of the invocation's own process; wall minutes of the invocation that wrote its "
+                  "page, on 2 cores.", "",
+                  "| tier | claims | runs (reused) | CPU min (measured) | wall min | command |", "|---|---|---|---|---|---|"]
+        lines += [f"| {t['tier']} | {t['claims']} | {t.get('runs', 'n/a')} ({t.get('reused', 'n/a')}) | {fmt(t.get('cpu_minutes'), 1)} | "
+                  f"{fmt(t.get('wall_minutes'), 1)} | `{t['command']}` |" for t in tiers]
         lines.append("")
-    lines += [f"| axis | claim | role | rule | measured | published | verdict | stability | edition {EDITION - 1} |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    recheck = decided is not None
+    lines += [f"| axis | claim | role | rule | measured | published | verdict | stability | edition {EDITION - 1} |"
+              + (" full tier |" if recheck else ""), "|---|---|---|---|---|---|---|---|---|" + ("---|" if recheck else "")]
     for c in claims:
+        full = f" {decided.get(c['key'], 'not run yet')} |" if decided is not None else ""
         lines.append(f"| {c['axis']} | {c['title']} | {c.get('role', 'claim')} | {c['rule']} | {c['measured']} | {c['published']} | "
-                     f"{verdict_cell(c)} | {stability_cell(c)} | {c['previous'] or '–'} |")
+                     f"{verdict_cell(c)} | {stability_cell(c)} | {c['previous'] or '–'} |{full}")
     for axis, ctx in contexts.items():
         lines += ["", f"## {titles.get(axis, axis)}", "", f"Measured by {_context_line(axis, ctx)}.", ""]
         for c in (c for c in claims if c["axis"] == axis):
