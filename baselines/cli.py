@@ -11,6 +11,7 @@ first, so that a usage error comes at once).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from typing import Any
@@ -20,7 +21,7 @@ from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-from gengap.baselines.settings import PRESETS as _PRESETS, SELECT, UNTIL_OVER
+from gengap.baselines.settings import LOOPED_PRESETS, PRESETS as _PRESETS, RECURRENT_PRESETS, SELECT, UNTIL_OVER
 from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
 
 PRESETS = tuple(_PRESETS)
@@ -57,6 +58,18 @@ def parse_share(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
     return value
+
+
+def preset_values(field: str) -> str:
+    """The presets' values of a setting, for its help: ``tiny 64, small 128, base 128`` (the
+    transformer's), then where the recurrent models' or the looped model's differ."""
+    def listed(presets: Any) -> str:
+        return ", ".join(f"{name} {getattr(preset, field):g}" for name, preset in presets.items())
+
+    text = listed(_PRESETS)
+    others = [f"; {who}: {listed(presets)}" for who, presets in (("rnn, lstm, stack_rnn, tape_rnn", RECURRENT_PRESETS), ("looped", LOOPED_PRESETS))
+              if listed(presets) != text]
+    return text + "".join(others)
 
 
 def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
@@ -109,8 +122,8 @@ def add_commands(subparsers: Any) -> None:
                    "empty-tape (input <sep> then one blank per target token; every answer token predicted at its blank in one pass, as Deletang et al. 2023)")
     p.add_argument("--computation-steps", type=int, metavar="C", help=f"C x (input length) blank tokens between the input and the output, 0..{MAX_COMPUTATION_STEPS} (default 0)")
     p.add_argument("--seeds", type=parse_seeds, default=(0,), help="comma-separated seeds, e.g. 0,1,2 (default 0)")
-    p.add_argument("--batch-size", type=int, help="training batch size (default: the preset's)")
-    p.add_argument("--lr", type=float, help="peak learning rate (default: the preset's)")
+    p.add_argument("--batch-size", type=int, help=f"training batch size (default: the preset's: {preset_values('batch_size')})")
+    p.add_argument("--lr", type=float, help=f"peak learning rate (default: the preset's: {preset_values('lr')})")
     p.add_argument("--eval-every", type=int, help="steps between evaluations (default steps/10)")
     p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: --eval-every)")
     p.add_argument("--eval-examples", type=int, default=512, help="examples per side decoded at each periodic evaluation (default 512)")
@@ -137,7 +150,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--level", type=int, help="with --stream: the task's difficulty level 1..10 (one level throughout)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="with --stream: set a task parameter at every level (repeatable)")
     p.add_argument("--sizes", type=parse_sizes, metavar="LO-HI,...", help="with --stream: levels 1..k are these ranges of the task's size knob instead of its levels, e.g. 1-5,6-10,11-20")
-    p.set_defaults(func=cmd_train, heartbeat=None)  # the gengap CLI supplies its heartbeat (lines when stderr is not a terminal)
+    p.set_defaults(func=cmd_train, heartbeat=None, run_lock=None)  # the gengap CLI supplies its heartbeat (lines when stderr is not a terminal) and run lock
 
     p = subparsers.add_parser("eval", help="evaluate a pretrained Hugging Face causal LM (local directory) on one config: ID vs OOD gap")
     p.add_argument("model", metavar="MODEL_DIR", help="local Hugging Face model directory (config, weights, tokenizer)")
@@ -181,6 +194,51 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return chosen
 
 
+def check_run_directory(out: str, resume: bool, inputs: list[str]) -> None:
+    """BaselineError when the run directory may not be written: it is, or lies inside, one of
+    the inputs (the release or split directory trained on) or a release; or, with resume, it
+    holds no run (absent or empty: nothing to continue, and a fresh start would pass for one)."""
+    from pathlib import Path
+
+    from gengap.generators.safe_files import placement_problem
+
+    placed = placement_problem(out, inputs)
+    if placed is not None:
+        raise BaselineError(placed)
+    folder = Path(out)
+    if resume and (not folder.is_dir() or folder.is_symlink() or not any(folder.iterdir())):
+        raise BaselineError(f"--resume: {out} holds no run to continue (drop --resume to start one there)")
+
+
+ABACUS_DOCS = "docs/baselines.md#positional-encodings-for-length-generalization"
+
+
+def pairing_warnings(settings: dict[str, Any], source: Any) -> list[str]:
+    """Warnings for an encoding whose documented pairing the config's records do not meet:
+    ``--pos abacus`` counts places in runs of one-digit tokens from the first digit written, so it
+    is documented with numbers written least significant digit first, operands and answer
+    (addition's ``format: little_endian``); on records without one-digit tokens it is ``nope``."""
+    if settings.get("pos") != "abacus":
+        return []
+    records = [r for part in (source.train, source.validation, source.test) for r in part]
+    formats: dict[str, int] = {}
+    for record in records:
+        meta = record.get("meta")
+        if isinstance(meta, dict) and "format" in meta and meta["format"] != "little_endian":
+            formats[str(meta["format"])] = formats.get(str(meta["format"]), 0) + 1
+    warnings = []
+    if formats:
+        tasks = sorted({str(r.get("task")) for r in records if isinstance(r.get("meta"), dict) and r["meta"].get("format") in formats})
+        written = ", ".join(f"{name} ({count:,} of {len(records):,} records)" for name, count in sorted(formats.items()))
+        warnings.append(f"--pos abacus on {', '.join(tasks)} records written in format {written}: abacus places count from the first "
+                        f"digit written, so they align by significance only in numbers written least significant digit first: "
+                        f"pair it with format: little_endian ({ABACUS_DOCS})")
+    digit = any(len(token) == 1 and "0" <= token <= "9" for r in records for token in f"{r['input']} {r['target']}".split())
+    if records and not digit:
+        warnings.append(f"--pos abacus on records without one-digit tokens: no token gets a place, so abacus is nope here ({ABACUS_DOCS})")
+    return warnings
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Check the settings and read the data (no torch yet: a usage error comes at once), then train."""
     from gengap.baselines.data import load_split
@@ -188,8 +246,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if (args.release is None) == (args.suite is None):
         raise BaselineError("give a RELEASE_DIR or --suite SUITE.yaml (not both)")
+    check_run_directory(args.out, args.resume, [name for name in (args.release, args.suite) if name is not None])
     settings = _settings(args)
     make_settings(None, settings).resolve()
+    if settings.get("stream") is not None:  # a misspelt task or mixture file is refused now, not after torch is imported
+        from gengap.baselines.stream_mixture import stream_mixture
+
+        stream_mixture(settings["stream"], settings.get("stream_params", ()), settings.get("level"), settings.get("curriculum"),
+                       settings.get("sizes") or ())
     if args.suite is not None:
         build = getattr(args, "build_suite_split", None)
         if build is None or not args.config:
@@ -201,7 +265,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         from gengap.baselines.training import train_and_evaluate
     except ImportError as err:
         raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
-    results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, heartbeat=getattr(args, "heartbeat", None), **settings)
+    for warning in pairing_warnings(settings, source):
+        print(f"gengap: warning: {warning}", file=sys.stderr)
+    heartbeat = getattr(args, "heartbeat", None)
+    if heartbeat is not None:  # off a terminal, also a line as each seed starts and ends: a short run is not silent
+        from gengap.baselines.train_progress import bookended
+
+        heartbeat = bookended(heartbeat)
+    lock = getattr(args, "run_lock", None) or (lambda out: contextlib.nullcontext())  # the gengap CLI supplies its lock (gengap.locking)
+    with lock(args.out):  # one writer per run directory: a second train or --resume of it fails at once
+        results = train_and_evaluate(source, args.config, out=args.out, resume=args.resume, heartbeat=heartbeat, **settings)
     print(summary(results))
     for warning in results.get("warnings", []):
         print(f"gengap: warning: {warning}", file=sys.stderr)

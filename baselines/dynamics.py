@@ -27,18 +27,20 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from gengap.generators.reading import MAX_JSON_BYTES
+from gengap.generators.safe_files import read_regular
 from gengap.baselines.setup import setup_of
 
 OUTCOMES = ("generalized", "memorized", "neither")
 
 
 def read_history(run_dir: Path) -> list[dict[str, Any]]:
-    """The periodic rows of a run directory's metrics.jsonl (none when it is missing; a torn
-    or foreign line is skipped)."""
+    """The periodic rows of a run directory's metrics.jsonl (none when it is missing, a link or
+    not a regular file; a torn or foreign line is skipped)."""
     path = Path(run_dir) / "metrics.jsonl"
     rows = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_regular(path, MAX_JSON_BYTES).decode("utf-8").splitlines()  # a named pipe is never read (it would block)
     except (OSError, UnicodeError):
         return []
     for line in lines:
@@ -110,29 +112,47 @@ def with_curves(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [row for row in rows if any(point[1] is not None for point in row["curve"])]
 
 
-def dynamics_section(rows: Sequence[Mapping[str, Any]]) -> str | None:
+def dynamics_section(rows: Sequence[Mapping[str, Any]], learned: float | None = None) -> str | None:
     """The markdown of "Training dynamics" (None when no run recorded a train curve); the seeds
-    without a train curve are named below the table with the reason."""
+    without a train curve are named below the table with the reason. The threshold the steps and
+    outcomes are read at (the runs' ``--reach``) is stated, in the column heads when the rows share
+    one, and told apart from the gap table's "learned" (learned: its ``gengap report --learned``
+    threshold)."""
     shown = with_curves(rows)
     if not shown:
         return None
+    thresholds = sorted({float(row["threshold"]) for row in shown if row.get("threshold") is not None})
+    one = thresholds[0] if len(thresholds) == 1 else None
+    if one is not None:
+        reach, head = f"exact match ≥ {one:g}", f"≥ {one:g} at"
+    else:
+        listed = f" ({', '.join(f'{t:g}' for t in thresholds)}; beside each step)" if thresholds else ""
+        reach, head = f"exact match at or above the run's threshold{listed}", "reaches at"
+    rule = f"ID exact match averaged over input lengths ≥ {learned:g} at the end" if learned is not None else "its final ID exact match"
+    below = f"below {one:g}" if one is not None else "below the threshold"
+    intro = (
+        "Per seed: the first evaluated step at which train exact match (a fixed subset of the targets trained on) and "
+        f"validation (ID) exact match reach {reach} (`gengap train --reach EM`, default 0.99), the delay between them "
+        "(validation's step over train's: grokking when large), and the outcome at that threshold (generalized: validation "
+        "reached it; memorized: only train did; neither). This threshold is not the gap table's \"learned\" (met --until-id, "
+        f"or without it {rule}): a seed learned there can read memorized here when its validation stayed {below}. "
+        "The training fraction is the train part's share of the config's records."
+    )
     lines = [
         "## Training dynamics",
         "",
-        "Per seed: the first evaluated step at which train exact match (a fixed subset of the targets trained on) and "
-        "validation (ID) exact match reach the threshold, the delay between them (validation's step over train's: "
-        "grokking when large), and the outcome (generalized: validation reached it; memorized: only train did; "
-        "neither). The training fraction is the train part's share of the config's records.",
+        intro,
         "",
-        "| config | model | preset | seed | lr | weight decay | label noise | training fraction | train reaches at | validation reaches at | delay | outcome |",
+        f"| config | model | preset | seed | lr | weight decay | label noise | training fraction | train {head} | validation {head} | delay | outcome |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in shown:
         fraction = "n/a" if row["fraction"] is None else f"{row['fraction']:.3f}"
         delay = "n/a" if row["delay"] is None else f"{row['delay']:.1f}"
+        at = "" if one is not None or row.get("threshold") is None else f" (≥ {float(row['threshold']):g})"
         lines.append(
             f"| {row['config']} | {row['label']} | {row['preset']} | {row['seed']} | {row['lr']:g} | {row['weight_decay']:g} | "
-            f"{row['label_noise']:g} | {fraction} | {_step(row['train_step'])} | {_step(row['id_step'])} | {delay} | {row['outcome']} |"
+            f"{row['label_noise']:g} | {fraction} | {_step(row['train_step'])}{at} | {_step(row['id_step'])}{at} | {delay} | {row['outcome']} |"
         )
     left_out = left_out_lines(rows)
     if left_out:

@@ -89,7 +89,7 @@ def plot_run(results: Mapping[str, Any], path: str | Path) -> Path | None:
     from gengap.baselines.report import model_label
 
     model = model_label(results.get("arch", "transformer"), results["pos"])
-    axis.set_title(f"{results['config']} / {model} / {results['preset']} ({len(results['per_seed'])} seeds)")
+    axis.set_title(f"{results['config']} / {model} / {results['preset']} ({len(results['per_seed'])} seed{'s' if len(results['per_seed']) != 1 else ''})")
     return _save(plt, figure, axis, path)
 
 

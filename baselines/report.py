@@ -96,7 +96,32 @@ def load_results(path: Path) -> dict[str, Any]:
         raise BaselineError(f"cannot read {err}") from None
     if not isinstance(results, dict) or "per_seed" not in results or "config" not in results:
         raise BaselineError(f"{path} is not a baseline results file")
+    problem = results_problem(results)
+    if problem is not None:
+        raise BaselineError(f"{path} is not a baseline results file: {problem}")
     return results
+
+
+def results_problem(results: Mapping[str, Any]) -> str | None:
+    """Why a results.json object cannot be reported on (None: it can): the fields the report
+    reads must have their types (``per_seed`` a list of objects, each with an integer seed and
+    numeric exact matches; ``config`` and ``pos`` strings; ``settings`` and ``data`` objects)."""
+    if not isinstance(results.get("config"), str) or not isinstance(results.get("pos", ""), str):
+        return "config and pos must be strings"
+    for key in ("settings", "data", "divergence"):
+        if results.get(key) is not None and not isinstance(results[key], dict):
+            return f"{key} must be an object"
+    seeds = results.get("per_seed")
+    if not isinstance(seeds, list):
+        return "per_seed must be a list of seeds"
+    for index, seed in enumerate(seeds):
+        if not isinstance(seed, dict) or isinstance(seed.get("seed"), bool) or not isinstance(seed.get("seed"), int):
+            return f"per_seed[{index}] must be an object with an integer seed"
+        for key, value in seed.items():
+            if key.endswith(("exact_match", "token_accuracy", "_score")) and value is not None and (
+                    isinstance(value, bool) or not isinstance(value, (int, float))):
+                return f"per_seed[{index}].{key} must be a number"
+    return None
 
 
 def group_runs(runs: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None = None, learned: float = LEARNED) -> list[dict[str, Any]]:
@@ -548,14 +573,13 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
     """
     found = find_runs(paths)
     runs = [load_results(p) for p in found]
-    rows = group_runs(runs, [path.parent for path in found], learned)
-    seeds = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)], run_models(runs))
-    dynamics = with_curves(seeds)  # what the dynamics plots draw
-    head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
-    stability = ranking(rows)
-    sections = {"traces": trace_section(rows), "execution": execution_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds),
-                "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows),
-                "ranking": ranking_section(stability)}
+    try:
+        rows, seeds, dynamics, head, stability, sections = _tables(runs, found, learned)
+    except BaselineError:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as err:  # a field of a results.json that is not what gengap writes
+        raise BaselineError(f"{_unreadable(runs, found, learned)} is not a baseline results file: a field the report reads is missing "
+                            f"or of another type ({err.__class__.__name__}: {str(err)[:80]})") from None
     plots: dict[str, Path] = {}
     rows_path: Path | None = None
     if out is not None:
@@ -591,6 +615,29 @@ def make_report(paths: Iterable[str | Path], out: str | Path | None = None, open
         with (opener or atomic_file)(Path(out)) as handle:
             handle.write(text.encode("utf-8"))
     return {"text": text, "rows": rows, "rows_file": rows_path, "plots": plots, "warnings": duplicate_warnings(rows), "ranking": stability}
+
+
+def _tables(runs: Sequence[Mapping[str, Any]], found: Sequence[Path], learned: float) -> tuple[Any, ...]:
+    """(rows, seeds, dynamics, head, stability, sections) of make_report, from the runs' results."""
+    rows = group_runs(runs, [path.parent for path in found], learned)
+    seeds = dynamics_rows([(results, read_history(path.parent)) for results, path in zip(runs, found)], run_models(runs))
+    dynamics = with_curves(seeds)  # what the dynamics plots draw
+    head = "# Baseline gap report\n\nMean ± standard deviation over seeds; ID = validation, OOD = test; D_C = compound divergence (train vs test).\n\n" + markdown(rows, learned)
+    stability = ranking(rows)
+    sections = {"traces": trace_section(rows), "execution": execution_section(rows), "iterations": iterations_section(rows), "dynamics": dynamics_section(seeds, learned),
+                "divergence": divergence_section(rows), "novelty": novelty_table(rows), "tasks": task_table(rows),
+                "ranking": ranking_section(stability)}
+    return rows, seeds, dynamics, head, stability, sections
+
+
+def _unreadable(runs: Sequence[Mapping[str, Any]], found: Sequence[Path], learned: float) -> str:
+    """The first results.json the report cannot read on its own (its tables raise); "a results.json" when none alone fails."""
+    for results, path in zip(runs, found):
+        try:
+            _tables([results], [path], learned)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+            return str(path)
+    return "a results.json"
 
 
 def build_report(paths: Iterable[str | Path], out: str | Path | None = None) -> tuple[str, list[dict[str, Any]], Path | None]:

@@ -27,12 +27,12 @@ import torch
 
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.layout import IGNORE
+from gengap.baselines.stream_mixture import stream_mixture
 from gengap.generators.batch import Record
-from gengap.generators.curriculum import Curriculum, CurriculumError
+from gengap.generators.curriculum import Curriculum
 from gengap.generators.exclusion import Exclusion
-from gengap.generators.mixtures import Component, MixtureError, MixtureStream, TaskMixture, is_mixture_file, load_mixture, resolve_stream
-from gengap.generators.params import ParamError, Params
-from gengap.generators.registry import UnknownTaskError
+from gengap.generators.mixtures import Component, MixtureStream, TaskMixture
+from gengap.generators.params import Params
 from gengap.generators.streams import Uniforms
 
 
@@ -54,21 +54,9 @@ class StreamPlan:
         curriculum: str | None = None,
         sizes: Sequence[tuple[int, int]] = (),
     ) -> "StreamPlan":
-        """Resolve the settings (``task`` may name a mixture file); BaselineError naming the problem."""
-        if is_mixture_file(task):
-            if params or level is not None or curriculum is not None or sizes:
-                raise BaselineError("a mixture file sets level, curriculum, params and sizes per component: drop --level, --curriculum, --param and --sizes")
-            try:
-                return cls(load_mixture(task), task)
-            except MixtureError as err:
-                raise BaselineError(str(err)) from None
-        try:
-            levels, spec = resolve_stream(task, params, level, curriculum, sizes)
-        except UnknownTaskError as err:
-            raise BaselineError(str(err)) from None
-        except (ParamError, CurriculumError) as err:
-            raise BaselineError(f"{task}: {err}") from None
-        return cls(TaskMixture((Component(task, levels, spec),)))
+        """Resolve the settings (``task`` may name a mixture file); BaselineError naming the problem
+        (gengap.baselines.stream_mixture, which the command line calls before torch is imported)."""
+        return cls(*stream_mixture(task, params, level, curriculum, sizes))
 
     @property
     def single(self) -> Component | None:

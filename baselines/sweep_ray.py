@@ -8,7 +8,8 @@ resumes from its checkpoints, a retry continues where the lost attempt last chec
 run that still fails is a failed outcome carrying the error; the other runs go on.
 
 ``ray_runtime(address, num_cpus)`` connects to a running cluster (address, e.g.
-``ray://head:10001`` or ``auto``) or starts a local runtime on this machine, and shuts down
+``ray://head:10001`` or ``auto``; an address of a host and port that accepts no connection
+within CONNECT_SECONDS is one line, not minutes of Ray retrying) or starts a local runtime on this machine, and shuts down
 what it started; a local runtime ends with the driver even when the driver is killed
 (gengap.baselines.ray_watchdog).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -26,6 +28,8 @@ from gengap.baselines.errors import BaselineError
 from gengap.baselines.ray_watchdog import watch_local_runtime
 from gengap.generators.extras import install_hint
 from gengap.baselines.sweep import Outcome, RunSpec, execute
+
+CONNECT_SECONDS = 10.0  # how long a cluster address may take to accept a connection before the sweep gives up
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
         return
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address is not None:
+        check_reachable(address)  # ray.init would retry an unreachable address silently for minutes
         options["address"] = address
     else:
         options.update(num_cpus=num_cpus, include_dashboard=False)
@@ -72,6 +77,21 @@ def ray_runtime(address: str | None = None, num_cpus: int | None = None) -> Iter
         ray.shutdown()
         if watchdog is not None:
             watchdog.stop()
+
+
+def check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
+    """BaselineError, within timeout seconds, when nothing accepts a TCP connection at the
+    host and port of a cluster address (``HOST:PORT`` or ``ray://HOST:PORT``); ``auto`` and
+    other addresses without a port are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except (OSError, OverflowError, ValueError) as err:
+        reason = getattr(err, "strerror", None) or str(err) or type(err).__name__
+        raise BaselineError(f"cannot reach the Ray cluster at {address}: {reason} (is it running, and is that its address?)") from None
 
 
 def _raylet_pid(ray: Any) -> int | None:

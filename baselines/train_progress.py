@@ -9,14 +9,18 @@ thread only reads) and says, in one line::
 
 Losses have 4 significant digits; the ETA is the time to the step the run will stop at (its
 cap, or the learned rule's stop step once that is known) at the pace of the steps trained so
-far in this process. This module imports neither torch nor gengap.
+far in this process. :func:`bookended` makes a heartbeat print that line also as each seed
+starts and as it ends, where the heartbeat prints lines, so that a run shorter than the
+heartbeat's interval says what it trained. This module imports neither torch nor gengap.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
-from typing import Any, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, ContextManager, Iterator, Mapping, TextIO
 
 
 def loss_text(value: float | None) -> str:
@@ -59,3 +63,41 @@ class SeedStatus:
         if done > 0 and self.stop > self.step:
             text += f", ETA {duration_text((time.perf_counter() - self.started) / done * (self.stop - self.step))}"
         return text
+
+
+def _lines_wanted(stream: TextIO) -> bool:
+    """Whether a stream gets lines rather than a bar: it is not a terminal."""
+    isatty = getattr(stream, "isatty", None)
+    return not (isatty is not None and isatty())
+
+
+def _say(stream: TextIO, line: str) -> None:
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # stderr closed or gone: stay silent
+        pass
+
+
+def bookended(heartbeat: Callable[[Callable[[], str]], ContextManager[Any]], stream: TextIO | None = None) -> Callable[[Callable[[], str]], ContextManager[Any]]:
+    """heartbeat(describe), plus, when stream (default: stderr at the time) is not a terminal, the
+    line ``gengap: <describe()> (<elapsed> s)`` as the seed starts and again as it ends (not
+    after an error), in the heartbeat's format::
+
+        gengap: train rev rope seed 0: step 0/40 (0 s)
+        gengap: train rev rope seed 0: step 40/40, loss 0.1235, ID 0.950, OOD 0.010 (step 40) (3 s)
+    """
+
+    @contextmanager
+    def beat(describe: Callable[[], str]) -> Iterator[None]:
+        out = stream if stream is not None else sys.stderr
+        lines = _lines_wanted(out)
+        started = time.perf_counter()
+        if lines:
+            _say(out, f"gengap: {describe()} (0 s)")
+        with heartbeat(describe):
+            yield
+        if lines:
+            _say(out, f"gengap: {describe()} ({time.perf_counter() - started:.0f} s)")
+
+    return beat

@@ -125,21 +125,23 @@ DEFERRED = (
      "command": "python benchmarks/gpu_protocol.py --protocol looped --out runs/looped"},
     {"what": "duplicate_string: the tape RNN generalizes where the stack RNN, the LSTM and the transformer do not (empty output tape)",
      "why": "fourth edition on the CPU: not learned at 4,000 steps (tape RNN ID 0.52 and 0.28, 22 CPU min for two seeds); the paper "
-            "trains 1,000,000 steps; the GPU protocol: 40,000 steps, 3 seeds of the tape RNN (also in --protocol deletang's grid)",
-     "estimate": "≤ 45-70 min",
+            "trains 1,000,000 steps; the GPU protocol: 40,000 steps, 3 seeds of every architecture (edition 10: losing arms "
+            "too; also in --protocol deletang's grid)",
+     "estimate": "≤ 64.9-97.2 min",
      "command": "python benchmarks/gpu_protocol.py --protocol duplicate-string --out runs/duplicate-string"},
     {"what": "cfq_like: a model that learned the random split falls on MCD1-3, and OOD falls as compound divergence rises",
      "why": "fifth to ninth editions on the CPU: not learned at 6,000 steps (tiny transformer ID 0.49-0.68 averaged over "
             "question lengths, 0.80-0.90 over records, 7 runs); pilots of the random split (seed 9, not protocol runs) did "
             "not learn either: 48,000 training records, 0.534 averaged over lengths after 6,000 steps; grammar level 3, "
             "0.694 with 8,000 records and 0.757 with 47,000 after 8,000 steps; the GPU protocol: preset small, 20,000 steps, "
-            "learned over validation records (≥ 0.95 at two evaluations, as CFQ reports accuracy)",
+            "learned over validation records (≥ 0.95 at two evaluations, as CFQ reports accuracy); out of the CPU headline "
+            "since edition 10",
      "estimate": "≤ 11-13.5 min",
      "command": "python benchmarks/gpu_protocol.py --protocol cfq --out runs/cfq"},
     {"what": "rules in context: OOD on unseen rewrite systems rises with the number of training systems, every N learned",
      "why": "seventh edition on the CPU: N = 78 not learned at 24,000 steps (ID 0.85 and 0.88 on unseen strings of its "
             "systems; 0.84 and 0.81 at the sixth edition's 10,000); OOD already rose 0.10 → 0.34 with N; the GPU protocol: "
-            "preset small, 40,000 steps, 3 seeds",
+            "preset small, 40,000 steps, 3 seeds; out of the CPU headline since edition 10",
      "estimate": "≤ 22.9-31.6 min",
      "command": "python benchmarks/gpu_protocol.py --protocol rules --out runs/rules"},
     {"what": "fresh:memorized: a model that trained on the cited test part scores higher there than on a fresh part",
@@ -289,6 +291,7 @@ def estimate_table(header: str, loads: list[Any], workers: int, bound: str, gflo
 # Tokens of a training row (input + target + 2) at the 99th percentile of each engine protocol's train part: a padded
 # batch runs at about its longest rows. Measured from the protocols' splits (cfq: its random split; rules: 3,000
 # generated records of its systems' parameters), 2026-12-06. ``--tokens`` overrides.
+MAX_TOKENS = 4096  # --tokens: a row of the estimate's training step, built and run on the CPU
 TOKENS = {"easy-to-hard": 19, "two-hop": 6, "grokking": 6, "label-noise": 6, "looped": 42, "duplicate-string": 62, "cfq": 105,
           "rules": 29, "memorized": 43}
 
@@ -340,14 +343,17 @@ def run_engine_protocol(args: argparse.Namespace, cuda: bool) -> int:
     command = f"python benchmarks/gpu_protocol.py --protocol {args.protocol}" + (" --smoke" if args.smoke else "")
     document = engine.run_protocol(claims, out / "runs", args.workers or (8 if cuda else 1), command, "cuda" if cuda else "cpu")
     engine.write_document(out / "validity.json", document)
-    (out / "validity.md").write_text(render(document, {"gpu": f"GPU protocol: {args.protocol}"}, (), None), encoding="utf-8")
+    (out / "validity.md").write_text(render(document, {"gpu": f"GPU protocol: {args.protocol}"}, ()), encoding="utf-8")
     for claim in document["claims"]:
         print(f"{claim['key']}: {claim['verdict']} ({claim['measured']})")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    from arguments import positive_int
+    from arguments import int_at_most, names_of, positive_int, seed_list
+
+    from gengap.baselines.settings import PRESETS
+    from gengap.baselines.spec import POSITIONAL
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="output folder (runs/, report.md, report.png); not with --estimate")
@@ -359,18 +365,18 @@ def main(argv: list[str] | None = None) -> int:
                              "by the validity engine into OUT/validity.json and OUT/validity.md")
     parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six): " + ", ".join(ARCHS))
     parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS) + "; deletang: " + ", ".join(DELETANG))
-    parser.add_argument("--encodings", default="rope,nope", help="positional encodings (default rope,nope)")
-    parser.add_argument("--seeds", help="comma-separated seeds (default 0,1,2; --smoke: 0)")
-    parser.add_argument("--preset", help="model preset (default small; --smoke: tiny)")
+    parser.add_argument("--encodings", default="rope,nope", type=names_of(POSITIONAL), help="positional encodings (default rope,nope)")
+    parser.add_argument("--seeds", type=seed_list, help="comma-separated seeds (default 0,1,2; --smoke: 0)")
+    parser.add_argument("--preset", choices=tuple(PRESETS), help="model preset (default small; --smoke: tiny)")
     parser.add_argument("--steps", type=positive_int, help="training steps per run (default 2000; --smoke: 30)")
     parser.add_argument("--batch-size", type=positive_int, help="batch size (default 128; --smoke: 32)")
     parser.add_argument("--eval-limit", type=positive_int, help="final evaluation examples per side (default 2000; --smoke: 24)")
     parser.add_argument("--workers", type=positive_int, help="parallel runs (default 8 on CUDA, 1 on the CPU)")
-    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="auto, cpu or cuda (an error when CUDA is not available)")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=False, help="torch.compile (default off)")
     parser.add_argument("--estimate", action="store_true", help="print the protocol's training time from per-step arithmetic "
                         "(operations counted on the CPU, costs assumed: benchmarks/gpu_estimate.py) and exit; every protocol")
-    parser.add_argument("--tokens", type=positive_int, help="--estimate: tokens a training row (default 80; the engine protocols: "
+    parser.add_argument("--tokens", type=int_at_most(MAX_TOKENS), help="--estimate: tokens a training row (default 80; the engine protocols: "
                         "their train parts' 99th percentile, gpu_protocol.TOKENS)")
     args = parser.parse_args(argv)
     if not args.out and not args.estimate:
@@ -379,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     cuda = args.device != "cpu" and torch.cuda.is_available()
+    if args.device == "cuda" and not cuda and not args.estimate:  # the estimate counts on the CPU whatever the device
+        parser.error("--device cuda: CUDA is not available (use --device auto or cpu to run on the CPU)")
     if args.protocol in ENGINE_PROTOCOLS:
         if args.estimate:
             print("\n".join(engine_estimate(args.protocol, args.tokens, args.workers or 8)))

@@ -51,27 +51,62 @@ def is_tree(value: Any) -> bool:
 
 
 def internal_nodes(tree: Tree) -> Iterator[list[Any]]:
-    """Internal nodes in pre-order."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            continue
-        yield node
-        stack.extend(reversed(node[1:]))
+    """Internal nodes in pre-order (a node shared by two parents once per parent); ValueError
+    for a structure that contains itself (a cycle: what the Python API can build, never JSON)."""
+    yield from _nodes(tree, leaves=False, preorder=True)
 
 
 def tree_atoms(tree: Tree) -> Counter[str]:
-    """Rules and lexical items of a derivation, with multiplicity."""
+    """Rules and lexical items of a derivation, with multiplicity; ValueError for a structure
+    that contains itself (see internal_nodes)."""
     found: Counter[str] = Counter()
+    for node in _nodes(tree, leaves=True, preorder=False):
+        found[node if isinstance(node, str) else str(node[0])] += 1
+    return found
+
+
+def _nodes(tree: Tree, leaves: bool, preorder: bool) -> list[Any]:
+    """Every internal node (and, with leaves, every str leaf): in pre-order, or else children
+    last to first (the order tree_atoms has always counted in). A list met twice sends the
+    walk to _shared_nodes, which tells sharing (fine) from a cycle (ValueError)."""
+    found: list[Any] = []
+    seen: set[int] = set()
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
-            found[node] += 1
-        else:
-            found[str(node[0])] += 1
-            stack.extend(node[1:])
+            if leaves:
+                found.append(node)
+            continue
+        if id(node) in seen:
+            return _shared_nodes(tree, leaves, preorder)
+        seen.add(id(node))
+        found.append(node)
+        stack.extend(reversed(node[1:]) if preorder else node[1:])
+    return found
+
+
+def _shared_nodes(tree: Tree, leaves: bool, preorder: bool) -> list[Any]:
+    """_nodes of a structure that shares a node, tracking the path from the root so that a
+    node among its own ancestors (a cycle) is a ValueError instead of an endless walk."""
+    found: list[Any] = []
+    path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(tree, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            path.discard(id(node))
+            continue
+        if isinstance(node, str):
+            if leaves:
+                found.append(node)
+            continue
+        if id(node) in path:
+            raise ValueError("the structure contains itself (a cycle): it is no derivation tree")
+        path.add(id(node))
+        found.append(node)
+        stack.append((node, True))
+        stack.extend((child, False) for child in (reversed(node[1:]) if preorder else node[1:]))
     return found
 
 

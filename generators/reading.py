@@ -14,6 +14,9 @@ syntax and text that is not UTF-8:
 - NaN and infinities: JSON's ``NaN``/``Infinity`` (not JSON, but Python's parser takes
   them), a float literal that overflows (``1e999``), and YAML's ``.nan``/``.inf``;
 - lone UTF-16 surrogates (``"\\ud800"``): JSON can spell them, UTF-8 cannot encode them;
+- an object with the same key twice (``{"target": "1", "target": "0"}``): Python keeps the
+  last, other readers the first or refuse the file, so no reading of it is the true one (in
+  YAML too: two ``entries:`` in a suite; keys a merge ``<<: *base`` brings in may be overridden);
 - JSONL lines longer than ``MAX_LINE_BYTES``, JSON files larger than ``MAX_JSON_BYTES``,
   YAML documents larger than ``MAX_YAML_BYTES`` or expanding through aliases to more than
   ``MAX_YAML_VALUES`` values.
@@ -26,6 +29,7 @@ library. Mapping keys of YAML stay as the loader makes them (callers validate).
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -124,8 +128,24 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
-_BOUNDED_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int)
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of pairs; _Refused when a key occurs twice."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _Refused(f"an object has the key {_clip_key(twice)!r} twice (readers disagree on which value it has)")
+    return value
+
+
+def _clip_key(key: str, limit: int = 40) -> str:
+    return key if len(key) <= limit else key[: limit - 3] + "..."
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys)
+_BOUNDED_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_bounded_int, object_pairs_hook=_unique_keys
+)
 
 
 def json_value(data: bytes | str, where: str = "") -> Any:
@@ -153,7 +173,9 @@ def json_value(data: bytes | str, where: str = "") -> Any:
     except json.JSONDecodeError as err:
         raise error(f"not valid JSON ({err.msg}, column {err.colno})", line=err.lineno) from None
     except _Refused as err:
-        if "allows" in str(err):
+        if "twice" in str(err):
+            position = None
+        elif "allows" in str(err):
             found = _CONSTANT.search(raw)
             position = found.start() if found else None
         else:
@@ -168,17 +190,29 @@ def json_value(data: bytes | str, where: str = "") -> Any:
 
 
 def read_json(path: str | Path, what: str = "", max_bytes: int = MAX_JSON_BYTES) -> Any:
-    """The JSON value of a file, read up to max_bytes; ReadError naming the file otherwise
-    (what: how to call the file in an error, e.g. "manifest.json"; default its path)."""
+    """The JSON value of a regular file, read up to max_bytes; ReadError naming the file
+    otherwise, a named pipe or device included (what: how to call the file in an error, e.g.
+    "manifest.json"; default its path)."""
     label = what or str(path)
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             raw = handle.read(max_bytes + 1)
     except OSError as err:
         raise ReadError(f"cannot read it: {err.strerror or err}", label) from None
     if len(raw) > max_bytes:
         raise ReadError(f"larger than {max_bytes:,} bytes", label)
     return json_value(raw, label)
+
+
+def _open_regular(path: str | Path) -> IO[bytes]:
+    """A binary handle on the regular file at path; OSError for a named pipe, socket or device
+    (opened without blocking and never read: a FIFO would wait for a writer forever)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file (a named pipe, socket or device is not read)", str(path))
+    return handle
 
 
 def jsonl_lines(handle: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:

@@ -259,6 +259,17 @@ class Task(ABC, Generic[P]):
 
     # -- optional capabilities ------------------------------------------------------------
 
+    def size_bounds(self, params: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+        """Bounds that every record generated with params (``Params.to_dict()``) keeps on its
+        difficulty features: ``{"input_length": (min_length, max_length)}`` for the default size
+        knob (with_size's input length in tokens); {} when the task states none. `gengap verify`
+        holds the parts of splits drawn from parameter settings (sampled length and level splits:
+        their report's ``train_params`` and ``test_params``) to them."""
+        if type(self).with_size is not Task.with_size or not self.size_knob.startswith("input length in tokens"):
+            return {}
+        lo, hi = params.get("min_length"), params.get("max_length")
+        return {"input_length": (lo, hi)} if isinstance(lo, int) and isinstance(hi, int) else {}
+
     def measure(self, example: Mapping[str, Any]) -> dict[str, int] | None:
         """The task's difficulty features (besides input_length and output_length) recomputed
         in plain Python from the record's input, target and meta; None when the task cannot.

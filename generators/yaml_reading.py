@@ -20,7 +20,8 @@ class _YamlRefused(yaml.constructor.ConstructorError):
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with timestamps read as strings and numbers bounded (module doc)."""
+    """PyYAML's safe loader with timestamps read as strings, numbers bounded and a key twice in
+one mapping refused (module doc)."""
 
     yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -39,6 +40,20 @@ class _BoundedLoader(yaml.SafeLoader):
         if not math.isfinite(value):
             raise _YamlRefused(f"{node.value} is not a finite number", node)
         return value
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """The mapping of node; _YamlRefused at the second of two equal keys (PyYAML keeps the
+        last one silently). Keys a merge (``<<: *base``) brings in may still be overridden."""
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise _YamlRefused(f"the key {str(key)[:40]!r} appears twice in one mapping (a reader would keep one of them silently)", key_node)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
 
     def construct_yaml_timestamp_text(self, node: yaml.ScalarNode) -> str:
         return str(self.construct_scalar(node))

@@ -97,8 +97,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         options = NearOptions(edit_distance=args.edit_distance, jaccard=args.jaccard, ngram=args.ngram, examples=args.examples)
     except ParamError as err:
         raise UsageError(str(err).replace("parameter ", "--").replace("_", "-")) from None
-    if args.out:
-        check_writable_file(args.out, args.force)
+    if args.out is not None:
+        if not args.out.strip():
+            raise UsageError("--out is empty: give the file to write the report to")
+        check_writable_file(args.out, args.force, [args.dir])  # never the audited release or split, nor inside it
     started = time.perf_counter()
     try:
         with Ticker(lambda: f"audit: still comparing the test records of {args.dir} with train"):
@@ -106,8 +108,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     except AuditError as err:
         raise UsageError(str(err)) from None
     text = json.dumps(report, indent=2) + "\n"
-    if args.out:
-        with atomic_output(args.out, args.force) as handle:
+    if args.out is not None:
+        with atomic_output(args.out, args.force, [args.dir]) as handle:
             handle.write(text.encode())
     if args.json:
         print(text, end="")
@@ -115,7 +117,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print("\n".join(table(report)))
     total = report["total"]
     print(f"audit: {total['near']:,} of {total['test']:,} test records near a train record ({time.perf_counter() - started:.1f} s)"
-          + (f" -> {args.out}" if args.out else ""), file=sys.stderr)
+          + (f" -> {args.out}" if args.out is not None else ""), file=sys.stderr)
     return 0
 
 

@@ -22,7 +22,7 @@ from gengap.generators.jsonl import NonFiniteError, json_text, sealed_json_text
 from gengap.generators.plugins import PluginError
 from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
-from gengap.errors import UsageError, one_line
+from gengap.errors import UsageError, counted, one_line
 from gengap.limits import (
     DEFAULT_MAX_RECORDS,
     DEFAULT_MAX_TOTAL_RECORDS,
@@ -478,6 +478,18 @@ def cmd_release(args: argparse.Namespace) -> int:
 
     if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
         args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
+    from gengap.suite import find_suite, shipped_suite_lines
+
+    if args.list:
+        if args.suite is not None:
+            raise UsageError("--list takes no SUITE: it lists the suites shipped with gengap, which `gengap release NAME` builds")
+        print("\n".join(shipped_suite_lines()))
+        return 0
+    if args.suite is not None:
+        try:
+            args.suite = find_suite(args.suite)  # a file, or a shipped suite's name (gengap/suites/NAME.yaml)
+        except SuiteError as err:
+            raise UsageError(str(err)) from None
     workers = args.workers if args.workers is not None else _default_workers()
     if workers < 1:
         raise UsageError(f"--workers must be at least 1, got {workers}")
@@ -528,8 +540,8 @@ def cmd_release(args: argparse.Namespace) -> int:
             warned += 1
     noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
     print(
-        f"released {manifest['name']} {manifest['version']}: {len(manifest['configs'])} configs, "
-        f"{rows:,} records, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
+        f"released {manifest['name']} {manifest['version']}: {counted(len(manifest['configs']), 'config')}, "
+        f"{counted(rows, 'record')}, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
         f"({time.perf_counter() - started:.1f} s){noted}"
     )
     return 0
@@ -542,13 +554,28 @@ def _ray_renderer(address: str) -> Renderer:
     return functools.partial(render_on_ray, address=address or None)
 
 
+@contextmanager
+def run_lock(out: str) -> Iterator[None]:
+    """Hold the lock of the run directory out for the block (gengap.locking: a run has one
+    writer); UsageError at once when another process holds it. A missing parent directory is
+    made first (the run would make it)."""
+    from gengap.locking import destination_lock
+
+    target = Path(os.path.abspath(out))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with destination_lock(target):
+        yield
+
+
 def suite_split(path: str, config: str) -> SplitResult:
     """The split of one entry of a suite config, built in memory (for `gengap train --suite`)."""
     from gengap.release import build_entry
     from gengap.suite import SuiteError, load_suite
 
+    from gengap.suite import find_suite
+
     try:
-        suite = load_suite(path)
+        suite = load_suite(find_suite(path))
     except SuiteError as err:
         raise UsageError(str(err)) from None
     for entry in suite["entries"]:
@@ -568,22 +595,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
         expect = parse_fingerprint(args.expect_fingerprint)
         if expect is None:
             raise UsageError(f"--expect-fingerprint {args.expect_fingerprint[:80]!r} is not sha256:<64 hex digits>")
+    expect_sums = None
+    if args.expect_sums is not None:
+        expect_sums = parse_fingerprint(args.expect_sums)
+        if expect_sums is None:
+            raise UsageError(f"--expect-sums {args.expect_sums[:80]!r} is not sha256:<64 hex digits>")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
     fresh = os.path.lexists(Path(args.dir) / "fresh.json")
     if fresh != (args.release is not None):
         raise UsageError(f"{args.dir} is a fresh test part: give --release RELEASE, the release it was drawn from" if fresh
                          else f"--release is for a fresh test part (a directory holding fresh.json); {args.dir} holds none")
     if fresh:
+        if expect_sums is not None:
+            raise UsageError("--expect-sums is for a release, not a fresh test part")
         return verify_fresh_part(args, expect)
     if args.regenerate:
         try:
             limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
             with Ticker(lambda: f"verify: still rebuilding {args.dir} from its manifest"):
-                report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect)
+                report = regenerate_and_compare(args.dir, workers=args.workers or _default_workers(), limit=limit, expect=expect, expect_sums=expect_sums)
         except (LimitError, RebuildRefused) as err:
             raise UsageError(str(err)) from None
     else:
         with Ticker(lambda: f"verify: still checking {args.dir}"):
-            report = verify_release(args.dir, expect=expect)
+            report = verify_release(args.dir, expect=expect, expect_sums=expect_sums)
     for line in report.lines():
         print(one_line(line), file=sys.stderr)
     for note in report.notes:
@@ -592,8 +628,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         extra = "; it matches a rebuild from its manifest" if args.regenerate else ""
         print(f"verified {report.checked} files and {report.records:,} records in {args.dir}{extra}")
         print(f"fingerprint sha256:{report.fingerprint}" + (" (the expected one)" if expect else ""))
+        if expect_sums:
+            print(f"SHA256SUMS sha256:{report.sums_sha256} (the expected one: every file, cards and license included)")
         return 0
-    print(f"verification failed: {len(report.lines())} problems in {args.dir}")
+    print(f"verification failed: {counted(len(report.lines()), 'problem')} in {args.dir}")
     if report.fingerprint:
         print(f"fingerprint claimed by its manifest: sha256:{report.fingerprint}")
     return 1
@@ -605,10 +643,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from gengap.generators.process_labels import Corruption, ProcessLabelError
     from gengap.harnesses.export import VERL_VERSION, export_release, verl_reward_overrides
-    from gengap.harnesses.prompts import Pause
+    from gengap.harnesses.prompts import MAX_SHOTS, Pause
 
-    if args.shots < 0:
-        raise UsageError(f"--shots must be non-negative, got {args.shots}")
+    if not 0 <= args.shots <= MAX_SHOTS:
+        raise UsageError(f"--shots must be in 0..{MAX_SHOTS}, got {args.shots}")
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     try:
@@ -634,10 +672,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     rows = sum(count for entry in manifest["configs"] for count in entry["files"].values())
     for part in manifest["skipped"]:
         print(f"gengap: warning: {one_line(part)} is empty: left out of the export", file=sys.stderr)
-    print(f"exported {manifest['release']['name']}: {len(manifest['configs'])} configs, {rows:,} rows as {args.to} -> {args.out}")
+    print(f"exported {manifest['release']['name']}: {counted(len(manifest['configs']), 'config')}, {counted(rows, 'row')} as {args.to} -> {args.out}")
     if args.to == "lm-eval":
         print(f"run: lm_eval --include_path {args.out} --tasks {manifest['group']} --model hf --model_args pretrained=MODEL_DIR"
-              f" (chain of thought: --tasks {manifest['groups']['cot']})")
+              f" (a base model that answers at once; a model that reasons first or writes <think> tags, an instruct or reasoning"
+              f" model: --tasks {manifest['groups']['cot']}, answers read from <answer> tags)")
     elif args.to == "verl":
         print(f"reward (verl {VERL_VERSION} main_ppo): {verl_reward_overrides(Path(args.out) / 'reward.py')}")
     return 0
@@ -708,7 +747,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_divergence)
 
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")
-    p.add_argument("suite", nargs="?", help="suite config YAML (default: the embedded gengap-core suite)")
+    p.add_argument("suite", nargs="?", help="suite config YAML, or the name of a shipped suite such as cfq-like (--list shows them; default: the embedded gengap-core suite)")
+    p.add_argument("--list", action="store_true", help="list the suites shipped with gengap, by the names SUITE takes, and exit")
     p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
     p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical); with --ray and no address, the local runtime's CPUs")
     p.add_argument("--force", action="store_true", help="replace an existing release")
@@ -752,7 +792,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     add_baseline_commands(commands)
-    commands.choices["train"].set_defaults(build_suite_split=suite_split, heartbeat=Ticker)
+    commands.choices["train"].set_defaults(build_suite_split=suite_split, heartbeat=Ticker, run_lock=run_lock)
     commands.choices["report"].set_defaults(report_outputs=atomic_outputs)
 
     p = commands.add_parser("sweep", help="train baselines over configs x encodings x presets x seeds on Ray (local runtime or a cluster)")
@@ -772,7 +812,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--expect-fingerprint",
         metavar="SHA256",
-        help="the fingerprint a citation gives (sha256:<hex> or <hex>): fail unless the release has it",
+        help="the fingerprint a citation gives (sha256:<hex> or <hex>): fail unless the release has it (it covers the data files)",
+    )
+    p.add_argument(
+        "--expect-sums",
+        metavar="SHA256",
+        help="the sha256 of the release's SHA256SUMS a citation gives (`sha256sum SHA256SUMS`): fail unless it matches; it pins every "
+             "file, the manifest (license, terms), the cards and plots as well as the data",
     )
     p.add_argument("--max-records", type=int, metavar="N", help=f"--regenerate: most records per config (as for release; env {ENVIRONMENT_VARIABLE})")
     p.add_argument("--max-total-records", type=int, metavar="N", help=f"--regenerate: most records of all configs together (env {TOTAL_ENVIRONMENT_VARIABLE})")

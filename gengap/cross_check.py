@@ -18,13 +18,17 @@ difference:
 - the split's facts: a threshold split's ``train_range`` and ``test_range`` (every train and
   validation record's feature in the first, every test record's in the second; exposed
   examples, which the report names, excepted); a cued config's answer set (``cue.answers``
-  holds every answer a cue names).
+  holds every answer a cue names);
+- what the rest of the config's entry promises (gengap.contracts: the settings a sampled split
+  was drawn with, a holdout's held-out atoms, ``generation.sizes``, a pool's size and, for
+  ``pool: all``, unique inputs).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from gengap.contracts import contract_problems
 from gengap.generators.cues import cue_answer, without_cue
 from gengap.generators.markers import without_marker
 from gengap.splits.atoms import CompoundDefinition, remembered
@@ -72,6 +76,7 @@ def report_problems(config: Mapping[str, Any], parts: Mapping[str, Sequence[Reco
                             f"(size, tasks, ranges or duplicate inputs)")
     problems += _range_problems(name, report, parts)
     problems += _cue_problems(name, report, parts)
+    problems += contract_problems(config, parts)  # settings, hold-outs, sizes, uniqueness (gengap.contracts)
     return problems
 
 

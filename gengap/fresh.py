@@ -41,7 +41,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -187,16 +187,17 @@ def draw_fresh(release: str | Path | ReleaseView, config: str, n: int, seed: int
     manifest_config = view.config(config)
     derived = fresh_seed(int(manifest_config["seed"]), seed)
     train = view.part(config, "train")
+    others = [str(e.get("name")) for e in view.manifest["suite"]["entries"] if e.get("name") != config and e.get("task") == entry.get("task")]
     tally = Tally()
     search: dict[str, Any] | None = None
     warnings: list[str] = []
     try:
         if rule.mcd is not None:
-            records, search, warnings = _mcd_part(entry, manifest_config["report"], rule, train, n, derived, view.inputs, tally)
+            records, search, warnings = _mcd_part(entry, manifest_config["report"], rule, train, n, derived, view.inputs, tally, others)
         elif rule.settings:
             records = _generated(entry, rule, even_counts(n, rule.settings), derived, view.inputs, tally)
         else:
-            records = _choose(_enumerated(entry, rule, view.inputs, tally), n, fresh_rng(derived), entry["name"], tally)
+            records = _choose(_enumerated(entry, rule, view.inputs, tally), n, fresh_rng(derived), entry["name"], tally, others)
     except SplitError as err:
         raise FreshError(f"{config}: {err}") from None
     items = TrainItems.of_options(train, entry.get("options") or {})
@@ -265,20 +266,28 @@ def _enumerated(entry: dict[str, Any], rule: Rule, exclusion: Exclusion, tally: 
     return got
 
 
-def _choose(records: list[Record], n: int, rng: np.random.Generator, name: str, tally: Tally) -> list[Record]:
-    """n of records chosen uniformly, in their order; FreshError when there are fewer (used up)."""
+def _choose(records: list[Record], n: int, rng: np.random.Generator, name: str, tally: Tally, others: Sequence[str] = ()) -> list[Record]:
+    """n of records chosen uniformly, in their order; FreshError when there are fewer (used up),
+    saying what to do instead (others: the release's other configs of the task, which hold inputs too)."""
     if len(records) < n:
         side = tally.drawn - tally.off_rule
+        instead = [f"ask for --n {len(records):,} or fewer"] if records else []
+        if others:
+            shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            instead.append(f"release this config in a suite of its own (here {shown} hold inputs of the task too) and draw from that release")
+        else:
+            instead.append("release it with fewer records (a smaller train_size/test_size or pool), leaving inputs for a fresh part")
         raise FreshError(
             f"{name}: its pool is the task's whole enumeration ({tally.drawn:,} examples), and only {len(records):,} of its {side:,} "
-            f"test-side inputs lie outside the release, fewer than the {n:,} asked for: the enumeration is used up"
+            f"test-side inputs lie outside the release, fewer than the {n:,} asked for: the enumeration is used up; instead, "
+            + ", or ".join(instead)
         )
     keep = np.sort(rng.choice(len(records), size=n, replace=False)) if len(records) > n else np.arange(n)
     return [records[i] for i in keep.tolist()]
 
 
 def _mcd_part(entry: dict[str, Any], report: dict[str, Any], rule: Rule, train: list[Record], n: int, seed: int,
-              exclusion: Exclusion, tally: Tally) -> tuple[list[Record], dict[str, Any], list[str]]:
+              exclusion: Exclusion, tally: Tally, others: Sequence[str] = ()) -> tuple[list[Record], dict[str, Any], list[str]]:
     """n records chosen by the MCD search against the fixed train part (module doc)."""
     options = rule.mcd
     assert options is not None
@@ -292,7 +301,7 @@ def _mcd_part(entry: dict[str, Any], report: dict[str, Any], rule: Rule, train: 
         candidates = _generated(entry, rule, [wanted], seed, exclusion, tally)
     else:
         found = _enumerated(entry, rule, exclusion, tally)
-        candidates = _choose(found, max(n, min(len(found), wanted)), rng, entry["name"], tally)  # fewer than n: used up
+        candidates = _choose(found, max(n, min(len(found), wanted)), rng, entry["name"], tally, others)  # fewer than n: used up
     abstract, definition = options.abstract_lexical, options.compound_definition()
     cited = report.get("compound_divergence")
     result = search_test(

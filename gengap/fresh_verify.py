@@ -1,7 +1,8 @@
 """Verify a fresh test part against the release it was drawn from (``gengap verify DIR --release RELEASE``).
 
 Checks, each a problem line when it fails: the directory holds exactly fresh.json and test.jsonl
-(regular files; nothing else); fresh.json is a fresh part's report; the release passes plain
+(regular files; nothing else); fresh.json is a fresh part's report, sealed as gengap wrote it
+(an edit that is not resealed shows) and with the derived seed its seed gives; the release passes plain
 ``gengap verify`` without its record pass (checksums, manifest, fingerprint, cards; and the
 cited fingerprint with ``expect``) and is the one the report names (its fingerprint); test.jsonl
 has the sha256, bytes and rows the report states, as many rows as were asked for; every record
@@ -22,7 +23,9 @@ from typing import Any
 
 from gengap.checking import record_problem
 from gengap.fresh import DATA, MARKER, FreshError, TrainItems, config_rule, draw_fresh, figures, fresh_files
+from gengap.generators.jsonl import is_sealed
 from gengap.generators.reading import ReadError, iter_jsonl, read_json
+from gengap.generators.seeding import fresh_seed
 from gengap.release_view import ReleaseReadError, ReleaseView, read_release
 from gengap.splits import SplitError
 from gengap.verify import VerifyReport, first_difference, inventory, parse_fingerprint, verify_release
@@ -49,6 +52,8 @@ def verify_fresh(directory: str | Path, release: str | Path, regenerate: bool = 
     if fresh_files(claimed) is None or not isinstance(claimed.get("release"), dict):
         report.problems.append(f"{root}/{MARKER} is not the report of a fresh test part gengap drew")
         return report
+    if not is_sealed((root / MARKER).read_bytes(), claimed, 2):
+        report.problems.append(f"{root}/{MARKER} was edited since gengap wrote it (its seal is not the sha256 of its text)")
     released = verify_release(release, records=False, expect=expect)
     report.problems += [f"release: {line}" for line in released.lines()]
     report.fingerprint = released.fingerprint
@@ -63,6 +68,7 @@ def verify_fresh(directory: str | Path, release: str | Path, regenerate: bool = 
         return report
     data = (root / DATA).read_bytes()
     report.checked = 2
+    report.problems += _seed_problems(view, claimed)
     report.problems += _file_problems(claimed, data)
     records = _records(root, data, report)
     if records is None:
@@ -73,6 +79,17 @@ def verify_fresh(directory: str | Path, release: str | Path, regenerate: bool = 
     if regenerate and not report.problems:
         report.problems += _redraw_problems(view, claimed, data, (root / MARKER).read_bytes())
     return report
+
+
+def _seed_problems(view: ReleaseView, claimed: dict[str, Any]) -> list[str]:
+    """The report's derived seed is the one its seed and the config's seed give."""
+    try:
+        expected = fresh_seed(int(view.config(str(claimed["config"]))["seed"]), int(claimed["seed"]))
+    except (KeyError, TypeError, ValueError, ReleaseReadError):
+        return [f"{MARKER}: its seed or its config's seed cannot be read"]
+    if claimed.get("derived_seed") != expected:
+        return [f"{MARKER}: its derived seed {claimed.get('derived_seed')} is not the one seed {claimed.get('seed')} gives ({expected})"]
+    return []
 
 
 def _file_problems(claimed: dict[str, Any], data: bytes) -> list[str]:

@@ -38,6 +38,7 @@ from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_ta
 from gengap.generators.batch import Record
 from gengap.generators.markers import MARKER_PREFIX, with_marker
 from gengap.splits import SplitError, SplitResult, get_strategy, make_options
+from gengap.splits.api import strategy_problem
 from gengap.splits.base import PARTS, part_summary
 from gengap.splits.tasks import PoolTask, generate_task_pool
 
@@ -70,11 +71,10 @@ def resolve_multitask_entry(entry: dict[str, Any], path: list[Any], error: Calla
         raise error(path, "a multi-task entry needs a pool: {n: N} records per task, or all")
     if isinstance(entry["pool"], dict) and "shared" in entry["pool"]:
         raise error(path + ["pool", "shared"], "a shared pool is one task's: a multi-task entry draws each task's records from its own seed")
-    strategy_name = entry.get("strategy") or entry["split"]
-    try:
-        strategy = get_strategy(strategy_name)
-    except SplitError:
-        raise error(path + ["split"], f"split {entry['split']!r} is not a strategy name: add a strategy key") from None
+    problem = strategy_problem(entry)
+    if problem:
+        raise error(path + [problem[0]], problem[1])
+    strategy = get_strategy(entry.get("strategy") or entry["split"])
     tasks = []
     seen: set[str] = set()
     for index, item in enumerate(entry["tasks"]):

@@ -16,6 +16,7 @@ options.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -79,10 +80,60 @@ def _split_part(root: Path, part: str) -> list[Record]:
     return input_records(str(path), error=AuditError)
 
 
+def complete_lengths(train: Sequence[tuple[int, ...]], tokens: int) -> list[int]:
+    """The input lengths l at which train holds every one of the tokens**l possible inputs."""
+    counts: dict[int, int] = {}
+    for sequence in set(train):
+        counts[len(sequence)] = counts.get(len(sequence), 0) + 1
+    return sorted(length for length, count in counts.items()
+                  if length > 0 and tokens > 0 and length * math.log(tokens) <= math.log(count) + 1e-9 and tokens ** length <= count)
+
+
+def distinct_grams(sequences: Sequence[tuple[int, ...]], n: int, tokens: int) -> np.ndarray:
+    """How many distinct n-grams each sequence holds (0 for one shorter than n); token ids < tokens."""
+    counts = np.zeros(len(sequences), dtype=np.int64)
+    by_length: dict[int, list[int]] = {}
+    for index, sequence in enumerate(sequences):
+        if len(sequence) >= n:
+            by_length.setdefault(len(sequence), []).append(index)
+    for length, rows in by_length.items():
+        tokens_of = np.array([sequences[i] for i in rows], dtype=np.int64)
+        codes = sum(tokens_of[:, j: length - n + 1 + j] * tokens ** (n - 1 - j) for j in range(n))
+        codes.sort(axis=1)
+        counts[rows] = 1 + (np.diff(codes, axis=1) != 0).sum(axis=1)
+    return counts
+
+
+def forced(train: Sequence[tuple[int, ...]], test: Sequence[tuple[int, ...]], tokens: int, options: NearOptions) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Which test inputs are near a train input by necessity, whatever was copied: (within the edit
+    distance k: train holds every input of some length within k of the test input's, so deleting
+    or inserting tokens reaches one; reaching the Jaccard threshold t: the input and some train
+    input each hold at least (1 + t) / 2 of the tokens**n possible n-grams, so their overlap is
+    at least t of their union; computed only where those are few, at most twice the longest
+    input's length), the complete train lengths)."""
+    k, t, n = options.edit_distance, options.jaccard, options.ngram
+    lengths = complete_lengths(train, tokens)
+    near_lengths = {length + d for length in lengths for d in range(-k, k + 1)}
+    by_edit = np.array([len(s) in near_lengths for s in test], dtype=bool)
+    by_jaccard = np.zeros(len(test), dtype=bool)
+    longest = max((len(s) for s in (*train, *test)), default=0)
+    if t < 1 and test and train and tokens ** n <= 2 * longest:
+        need = (1 + t) / 2 * tokens ** n
+        distinct = sorted(set(train), key=len, reverse=True)  # the longest first: one that reaches need is enough
+        if any((distinct_grams(distinct[i: i + 1000], n, tokens) >= need).any() for i in range(0, len(distinct), 1000)):
+            by_jaccard = distinct_grams(test, n, tokens) >= need
+    return by_edit, by_jaccard, lengths
+
+
 def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], options: NearOptions) -> dict[str, Any]:
     """One config's row: test and train records, exact, within-edit, within-Jaccard and near
-    counts (near: either), and the first ``options.examples`` near test records."""
+    counts (near: either), ``necessarily_near`` (those near by necessity, :func:`forced`, per
+    criterion, and each task's complete train lengths), and the first ``options.examples`` near
+    test records."""
     k, t = options.edit_distance, options.jaccard
+    forced_edit = np.zeros(len(test), dtype=bool)
+    forced_jaccard = np.zeros(len(test), dtype=bool)
+    complete: dict[str, dict[str, Any]] = {}
     distance = np.full(len(test), k + 1, dtype=np.int64)
     similarity = np.zeros(len(test))
     by_edit = np.full(len(test), -1, dtype=np.int64)
@@ -97,6 +148,10 @@ def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], opt
         distance[test_rows], by_edit[test_rows] = found, np.where(who >= 0, train_rows[who], -1) if len(train_rows) else -1
         found, who = jaccard_neighbors(train_tokens, test_tokens, options.ngram, t)
         similarity[test_rows], by_jaccard[test_rows] = found, np.where(who >= 0, train_rows[who], -1) if len(train_rows) else -1
+        by_length, by_grams, lengths = forced(train_tokens, test_tokens, len(vocabulary), options)
+        forced_edit[test_rows], forced_jaccard[test_rows] = by_length, by_grams
+        if lengths:
+            complete[task] = {"tokens": len(vocabulary), "lengths": lengths}
     within_edit, within_jaccard = distance <= k, by_jaccard >= 0
     near = within_edit | within_jaccard
     examples = []
@@ -119,6 +174,12 @@ def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], opt
         "within_jaccard": int(within_jaccard.sum()),
         "near": int(near.sum()),
         "near_share": float(near.mean()) if len(test) else 0.0,
+        "necessarily_near": {
+            "edit_distance": int((forced_edit & within_edit).sum()),
+            "jaccard": int((forced_jaccard & within_jaccard).sum()),
+            "near": int(((forced_edit & within_edit) | (forced_jaccard & within_jaccard)).sum()),
+            "complete_train_lengths": complete,
+        },
         "examples": examples,
     }
 
@@ -136,9 +197,43 @@ def table(report: dict[str, Any]) -> list[str]:
             f"{row['within_jaccard']:>13,}  {row['near']:,} ({row['near_share']:.3f})"
         )
     for row in report["configs"]:
+        lines += necessity_notes(row, options)
+    for row in report["configs"]:
         for example in row["examples"]:
             measure = [f"edit distance {example['edit_distance']}" if example["edit_distance"] is not None else "",
                        f"Jaccard {example['jaccard']:.3f}" if example["jaccard"] is not None else ""]
             lines.append(f"  {row['config']} test line {example['test_line']}: {example['test'][:60]!r} ~ train line "
                          f"{example['train_line']}: {example['train'][:60]!r} ({', '.join(m for m in measure if m)})")
+    return lines
+
+
+def _lengths_text(lengths: Sequence[int]) -> str:
+    """1..5, 7 for [1, 2, 3, 4, 5, 7]."""
+    runs: list[list[int]] = []
+    for length in lengths:
+        if runs and length == runs[-1][-1] + 1:
+            runs[-1].append(length)
+        else:
+            runs.append([length])
+    return ", ".join(f"{run[0]}..{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs)
+
+
+def necessity_notes(row: dict[str, Any], options: dict[str, Any]) -> list[str]:
+    """Lines saying which near test records of a config are near by necessity (short inputs over
+    few tokens), with what to read instead; none when none are."""
+    forced = row.get("necessarily_near") or {}
+    if not forced.get("near"):
+        return []
+    k, t, n = options["edit_distance"], options["jaccard"], options["ngram"]
+    lines = [f"  {row['config']}: {forced['near']:,} of its {row['near']:,} near test records are near by necessity, not by copying:"]
+    if forced.get("edit_distance"):
+        complete = "; ".join(f"{task or 'its inputs'}: every input of {facts['tokens']} tokens at length {_lengths_text(facts['lengths'])}"
+                             for task, facts in forced["complete_train_lengths"].items())
+        lines.append(f"    {forced['edit_distance']:,} within edit distance {k}: train holds {complete}, and an input within {k} "
+                     f"tokens of such a length is that close to one of them (short inputs over few tokens are necessarily near: "
+                     f"read the longer test lengths, or a smaller --edit-distance)")
+    if forced.get("jaccard"):
+        lines.append(f"    {forced['jaccard']:,} at Jaccard >= {t:g}: over so few tokens, each of these inputs holds {(1 + t) / 2:.0%} or more "
+                     f"of the possible {n}-grams, as some train input does, so their Jaccard is >= {t:g} whatever was copied "
+                     f"(use a larger --ngram, whose possible N-grams outnumber an input's)")
     return lines

@@ -7,7 +7,8 @@ prints a line ``gengap: <what is being done> (<elapsed> s)`` every ``interval`` 
 and nothing on a terminal or when the block ends sooner. Given ``redraw``, on a terminal it
 calls that instead, every ``min(interval, REDRAW_SECONDS)`` seconds: a bar that moves only when
 a step finishes (a release's configs) is redrawn meanwhile, so its elapsed time, its ETA and
-the name of the step waited for stay current. Lines go to stderr only and change no output.
+the name of the step waited for stay current. Lines go to stderr only and change no output;
+where no thread can be started (a tight ``ulimit -v``) there are none and the work goes on.
 """
 
 from __future__ import annotations
@@ -61,8 +62,12 @@ class Ticker:
         self.started = time.perf_counter()
         if self.active or self.redraw is not None:
             target = self._run if self.active else self._redraw
-            self._thread = threading.Thread(target=target, name="gengap-progress", daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=target, name="gengap-progress", daemon=True)
+            try:
+                thread.start()
+            except RuntimeError:  # "can't start new thread" (a tight ulimit -v): the block runs without progress lines
+                return self
+            self._thread = thread
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:

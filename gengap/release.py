@@ -29,6 +29,7 @@ from gengap.data_cards import card_files
 from gengap.generators import BlockPlan, dumps_record, get_task
 from gengap.generators.batch import Record
 from gengap.generators.extras import install_hint
+from gengap.generators.digests import data_fingerprint
 from gengap.generators.jsonl import json_text
 from gengap.generators.plugins import provenance
 from gengap.generators.registry import task_module
@@ -67,9 +68,8 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def fingerprint(data_files: dict[str, dict[str, Any]]) -> str:
-    """sha256 over the sorted '<sha256>  <path>' lines of the data files."""
-    lines = "".join(f"{info['sha256']}  {path}\n" for path, info in sorted(data_files.items()))
-    return sha256_bytes(lines.encode())
+    """sha256 over the sorted '<sha256>  <path>' lines of the data files (gengap.generators.digests.data_fingerprint)."""
+    return data_fingerprint(data_files)
 
 
 def release_files(manifest: Any) -> list[str] | None:

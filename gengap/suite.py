@@ -56,6 +56,7 @@ first problem of each entry (its task, split, parameters, ranges, sizes, options
 from __future__ import annotations
 
 import copy
+import difflib
 from datetime import date
 from importlib import resources
 from pathlib import Path
@@ -71,7 +72,7 @@ from gengap.multitask import component_records, is_multitask, resolve_multitask_
 from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
 from gengap.schema import schema_errors, python_validator
 from gengap.splits import SplitError, get_strategy, make_options
-from gengap.splits.api import sampled_options
+from gengap.splits.api import sampled_options, strategy_problem
 from gengap.splits.cues import cue_option
 from gengap.splits.ranges import check_disjoint, is_union, parse_ranges
 
@@ -92,6 +93,37 @@ class _PlainDumper(yaml.SafeDumper):
 
 def default_suite_text() -> str:
     return resources.files("gengap").joinpath(f"suites/{DEFAULT_SUITE}.yaml").read_text()
+
+
+def shipped_suites() -> list[str]:
+    """Names of the suites shipped in the package (gengap/suites/<name>.yaml)."""
+    folder = resources.files("gengap").joinpath("suites")
+    return sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def find_suite(name: str) -> str:
+    """The suite file at name, or the shipped suite of that name (as sweeps are found:
+    gengap.sweep_config.find_sweep); SuiteError naming the shipped ones otherwise."""
+    if Path(name).exists() or name.endswith((".yaml", ".yml")) or "/" in name or "\\" in name:
+        return name
+    names = shipped_suites()
+    if name in names:
+        return str(resources.files("gengap").joinpath(f"suites/{name}.yaml"))
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]}? " if close else ""
+    raise SuiteError(f"{name} is neither a suite file nor a shipped suite ({guess}shipped: {', '.join(names)}; gengap release --list)")
+
+
+def shipped_suite_lines() -> list[str]:
+    """One line per shipped suite: its name (what `gengap release NAME` takes; the default marked), version, configs and the start of its description."""
+    rows = []
+    for name in shipped_suites():
+        suite = load_suite(find_suite(name))
+        about = " ".join(str(suite.get("description") or "").split())
+        about = ("(the default) " if name == DEFAULT_SUITE else "") + about
+        rows.append((name, str(suite["version"]), len(suite["entries"]), about if len(about) <= 90 else about[:87] + "..."))
+    width = max(len(row[0]) for row in rows)
+    return [f"{name:<{width}}  {version:<6}  {configs:>3} config{'s' if configs != 1 else ' '}  {about}" for name, version, configs, about in rows]
 
 
 def _line_of(node: yaml.Node | None, path: list[Any]) -> int | None:
@@ -190,6 +222,9 @@ def parse_suite(text: str, label: str = "<suite>", limit: RecordLimit | None = N
         errors = [source.error(path, message) for path, message in problems]
         if isinstance(source.data.get("entries"), list) and not any(path[:1] == ["plugins"] for path, _ in problems):
             errors += _resolve_entries(source.data, source, skip=broken)[1]
+            for index in sorted(i for i in broken if isinstance(i, int) and i < len(source.data["entries"])):  # their names are checked still
+                refused = frozenset(str(path[2]) for path, _ in problems if len(path) > 2 and path[:2] == ["entries", index])
+                errors += name_problems(source.data["entries"][index], ["entries", index], source, refused)
         raise source.all_errors(errors)
     suite = resolve_suite(source.data, source)
     check_suite_limits(suite, limit, source)
@@ -217,9 +252,16 @@ def schema_problems(source: YamlSource, schema: str) -> list[tuple[list[Any], st
             if extra:
                 path = path + [extra[0]]
                 message = f"unknown key {extra[0]!r}" if len(extra) == 1 else "unknown keys " + ", ".join(map(repr, extra))
+                close = difflib.get_close_matches(str(extra[0]), sorted(error.schema.get("properties", {})), n=1, cutoff=0.75)
+                if len(extra) == 1 and close:
+                    message += f" (did you mean {close[0]}?)"
         elif error.validator == "oneOf" and all(set(option) == {"required"} for option in error.validator_value):
             keys = [option["required"][0] for option in error.validator_value]  # e.g. task or tasks (gengap.multitask)
             message = f"give exactly one of {' and '.join(keys)}"
+        elif error.validator == "enum" and isinstance(error.instance, str):
+            close = difflib.get_close_matches(error.instance, [str(v) for v in error.validator_value], n=1, cutoff=0.75)
+            if close:
+                message += f" (did you mean {close[0]}?)"
         elif error.validator == "pattern" and path and path[-1] in ("name", "split", "task"):
             message = f"{error.instance!r} is not a safe name (lowercase letters, digits and _ only)"
         problems.append((path, message))
@@ -298,6 +340,8 @@ def _resolve_entries(data: dict[str, Any], source: YamlSource, skip: set[Any] = 
                 _check_shared_pool(resolved, index, pools, source)
                 names[resolved["name"]] = index
                 resolved_entries.append(resolved)
+        except EntryProblems as err:
+            errors.extend(err.errors)
         except SuiteError as err:
             errors.append(err)
     return resolved_entries, errors
@@ -436,18 +480,42 @@ def _in_lexicon(task: Task, params: Params, strategy: str, options: dict[str, An
     return {**options, "primitive": "|".join(lexicon.write(text) for text in primitive.split("|") if text)}
 
 
+class EntryProblems(SuiteError):
+    """Several independent problems of one entry (its task and its strategy names), each a SuiteError of its line."""
+
+    def __init__(self, errors: list[ValueError]) -> None:
+        super().__init__("; ".join(str(err) for err in errors))
+        self.errors = errors
+
+
+def name_problems(entry: Any, path: list[Any], source: YamlSource, skip: frozenset[str] = frozenset()) -> list[ValueError]:
+    """The problems of an entry's names, which do not depend on each other: an unknown task, a
+    split or strategy that names no strategy (each with the closest names). A multi-task entry's
+    names are its resolution's; keys in skip (those the schema refused) are not read."""
+    if not isinstance(entry, dict) or is_multitask(entry):
+        return []
+    problems: list[ValueError] = []
+    if "task" not in skip and isinstance(entry.get("task"), str):
+        try:
+            get_task(entry["task"])
+        except UnknownTaskError as err:
+            problems.append(source.error(path + ["task"], str(err)))
+    named = "strategy" if entry.get("strategy") else "split"
+    if named not in skip and "split" not in skip and isinstance(entry.get(named), str):
+        problem = strategy_problem(entry)
+        if problem:
+            problems.append(source.error(path + [problem[0]], problem[1]))
+    return problems
+
+
 def _resolve_entry(entry: dict[str, Any], path: list[Any], source: YamlSource) -> dict[str, Any]:
     if is_multitask(entry):
         return resolve_multitask_entry(entry, path, source.error)
-    try:
-        task = get_task(entry["task"])
-    except UnknownTaskError as err:
-        raise source.error(path + ["task"], str(err)) from None
-    strategy_name = entry.get("strategy") or entry["split"]
-    try:
-        strategy = get_strategy(strategy_name)
-    except SplitError:
-        raise source.error(path + ["split"], f"split {entry['split']!r} is not a strategy name: add a strategy key") from None
+    problems = name_problems(entry, path, source)
+    if problems:
+        raise problems[0] if len(problems) == 1 else EntryProblems(problems)
+    task = get_task(entry["task"])
+    strategy = get_strategy(entry.get("strategy") or entry["split"])
     try:
         params = task.make_params(entry.get("params") or {}, level=entry.get("level"))
     except ParamError as err:

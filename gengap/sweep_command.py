@@ -25,7 +25,7 @@ from gengap.baselines.errors import BaselineError
 from gengap.generators.reading import ReadError, read_json
 from gengap.baselines.report import report_paths
 from gengap.baselines.sweep import REPORT_FILE, STATE_FILE, SWEEP_FORMAT, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
-from gengap.errors import UsageError
+from gengap.errors import UsageError, counted
 from gengap.files import check_not_current, check_placement
 from gengap.generators.digests import file_sha256
 from gengap.locking import destination_lock, lock_name
@@ -205,7 +205,7 @@ def cmd_sweep(args: Any) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with destination_lock(out):
         if suite is not None:
-            print(f"gengap: building {suite['name']} ({len(suite['entries'])} configs) into {release}", file=sys.stderr, flush=True)
+            print(f"gengap: building {suite['name']} ({counted(len(suite['entries']), 'config')}) into {release}", file=sys.stderr, flush=True)
             try:
                 write_release(suite, release, workers=max(1, min(8, os.cpu_count() or 1)), inputs=[str(sweep.suite)])
             except BaseException as err:  # the release left nothing behind: neither does the sweep
@@ -234,5 +234,5 @@ def cmd_sweep(args: Any) -> int:
     trained = sum(o.status == "done" for o in outcomes.values())
     skipped = sum(o.status == "skipped" for o in outcomes.values())
     report = f"; report {out / 'report.md'}" if (out / "report.md").exists() and len(bad) < len(runs) else ""
-    print(f"sweep: {len(runs)} runs: {trained} trained, {skipped} already finished, {len(bad)} failed ({time.perf_counter() - started:.1f} s){report}")
+    print(f"sweep: {counted(len(runs), 'run')}: {trained} trained, {skipped} already finished, {len(bad)} failed ({time.perf_counter() - started:.1f} s){report}")
     return 1 if bad else 0

@@ -8,7 +8,8 @@ followed or read); every listed file against SHA256SUMS; manifest.json's configs
 data files (each config has its train, validation and test file, each data file belongs to
 a config) and its fingerprint against its data files; the fingerprint in README.md,
 CITATION.cff and croissant.json against the manifest's; every record against its task
-(gengap.audit); optionally the fingerprint against the one a citation gives.
+(gengap.audit); optionally the fingerprint against the one a citation gives, and the sha256 of
+SHA256SUMS (which pins every file: manifest, license, cards) against a cited one.
 ``regenerate_and_compare`` (``--regenerate``): all that, then a rebuild from manifest.json
 compared byte for byte, with the environment fields of the manifest (versions of gengap,
 numpy and Python) set aside as notes; a rebuild beyond the record limits is refused before
@@ -17,6 +18,7 @@ anything is read or built (RebuildRefused).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -63,6 +65,7 @@ class VerifyReport:
     checked: int = 0
     records: int = 0
     fingerprint: str | None = None  # the manifest's, when it could be read
+    sums_sha256: str | None = None  # the sha256 of SHA256SUMS: what pins every file of the release
 
     @property
     def ok(self) -> bool:
@@ -120,21 +123,26 @@ def _read_sums(directory: Path, files: set[str], report: VerifyReport) -> dict[s
     if len(raw) > MAX_JSON_BYTES:
         report.problems.append(f"SHA256SUMS is larger than {MAX_JSON_BYTES:,} bytes")
         return None
+    report.sums_sha256 = hashlib.sha256(raw).hexdigest()
     sums: dict[str, str] = {}
     for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
         digest, sep, name = line.partition("  ")
         if not sep or len(digest) != 64 or not name or name.startswith("/") or ".." in Path(name).parts:
             report.problems.append(f"SHA256SUMS line {number} is malformed")
             continue
+        if name in sums:
+            report.problems.append(f"SHA256SUMS line {number} lists {name} again (a path is listed once; sha256sum -c checks every line)")
+            continue
         sums[name] = digest
     return sums
 
 
-def verify_release(directory: str | Path, records: bool = True, expect: str | None = None) -> VerifyReport:
+def verify_release(directory: str | Path, records: bool = True, expect: str | None = None, expect_sums: str | None = None) -> VerifyReport:
     """Account for every path under the release, check every listed file against SHA256SUMS,
     the manifest's configs, data files and fingerprint, the fingerprint in the card files,
     (unless records=False) every record, and (when given) that the fingerprint is `expect`
-    (64 hex digits, as parse_fingerprint gives)."""
+    and the sha256 of SHA256SUMS `expect_sums` (64 hex digits each, as parse_fingerprint
+    gives): the fingerprint pins the data files, SHA256SUMS every file (manifest, cards, plots)."""
     root = Path(directory)
     report = VerifyReport()
     if not root.is_dir():
@@ -158,6 +166,11 @@ def verify_release(directory: str | Path, records: bool = True, expect: str | No
     if expect is not None and report.fingerprint is not None and report.fingerprint != expect:
         report.problems.append(
             f"fingerprint: the release has sha256:{report.fingerprint}, not the expected sha256:{expect} (not the cited release)"
+        )
+    if expect_sums is not None and report.sums_sha256 != expect_sums:
+        report.problems.append(
+            f"SHA256SUMS: its sha256 is sha256:{report.sums_sha256}, not the expected sha256:{expect_sums} (a file differs from the "
+            "cited release: its data, manifest, license, cards or plots)"
         )
     return report
 
@@ -263,7 +276,8 @@ def _read_manifest(root: Path, files: set[str], report: VerifyReport) -> dict[st
     return manifest
 
 
-def regenerate_and_compare(directory: str | Path, workers: int = 1, limit: RecordLimit | None = None, expect: str | None = None) -> VerifyReport:
+def regenerate_and_compare(directory: str | Path, workers: int = 1, limit: RecordLimit | None = None, expect: str | None = None,
+                           expect_sums: str | None = None) -> VerifyReport:
     """Rebuild the release from its manifest into a temporary directory and compare it.
 
     Before anything is read or built, the manifest's suite is held to the record limits
@@ -290,7 +304,7 @@ def regenerate_and_compare(directory: str | Path, workers: int = 1, limit: Recor
             raise RebuildRefused(f"cannot rebuild {root} from its manifest: {err}") from None
         except (SuiteError, ParamError, KeyError, TypeError) as err:
             unbuildable = f"cannot rebuild: {err}"
-    report = verify_release(root, expect=expect)
+    report = verify_release(root, expect=expect, expect_sums=expect_sums)
     if manifest is None:
         return report
     if suite is None:

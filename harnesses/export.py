@@ -83,7 +83,7 @@ from gengap.harnesses.formats import EXPORT_MARKER, FORMATS, VERL_VERSION
 from gengap.harnesses.lmeval import EXECUTION_METRIC
 from gengap.generators.process_labels import Corruption
 from gengap.harnesses.prm import write_prm_config
-from gengap.harnesses.prompts import ANSWER_PREFIX, NO_PAUSE, AnyPrompter, Pause, config_prompter, reply
+from gengap.harnesses.prompts import ANSWER_PREFIX, MAX_SHOTS, NO_PAUSE, AnyPrompter, Pause, config_prompter, reply
 from gengap.harnesses.releases import PARTS, SIDES, Release, ReleaseConfig, evaluation_order, open_release
 from gengap.harnesses.scoring import executable
 
@@ -484,8 +484,8 @@ def export_release(
     """Write the export of a release (see the module doc) into out; returns what gengap-export.json holds."""
     if to not in WRITERS and to != "prm":
         raise HarnessError(f"unknown export format {to!r}; choose one of {', '.join(FORMATS)}")
-    if shots < 0:
-        raise HarnessError(f"shots must be non-negative, got {shots}")
+    if not 0 <= shots <= MAX_SHOTS:
+        raise HarnessError(f"shots must be in 0..{MAX_SHOTS}, got {shots}")
     if answer_format not in ANSWER_FORMATS:
         raise HarnessError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
     if corruption is not None and to != "prm":
@@ -511,6 +511,9 @@ def export_release(
     skipped: list[str] = []
     for name in chosen:
         rc = source.load(name)
+        clash = pause.clash([record for records in rc.parts.values() for record in records])
+        if clash is not None:
+            raise HarnessError(f"config {name}: {clash}; choose another --pause-token")
         prompter = config_prompter(rc.task_params(), rc.train, k=shots, seed=seed, system=system, answer_format=answer_format, pause=pause)
         folder = out_path / name
         folder.mkdir()

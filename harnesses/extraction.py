@@ -8,8 +8,10 @@
    end of the output: reasoning-gym's and most RL recipes' convention), a line label
    ``Answer:`` / ``Final answer:`` (any case, markdown such as ``**Answer:**`` allowed), the
    phrase ``the answer is ...``, and a LaTeX ``\\boxed{...}`` / ``\\fbox{...}`` (braces
-   balanced). A label or phrase takes the rest of its line, or the next non-empty line when the
-   rest is empty, in both cases up to a closing ``</answer>``; so a marker inside the tags
+   balanced, and no closing brace after the box that no brace before it opened: in
+   ``\\boxed{x }}`` the box is not the answer, so a stray brace is never swallowed). A label
+   or phrase takes the rest of its line, or the next non-empty line when the rest is empty, in
+   both cases up to a closing ``</answer>``; so a marker inside the tags
    (``<answer>Answer: 1</answer>``, ``<answer>\\boxed{1}</answer>``) gives what it marks;
 3. without a marker: the last non-empty line.
 
@@ -89,6 +91,29 @@ def _braced(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
+def _boxed_group(text: str, marker: re.Match[str]) -> str | None:
+    """The content of the box a ``\\boxed{`` / ``\\fbox{`` marker opens, when its braces balance and no
+    closing brace after it is left unmatched by the braces open before the marker (``\\text{\\boxed{1}}``
+    is a box; ``\\boxed{1 }}`` is not: which ``}`` closes it is ambiguous); None otherwise."""
+    group = _braced(text, marker.end())
+    if group is None:
+        return None
+    depth = 0  # the braces open before the marker: closing braces after the box may close them
+    for char in text[: marker.start()]:
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+    for char in text[group[1] :]:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+    return group[0]
+
+
 def _until_close(text: str) -> str:
     """text up to a closing ``</answer>`` (all of it when there is none)."""
     close = _TAG_CLOSE.search(text)
@@ -143,9 +168,9 @@ def _scanned(text: str) -> str | None:
         if kind == "tag":
             return _until_close(text[match.end() :])
         if kind == "boxed":
-            group = _braced(text, match.end())
+            group = _boxed_group(text, match)
             if group is not None:
-                return group[0]
+                return group
         else:
             return _rest_of_line(text, match.end())
     return None
@@ -206,7 +231,7 @@ def format_ok(output: str | None, answer_format: str) -> bool:
       comes first (a template may open the block in the prompt); after ``</think>`` only
       whitespace, then the ``tags`` rule holds for the rest;
     - ``boxed``: after dropping reasoning, exactly one ``\\boxed{...}`` / ``\\fbox{...}``, braces
-      balanced and content non-empty.
+      balanced (no stray closing brace after it either) and content non-empty.
     """
     if answer_format not in ANSWER_FORMATS:
         raise ValueError(f"unknown answer format {answer_format!r}; choose one of {', '.join(ANSWER_FORMATS)}")
@@ -225,8 +250,8 @@ def format_ok(output: str | None, answer_format: str) -> bool:
     if answer_format == "tags":
         return _tags_ok(text)
     if answer_format == "boxed":
-        groups = [_braced(text, match.end()) for match in _BOXED.finditer(text)]
-        return len(groups) == 1 and groups[0] is not None and bool(groups[0][0].strip())
+        groups = [_boxed_group(text, match) for match in _BOXED.finditer(text)]
+        return len(groups) == 1 and groups[0] is not None and bool(groups[0].strip())
     lines = [line for line in text.split("\n") if line.strip()]
     return bool(lines) and _ANSWER_LINE.match(lines[-1]) is not None
 

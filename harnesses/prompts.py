@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from gengap.generators import get_task
-from gengap.harnesses.extraction import ANSWER_FORMATS
+from gengap.harnesses.extraction import ANSWER_FORMATS, MARKS
 
 Record = Mapping[str, Any]
 Message = dict[str, str]
@@ -86,6 +86,12 @@ TRACE_NAMES = {
 }
 WORKED_EXAMPLE = "Worked example: Input: {input} -> Answer: {target}"
 PAUSE_TOKEN = "<pause>"
+MAX_PAUSE = 4096  # filler tokens after every input: each multiplies the export's size, beyond this it is a typo
+MAX_PAUSE_PER_TOKEN = 16  # per input token, as training's --computation-steps (gengap.baselines.layout.MAX_COMPUTATION_STEPS)
+MAX_PAUSE_TOKEN_CHARS = 64
+MAX_SHOTS = 256  # examples per prompt: each multiplies the prompt's size
+# What a prompt or a reply is made of besides the record's tokens: a pause token equal to one would make answers ambiguous.
+PROMPT_TOKENS = frozenset({"Input:", ANSWER_PREFIX, "=>", "<answer>", "</answer>", "<think>", "</think>", "\\boxed{", *MARKS})
 PAUSE_STATEMENT = "Every input is followed by a line of filler tokens {token} ({count}): they carry no information."
 SIZE_WORDS = ("min_", "max_")  # size-knob parameters: they differ between train and test, so prompts never state them
 
@@ -275,24 +281,53 @@ EXPLANATIONS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
+def _utf8(text: str) -> bool:
+    """Whether text can be written as UTF-8 (argv bytes that are not UTF-8 reach Python as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Pause:
     """Filler tokens between a query's input and its answer (pause tokens, Goyal et al. 2023):
     ``count`` of them, plus ``per_token`` for every input token, written ``token``. The
     export-side counterpart of training's computation steps (``--computation-steps C`` puts
-    C x n blank tokens there; ``Pause(per_token=C)`` the same count of filler text)."""
+    C x n blank tokens there; ``Pause(per_token=C)`` the same count of filler text). Bounded
+    up front (ValueError): count <= MAX_PAUSE, per_token <= MAX_PAUSE_PER_TOKEN, the token
+    printable UTF-8 of at most MAX_PAUSE_TOKEN_CHARS characters and none of PROMPT_TOKENS
+    (``Answer:``, ``=>``, ``}``, ...); ``clash`` refuses a token of the records themselves."""
 
     count: int = 0
     per_token: int = 0
     token: str = PAUSE_TOKEN
 
     def __post_init__(self) -> None:
-        for name in ("count", "per_token"):
+        for name, most in (("count", MAX_PAUSE), ("per_token", MAX_PAUSE_PER_TOKEN)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"pause {name} must be a non-negative integer, got {value!r}")
+            if value > most:
+                raise ValueError(f"pause {name} may be at most {most:,}, got {value:,}")
         if not isinstance(self.token, str) or not self.token or self.token.split() != [self.token]:
             raise ValueError(f"the pause token must be one token without spaces, got {self.token!r}")
+        if not self.token.isprintable() or not _utf8(self.token) or len(self.token) > MAX_PAUSE_TOKEN_CHARS:
+            raise ValueError(f"the pause token must be printable UTF-8 text of at most {MAX_PAUSE_TOKEN_CHARS} characters, got {self.token!r}")
+        if self.token in PROMPT_TOKENS:
+            raise ValueError(f"the pause token {self.token!r} is a token prompts or replies use (answers would be ambiguous)")
+
+    def clash(self, records: Sequence[Record]) -> str | None:
+        """Why this pause cannot fill the queries of records (None: it can): its token is one
+        of their input or target tokens (cues and trace separators included), so a filled
+        query or answer would read two ways. Without filler there is nothing to clash."""
+        if not (self.count or self.per_token):
+            return None
+        for record in records:
+            if self.token in str(record.get("input", "")).split() or self.token in str(record.get("target", "")).split():
+                return f"the pause token {self.token!r} is a token of the records (record {record.get('id', '')}): answers would be ambiguous"
+        return None
 
     def length(self, record: Record) -> int:
         """How many filler tokens follow this record's input."""
@@ -445,8 +480,8 @@ class Prompter:
 
     def __post_init__(self) -> None:
         get_task(self.task)  # an unknown task fails here, not at the first record
-        if self.k < 0:
-            raise ValueError(f"shots must be non-negative, got {self.k}")
+        if not 0 <= self.k <= MAX_SHOTS:
+            raise ValueError(f"shots must be in 0..{MAX_SHOTS}, got {self.k}")
         check_answer_format(self.answer_format)
 
     def shots(self, record: Record) -> list[Record]:

@@ -5,8 +5,10 @@ A release is ``DIR/manifest.json`` plus ``DIR/data/<config>/{train,validation,te
 manifest is optional (without it a config's task comes from its records and the prompt
 parameters from the task's defaults and the records' ``meta``). With a manifest only the
 configs it lists are read; data directories and files are never read through a symlink
-(gengap.generators.reading.release_configs); every record must name the config's task. Nothing
-here imports baselines or gengap.
+(gengap.generators.reading.release_configs); every record must name the config's task. A
+manifest that states a fingerprint vouches for the data read: its fingerprint must be that of
+its ``data_files`` and each file read must have the sha256 they list, so nothing is exported
+under a fingerprint its data does not have. Nothing here imports baselines or gengap.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from gengap.generators.digests import data_fingerprint, file_sha256
 from gengap.generators.jsonl import read_records
 from gengap.generators.plugins import load_recorded
 from gengap.generators.reading import ReadError, read_json, release_configs, release_part
@@ -78,6 +81,13 @@ class Release:
         params = generation.get("params") if isinstance(generation, Mapping) else None
         return dict(params) if isinstance(params, Mapping) else {}
 
+    def _check_listed(self, config: str, part: str, path: Path | None) -> None:
+        """HarnessError unless the part's file has the sha256 the manifest's data_files list for it."""
+        name = f"data/{config}/{part}.jsonl"
+        info = (self.manifest.get("data_files") or {}).get(name)
+        if path is not None and (not isinstance(info, Mapping) or file_sha256(path) != info.get("sha256")):
+            raise HarnessError(f"{self.root / name} is not the file manifest.json lists (its sha256 differs; run gengap verify {self.root})")
+
     def load(self, config: str) -> ReleaseConfig:
         """The records of one config (every part), with its task and parameters; every record
         must name that task (the manifest's, or the one all records name without a manifest)."""
@@ -91,6 +101,9 @@ class Release:
         gone = [part for part, path in paths.items() if path is None]
         if gone and self.manifest:  # the manifest lists every part's file: a missing one is no empty part
             raise HarnessError(f"{folder / gone[0]}.jsonl is missing (a part of config {config} that manifest.json lists; gengap verify names what is missing)")
+        if self.fingerprint is not None:
+            for part, path in paths.items():
+                self._check_listed(config, part, path)
         parts = {part: read_jsonl(path) for part, path in paths.items()}
         entry = self.entry(config)
         task = entry.get("task")
@@ -165,10 +178,21 @@ def open_release(root: str | Path) -> Release:
         raise HarnessError(f"cannot read {err}") from None
     if not configs:
         raise HarnessError(f"{path} is not a release: no data/<config>/train.jsonl" + (" of a config manifest.json lists" if manifest is not None else ""))
+    if isinstance(manifest, dict) and "fingerprint" in manifest and not _fingerprint_holds(manifest):
+        raise HarnessError(f"{path}/manifest.json: its fingerprint is not that of its data files (run gengap verify {path})")
     missing = load_recorded(manifest.get("plugins")) if isinstance(manifest, dict) else []
     if missing:
         raise HarnessError(f"{path}: {missing[0]}")
     return Release(path, manifest if isinstance(manifest, dict) else {}, configs)
+
+
+def _fingerprint_holds(manifest: Mapping[str, Any]) -> bool:
+    """Whether the manifest's fingerprint is that of the data files it lists."""
+    data_files = manifest.get("data_files")
+    try:
+        return isinstance(data_files, dict) and manifest.get("fingerprint") == data_fingerprint(data_files)
+    except (KeyError, TypeError):
+        return False
 
 
 def read_jsonl(path: Path | None) -> list[Record]:

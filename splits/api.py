@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -34,6 +35,20 @@ def get_strategy(name: str) -> Strategy:
     if name not in STRATEGIES:
         raise SplitError(f"unknown split strategy {name!r}; known: {', '.join(sorted(STRATEGIES))}")
     return STRATEGIES[name]
+
+
+def strategy_problem(entry: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, message) when a suite entry names no strategy: its ``strategy`` key, else its
+    ``split`` name, with the closest strategy names when it looks misspelt; None when it does."""
+    key = "strategy" if entry.get("strategy") else "split"
+    name = entry[key]
+    if name in STRATEGIES:
+        return None
+    close = difflib.get_close_matches(name, sorted(STRATEGIES), n=3, cutoff=0.75) if isinstance(name, str) else []
+    hint = f"did you mean {' or '.join(close)}?" if close else f"strategies: {', '.join(sorted(STRATEGIES))}"
+    if key == "strategy":
+        return key, f"unknown split strategy {name!r} ({hint})"
+    return key, f"split {name!r} is not a strategy name: add a strategy key ({hint})"
 
 
 def make_options(strategy: Strategy, values: Mapping[str, Any] | None = None) -> SplitOptions:

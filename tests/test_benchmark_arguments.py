@@ -50,8 +50,24 @@ def test_number_types() -> None:
     (["splits.py", "scan", "--seed", "-1"], "argument --seed: -1 is below 0"),
     (["gpu_check.py", "--budget", "0"], "argument --budget: 0 is not a positive finite number"),
     (["validity.py", "--workers", "0"], "argument --workers: 0 is below 1"),
+    (["gpu_protocol.py", "--estimate", "--seeds", "-1"], "argument --seeds: -1 is below 0"),
+    (["gpu_protocol.py", "--estimate", "--encodings", "rope,bogus"], "argument --encodings: unknown 'bogus'; choose among rope, nope, "
+                                                                    "learned, sinusoidal, alibi, randomized, fire, abacus"),
+    (["gpu_protocol.py", "--estimate", "--preset", "huge"], "argument --preset: invalid choice: 'huge' (choose from 'tiny', 'small', 'base')"),
+    (["gpu_protocol.py", "--estimate", "--tokens", "99999999999999"], "argument --tokens: 99999999999999 is above 4,096"),
 ])
 def test_a_script_refuses_a_bad_count_in_one_line(argv: list[str], message: str) -> None:
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / argv[0]), *argv[1:]], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == f"{argv[0]}: error: {message}"
+
+
+def test_gpu_protocol_refuses_device_cuda_without_cuda(tmp_path: Path) -> None:
+    """Issue 55, case 18: --device cuda on a machine without CUDA is an error, not a run on the CPU."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    argv = [sys.executable, str(ROOT / "benchmarks" / "gpu_protocol.py"), "--smoke", "--device", "cuda", "--out", str(tmp_path / "out")]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and result.stdout == "" and not (tmp_path / "out").exists()
+    assert result.stderr.splitlines()[-1] == "gpu_protocol.py: error: --device cuda: CUDA is not available (use --device auto or cpu to run on the CPU)"

@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-REPORTS = {"tasks.md", "validity.md", "validity-runs.md", "mutation-testing.md"}
+REPORTS = {"tasks.md", "validity.md", "validity-quick.md", "validity-runs.md", "mutation-testing.md"}
 RUN = {"bash", "sh", "console", "python"}
 MARKS = {"slow", "gpu", "model", "install", "long"}
 FENCE = re.compile(r"^( *)```(\S*)[^\n]*$")

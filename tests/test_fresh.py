@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from gengap.cli import main
 from gengap.fresh import FRESH, FreshError, TrainItems, config_rule, draw_fresh, part_figures, write_fresh
 from gengap.fresh_verify import verify_fresh
+from gengap.generators.jsonl import SEAL, sealed_json_text
 from gengap.generators.markers import bare_input
+from gengap.generators.seeding import fresh_seed
 from gengap.release import write_release
 from gengap.release_view import ReleaseReadError, read_release
 from gengap.splits.atoms import record_compounds
@@ -204,16 +206,27 @@ def test_verify_accepts_a_fresh_part_and_finds_what_was_changed(release: Path, t
     assert any("sha256" in p for p in problems) and any("1 inputs occur in the release" in p for p in problems)
     report["fresh"]["novelty"]["with_unseen_compound"] = 0.5
     (tampered / "test.jsonl").write_text("\n".join(lines) + "\n")
-    (tampered / "fresh.json").write_text(json.dumps(report, indent=2) + "\n")
+    (tampered / "fresh.json").write_text(json.dumps(report, indent=2) + "\n")  # not resealed (issue 55, case 5)
     problems = verify_fresh(tampered, release).problems
-    assert problems == ["fresh.json: its figures are not those of its records (first at fresh.novelty.with_unseen_compound)"]
+    assert problems == [f"{tampered}/fresh.json was edited since gengap wrote it (its seal is not the sha256 of its text)",
+                        "fresh.json: its figures are not those of its records (first at fresh.novelty.with_unseen_compound)"]
+    (tampered / "fresh.json").write_text(resealed(report))  # a forger who reseals: the figures still show
+    assert verify_fresh(tampered, release).problems == ["fresh.json: its figures are not those of its records (first at fresh.novelty.with_unseen_compound)"]
     report = json.loads((out / "fresh.json").read_text())
     report["seed"] = 5  # a part that its seed does not give
-    (tampered / "fresh.json").write_text(json.dumps(report, indent=2) + "\n")
+    (tampered / "fresh.json").write_text(resealed(report))
+    assert [p for p in verify_fresh(tampered, release).problems if "its derived seed" in p]
+    report["derived_seed"] = fresh_seed(int(read_release(release).config("reverse_string-pool_length")["seed"]), 5)
+    (tampered / "fresh.json").write_text(resealed(report))  # resealed, with the seed's derived seed: only a redraw shows
     assert verify_fresh(tampered, release).ok
     assert verify_fresh(tampered, release, regenerate=True).problems == ["regenerate: test.jsonl differs from a redraw", "regenerate: fresh.json differs from a redraw"]
     (tampered / "notes.txt").write_text("mine")
     assert verify_fresh(tampered, release).extra == ["notes.txt"]
+
+
+def resealed(report: dict) -> str:
+    """fresh.json's text for report, sealed as gengap seals it (what a forger can do: the seal is no secret)."""
+    return sealed_json_text({key: value for key, value in report.items() if key != SEAL}, 2)
 
 
 def refused(capsys: pytest.CaptureFixture[str], fragment: str, *argv: str) -> None:

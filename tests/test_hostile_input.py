@@ -204,12 +204,28 @@ def test_verify_reports_a_manifest_that_cannot_be_read(release: Path, tmp_path: 
     assert snapshot(tmp_path) == before
 
 
+def relist(root: Path) -> None:
+    """The manifest's data_files, config files and fingerprint made those of the data files as
+    they are now (what a forger recomputes; the cards are left as they were)."""
+    manifest = json.loads((root / "manifest.json").read_text())
+    for path in manifest["data_files"]:
+        data = (root / path).read_bytes()
+        manifest["data_files"][path] = info = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "rows": data.count(b"\n")}
+        for config in manifest["configs"]:
+            for part in config["files"].values():
+                if part["path"] == path:
+                    part.update(info)
+    manifest["fingerprint"] = fingerprint(manifest["data_files"])
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
 @pytest.mark.parametrize("kind", ["deep", "surrogate"])
 def test_export_refuses_an_unreadable_line(release: Path, tmp_path: Path, kind: str) -> None:
     payload, reason = PAYLOADS[kind]
     root = copy_of(release, tmp_path)
     lines = (root / TRAIN).read_text().splitlines()
     (root / TRAIN).write_text("\n".join([lines[0], payload]) + "\n")
+    relist(root)  # with the manifest's hashes as they were, export refuses the file before reading it (issue 55, case 18)
     before = snapshot(tmp_path)
     refused(gengap(tmp_path, "export", "release", "--to", "chat", "--out", "out"), f"{TRAIN}: line 2: {reason}")
     assert snapshot(tmp_path) == before
@@ -501,6 +517,12 @@ def test_a_forger_who_recomputes_every_hash_passes_plain_verify_but_not_the_cite
 
     restate(root)  # the report and the records' novelty rewritten too
     rehash(root)
+    failed(gengap(tmp_path, "verify", "release"), "generation.sizes asks for")  # the split's contract (issue 55, case 2)
+
+    def fewer(manifest: dict) -> None:  # ... and the sizes the config's generation asks for
+        manifest["configs"][0]["generation"]["sizes"]["train"] -= 1
+
+    rehash(root, fewer)
     assert gengap(tmp_path, "verify", "release").returncode == 0
     failed(gengap(tmp_path, "verify", "release", "--expect-fingerprint", cited), f"not the expected sha256:{cited}")
 
@@ -515,12 +537,14 @@ def test_export_of_a_record_without_task_is_one_line(release: Path, tmp_path: Pa
     del record["task"]
     lines[2] = json.dumps(record)
     (root / TRAIN).write_text("\n".join(lines) + "\n")
+    relist(root)  # a forger's hashes: what export reads is the record itself (issue 55, case 18)
     before = snapshot(tmp_path)
     refused(gengap(tmp_path, "export", "release", "--to", "chat", "--out", "out"), f"{TRAIN}: line 3: a record needs its task (a string)")
     assert snapshot(tmp_path) == before
     record["task"] = "even_pairs"  # a task, but not the config's
     lines[2] = json.dumps(record)
     (root / TRAIN).write_text("\n".join(lines) + "\n")
+    relist(root)
     before = snapshot(tmp_path)
     refused(gengap(tmp_path, "export", "release", "--to", "chat", "--out", "out"), "train.jsonl: record 3 is of task 'even_pairs', not the config's task 'parity_check'")
     assert snapshot(tmp_path) == before

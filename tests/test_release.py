@@ -397,6 +397,13 @@ def test_regenerate_catches_what_plain_verify_cannot(release: Path, tmp_path: Pa
     assert main(["verify", str(copy)]) == 1  # the report's sizes and part summary
     restate(copy)
     rehash(copy)
+    assert main(["verify", str(copy)]) == 1  # a pool of 120 records that holds 119 (gengap.contracts; issue 55, case 2)
+
+    def one_more_unused(manifest: dict) -> None:  # what the pool's accounting counts, restated too
+        config = next(c for c in manifest["configs"] if c["name"] == "addition-iid")
+        config["report"]["unused"] += 1
+
+    rehash(copy, one_more_unused)
     assert main(["verify", str(copy)]) == 0
     assert main(["verify", str(copy), "--regenerate", "--workers", "1"]) == 1
 

@@ -55,17 +55,25 @@ def train(home: Path, *extra: str, config: str = PARITY, out: str = "run") -> su
     return gengap("train", str((home / "release").resolve()), "--config", config, *TINY_RUN, "--out", str(home / out), *extra, cwd=home)
 
 
+def one_error_line(stderr: str) -> bool:
+    """stderr ends in exactly one line `gengap: error: ...`; any line before it is a training progress line
+    (a run that fails after it started has said which seed it was on), never a traceback."""
+    lines = stderr.splitlines()
+    return (stderr.endswith("\n") and bool(lines) and lines[-1].startswith("gengap: error: ")
+            and all(line.startswith("gengap: train ") for line in lines[:-1]))
+
+
 def failed(result: subprocess.CompletedProcess[str], code: int, fragment: str) -> None:
     """Exit code, exactly one line `gengap: error: ...` holding fragment, no traceback, nothing on stdout."""
     assert result.returncode == code, (result.returncode, result.stderr[-3000:])
-    assert result.stderr.startswith("gengap: error: ") and result.stderr.count("\n") == 1, result.stderr[-3000:]
+    assert one_error_line(result.stderr), result.stderr[-3000:]
     assert fragment in result.stderr and result.stdout == "", result.stderr
 
 
 def refused_in_process(argv: list[str], capsys: pytest.CaptureFixture[str], code: int, fragment: str) -> None:
     assert main(argv) == code
     captured = capsys.readouterr()
-    assert captured.err.startswith("gengap: error: ") and captured.err.count("\n") == 1, captured.err
+    assert one_error_line(captured.err), captured.err
     assert fragment in captured.err, captured.err
 
 

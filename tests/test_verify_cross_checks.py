@@ -82,9 +82,10 @@ def test_a_dropped_record_with_every_hash_recomputed_fails_plain_verify(copy: Pa
     rehash(copy)
     code, err = verify(copy, capsys)
     assert code == 1 and "report gives sizes {'train': 20, 'validation': 5, 'test': 20}, its files give" in err
-    restate(copy)  # a forger who rewrites the report too: only --regenerate (or the cited fingerprint) can tell
+    restate(copy)  # a forger who rewrites the report too: generation.sizes still asks for 20 (issue 55, case 2)
     rehash(copy)
-    assert verify(copy, capsys)[0] == 0
+    code, err = verify(copy, capsys)
+    assert code == 1 and "generation.sizes asks for 20 test records, data/parity_check-length/test.jsonl holds 19" in err
 
 
 def test_a_changed_novelty_and_a_lie_about_bytes_fail_plain_verify(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lm-evaluation-harness on a gengap release: each config an ID task (validation) and an OOD task (test), few-shot
-# examples from the train part only. Tested with lm-eval 0.4.13 (transformers 5.24.0, torch 2.13.0; `pip install -e '.[lm-eval]'`).
+# examples from the train part only. Tested with lm-eval 0.4.13 (transformers 5.24.0, torch 2.13.0).
+# Install, in a gengap checkout: `pip install -e '.[lm-eval,release]'` (lm-eval, and the release's plots for step 1).
 #
 #   MODEL=/models/SmolLM2-135M bash examples/lm_eval/run.sh [LM_EVAL_ARG ...]
 #
@@ -12,7 +13,9 @@
 # Variables: MODEL (required: a local Hugging Face model directory or a hub id), MODEL_ARGS (more --model_args,
 # e.g. ",dtype=bfloat16"), GENGAP (gengap's command, default gengap), LM_EVAL (default lm_eval), SUITE (default:
 # suite.yaml beside this folder), OUT (default lm-eval-run), TASKS (default gengap-examples: the release's group,
-# every config's ID and OOD task; gengap-examples_cot: their chain-of-thought variants, answer in <answer> tags),
+# every config's ID and OOD task, for a base model that answers at once: the answer is read from the first line, so
+# a right answer after reasoning or inside <think> tags scores wrong; gengap-examples_cot: their chain-of-thought
+# variants, answer in <answer> tags, for an instruct or reasoning model that reasons first),
 # NUM_FEWSHOT (default 3), DEVICE (default cpu; cuda for a GPU), BATCH_SIZE
 # (default 8).
 set -euo pipefail

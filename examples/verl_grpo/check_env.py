@@ -9,7 +9,7 @@ The install, in a virtual environment of its own (verl pins its own torch, vLLM 
 
     python -m venv .venv-verl
     .venv-verl/bin/pip install 'verl[vllm]==0.9.1'   # verl-core + vLLM 0.24.0, torch 2.11.0, transformers 5.9.0
-    .venv-verl/bin/pip install -e .                   # gengap, from its checkout (for reward.py)
+    .venv-verl/bin/pip install -e '.[release,harness]'  # gengap, from its checkout (reward.py; run.sh's GENGAP=.venv-verl/bin/gengap)
 
 ``verl`` alone lacks the core extra (main_ppo stops at ``No module named 'transfer_queue'``,
 then ``cachetools``); ``verl[verl-core]`` lacks vLLM, and main_ppo then waits for rollout workers

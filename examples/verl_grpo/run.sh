@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # GRPO with verl on a gengap release: ID (validation) and OOD (test) scores come out apart, per data source.
 # Tested with verl 0.9.1 (its overrides and reward: torch 2.13.0, transformers 5.10.4, hydra-core 1.3.8, on a CPU),
-# in a virtual environment of its own. A GPU run needs verl's core extra and vLLM, and gengap for reward.py:
+# in a virtual environment of its own. A GPU run needs verl's core extra and vLLM, and gengap there, for reward.py
+# and for step 1 (the release and its Parquet export: gengap's release and harness extras), in a gengap checkout:
 #
-#   python -m venv .venv-verl && .venv-verl/bin/pip install 'verl[vllm]==0.9.1' && .venv-verl/bin/pip install -e .
-#   MODEL=/models/Qwen2.5-0.5B-Instruct PYTHON=.venv-verl/bin/python bash examples/verl_grpo/run.sh [OVERRIDE ...]
+#   python -m venv .venv-verl && .venv-verl/bin/pip install 'verl[vllm]==0.9.1' && .venv-verl/bin/pip install -e '.[release,harness]'
+#   MODEL=/models/Qwen2.5-0.5B-Instruct PYTHON=.venv-verl/bin/python GENGAP=.venv-verl/bin/gengap bash examples/verl_grpo/run.sh [OVERRIDE ...]
 #
 # ('verl[vllm]==0.9.1' brings verl-core, vLLM 0.24.0, torch 2.11.0 and transformers 5.9.0.)
 # 0. checks PYTHON's environment (check_env.py: verl, its core extra, vLLM, gengap, N_GPUS CUDA devices) and stops

@@ -203,6 +203,15 @@ class _DecimalOperation(Task[Any]):
     def with_size(self, lo: int, hi: int) -> Any:
         return self.default_params().replace(min_digits_a=lo, max_digits_a=hi, min_digits_b=lo, max_digits_b=hi)
 
+    def size_bounds(self, params: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+        """Each operand's digits within its parameters' range (Task.size_bounds)."""
+        found = {}
+        for side in ("a", "b"):
+            lo, hi = params.get(f"min_digits_{side}"), params.get(f"max_digits_{side}")
+            if isinstance(lo, int) and isinstance(hi, int):
+                found[f"digits_{side}"] = (lo, hi)
+        return found
+
     def levels(self) -> dict[int, Any]:
         levels = {}
         for k, hi in enumerate(self.digit_levels, start=1):

@@ -61,7 +61,7 @@ from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute, ground, placeholder_kinds
 from gengap.generators.tasks._cfq_meaning import evaluate
-from gengap.generators.tasks._cfq_query import Query, normal_form, parse_query, render
+from gengap.generators.tasks._cfq_query import Query, is_variable, normal_form, parse_query, render
 from gengap.generators.tasks._cfq_reader import features, interpret, parse_question
 from gengap.generators.tasks._cfq_sampler import Sampler
 
@@ -147,11 +147,14 @@ class CfqLike(Task[CfqParams]):
         """Exact match of normal forms: the prediction read as a query and normalized equals the
         reference query (triple order and variable names do not matter)."""
         try:
-            expected = self.solve(example)
-            predicted = render(normal_form(parse_query(prediction)))
+            reference = self.reference_query(example)
+            query = parse_query(prediction)
+            if _shape(query) != _shape(reference):  # renaming keeps the shape: no naming search for a query that cannot match
+                return False
+            predicted = render(normal_form(query))
         except (ValueError, KeyError, IndexError, TypeError):
             return False
-        return predicted == expected
+        return predicted == render(reference)
 
     def measure(self, example: Mapping[str, Any]) -> dict[str, int]:
         tree = self.derive(example)
@@ -162,6 +165,22 @@ class CfqLike(Task[CfqParams]):
 
     def compounds(self, example: Mapping[str, Any], abstract_lexical: bool = False) -> Counter[str]:
         return tree_compounds(self.structure_of(example), abstract_lexical)
+
+    def meta_problem(self, example: Mapping[str, Any]) -> str | None:
+        """Task.meta_problem, and the knowledge base's knobs in meta (what check_execution builds
+        its world from: ``meta.n_people=10**9`` would ask for a world of a billion people) each
+        present and within its parameter's range. The answer check reads no meta."""
+        problem = super().meta_problem(example)
+        if problem is not None:
+            return problem
+        meta = example.get("meta")
+        for key in KNOWLEDGE_BASE.keys:
+            if not isinstance(meta, Mapping) or key not in meta:
+                return f"meta.{key} is missing ({self.name}'s execution check reads it)"
+            found = self.params_type.value_problem(key, meta[key])
+            if found is not None:
+                return found.replace(f"parameter {key}", f"meta.{key}", 1)
+        return None
 
     # -- execution ----------------------------------------------------------------------------
 
@@ -191,6 +210,17 @@ class CfqLike(Task[CfqParams]):
         except (ValueError, KeyError, IndexError, TypeError, ExecutionLimit):
             return False
         return True
+
+
+def _shape(query: Query) -> tuple[Any, ...]:
+    """What renaming the variables of a query leaves as it is: whether it selects one, its
+    filter count and the sorted triples with every variable written ``?`` (a bound on the work
+    of comparing a prediction: a 5 KB prediction of 99 spouse pairs is not searched for names)."""
+    def blank(term: str) -> str:
+        return "?" if is_variable(term) else term
+
+    triples = sorted((blank(s), p, blank(o)) for s, p, o in set(query.triples))
+    return query.select is None, len({tuple(sorted(f)) for f in query.filters}), tuple(triples)
 
 
 @lru_cache(maxsize=4096)
