@@ -111,6 +111,12 @@ def stream(seed: int, key: tuple[int, ...]) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=seed, spawn_key=key)))
 
 
+def probe_rng() -> np.random.Generator:
+    """The fixed stream of a one-record probe that reads a task's keys, never its values (gengap check's
+    known difficulty features): labels ("probe",)."""
+    return stream(labels_seed("probe"), labels_key("probe"))
+
+
 # -- generators ------------------------------------------------------------------------
 
 

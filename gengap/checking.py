@@ -15,12 +15,11 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-import numpy as np
-
 from gengap.generators import Task, UnknownTaskError, get_task, record_id
 from gengap.generators.cues import CUE_FEATURE, cue_answer, cue_problem, cue_token, without_cue
 from gengap.generators.markers import marker_problem, without_marker
 from gengap.generators.derivation import is_tree
+from gengap.generators.seeding import probe_rng
 from gengap.generators.reading import ReadError, json_line
 from gengap.schema import record_errors
 
@@ -105,7 +104,7 @@ def known_features(task: Task) -> frozenset[str] | None:
 def _known_features(name: str) -> frozenset[str] | None:
     task = get_task(name)
     try:
-        sample = next(iter(task.generate(np.random.default_rng(0), 1, task.default_params()).records(name)))
+        sample = next(iter(task.generate(probe_rng(), 1, task.default_params()).records(name)))
         features = set(sample["difficulty"])
     except Exception:  # a plugin task that cannot generate with its defaults
         return None

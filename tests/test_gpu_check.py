@@ -111,7 +111,7 @@ def test_the_deferred_table_states_each_engine_protocols_estimate() -> None:
     (["--estimate", "--workers", "0"], "argument --workers: 0 is below 1"),
     (["--estimate", "--steps", "x"], "argument --steps: 'x' is not an integer"),
     (["--estimate", "--protocol", "deletang", "--archs", "foo"], "unknown architecture(s) foo"),
-    (["--estimate", "--seeds", "a,b"], "--seeds 'a,b': not a comma-separated list of integers"),
+    (["--estimate", "--seeds", "a,b"], "argument --seeds: 'a' is not an integer"),
     (["--estimate", "--only", "nope"], "unknown experiment(s) nope"),
     (["--protocol", "cfq"], "--out is required"),
 ])

@@ -27,7 +27,7 @@ PYTHON="${PYTHON:-python}"
 CONFIG="${CONFIG:-parity_check-length}"
 N_GPUS="${N_GPUS:-1}"
 "$PYTHON" "$(dirname "$0")/check_env.py" "$N_GPUS"
-bash "$(dirname "$0")/../export.sh" "${OUT:-verl-grpo}" verl verl-data --config "$CONFIG" --shots "${SHOTS:-2}"
+GENGAP="${GENGAP:-gengap}" bash "$(dirname "$0")/../export.sh" "${OUT:-verl-grpo}" verl verl-data --config "$CONFIG" --shots "${SHOTS:-2}"
 DATA="$(cd "${OUT:-verl-grpo}/verl-data" && pwd)"  # absolute: verl's workers need not share this directory
 
 "$PYTHON" -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \
