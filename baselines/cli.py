@@ -21,7 +21,7 @@ from gengap.baselines.layout import MAX_COMPUTATION_STEPS, OUTPUT_MODES
 from gengap.generators.extras import install_hint
 from gengap.harnesses.extraction import ANSWER_FORMATS
 
-from gengap.baselines.settings import LOOPED_PRESETS, PRESETS as _PRESETS, RECURRENT_PRESETS, SELECT, UNTIL_OVER
+from gengap.baselines.settings import LOOPED_PRESETS, PRESETS as _PRESETS, RECURRENT_PRESETS, SELECT, UNTIL_OVER, TrainSettings
 from gengap.baselines.spec import ARCHITECTURES, POSITIONAL  # noqa: F401
 
 PRESETS = tuple(_PRESETS)
@@ -103,7 +103,8 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--arch", choices=ARCHITECTURES, default="transformer", help="architecture (default transformer)")
     p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi, randomized, fire, abacus; "
                    "looped rope (default), nope, randomized, fire, abacus; none for the recurrent ones")
-    p.add_argument("--preset", choices=PRESETS, default="small", help="model size: tiny (CPU tests), small, base (GPU); default small")
+    p.add_argument("--preset", choices=PRESETS, help="model size: tiny (CPU-sized), small, base (GPU); default small (on a CPU, "
+                   "gengap train says so: small's 10,000 steps take about an hour there)")
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
                                               "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
     p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
@@ -239,6 +240,24 @@ def pairing_warnings(settings: dict[str, Any], source: Any) -> list[str]:
     return warnings
 
 
+def default_preset_notice(settings: dict[str, Any], resume: bool) -> str | None:
+    """What a run without --preset trains, when it trains on a CPU: the default preset is sized for
+    a GPU (a new run on a CPU without --preset is the second week's hour-long surprise). None when a
+    preset was given, the run resumes (its settings are the run's), or the device is a GPU."""
+    if "preset" in settings or resume:
+        return None
+    from gengap.baselines.training import pick_device
+
+    if pick_device(str(settings.get("device", "auto"))).type != "cpu":
+        return None
+    default, tiny = _PRESETS[TrainSettings.preset], _PRESETS["tiny"]
+    model = f"the default preset {TrainSettings.preset!r} ({default.layers} layers, d_model {default.d_model})"
+    if "steps" in settings:
+        return f"no --preset given: {model} on the CPU; --preset tiny is sized for a CPU"
+    return (f"no --preset given: {model}, {default.steps:,} steps a seed, on the CPU: about an hour a seed on a README "
+            f"config (2 cores); --preset tiny ({tiny.steps:,} steps, minutes) is sized for a CPU")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Check the settings and read the data (no torch yet: a usage error comes at once), then train."""
     from gengap.baselines.data import load_split
@@ -267,6 +286,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise BaselineError(f"gengap train needs torch and transformers ({install_hint('train')}): {err}") from None
     for warning in pairing_warnings(settings, source):
         print(f"gengap: warning: {warning}", file=sys.stderr)
+    notice = default_preset_notice(settings, args.resume)
+    if notice:
+        print(f"gengap: note: {notice}", file=sys.stderr)
     heartbeat = getattr(args, "heartbeat", None)
     if heartbeat is not None:  # off a terminal, also a line as each seed starts and ends: a short run is not silent
         from gengap.baselines.train_progress import bookended

@@ -471,6 +471,12 @@ def _default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+def default_release_out(suite: dict[str, Any], embedded: bool) -> str:
+    """Where `gengap release` writes without --out: ./release for the embedded default suite (the
+    README's command 1), ./release-NAME-VERSION for any other suite (a file or a shipped name)."""
+    return "release" if embedded else f"release-{suite['name']}-{suite['version']}"
+
+
 def cmd_release(args: argparse.Namespace) -> int:
     from gengap.release import RELEASE, ReleaseError, render_in_processes, write_release
     from gengap.suite import SuiteError, load_suite, suite_data_bytes
@@ -478,7 +484,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
     if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
         args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
-    from gengap.suite import find_suite, shipped_suite_lines
+    from gengap.suite import find_suite, is_shipped_suite, shipped_suite_lines
 
     if args.list:
         if args.suite is not None:
@@ -496,6 +502,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     try:
         limit = RecordLimit.from_environment(args.max_records, args.max_total_records)
         suite = load_suite(args.suite, limit)
+        if args.out is None:
+            args.out = default_release_out(suite, args.suite is None)
         check_disk_space(suite_data_bytes(suite), args.out)
     except (SuiteError, LimitError) as err:
         raise UsageError(str(err)) from None
@@ -533,12 +541,13 @@ def cmd_release(args: argparse.Namespace) -> int:
         except (ReleaseError, SplitError) as err:
             raise UsageError(str(err)) from None
     rows = sum(info["rows"] for info in manifest["data_files"].values())
-    warned = 0
-    for config in manifest["configs"]:
-        for warning in config["report"].get("warnings") or []:
-            print(f"gengap: warning: {one_line(config['name'])}: {one_line(warning)}", file=sys.stderr)
-            warned += 1
-    noted = f"; {warned} warning{'s' if warned > 1 else ''} (on stderr and in the card)" if warned else ""
+    warned = [(config["name"], warning) for config in manifest["configs"] for warning in config["report"].get("warnings") or []]
+    shipped = args.suite is None or is_shipped_suite(args.suite)
+    if not shipped or args.show_warnings:  # a suite's own author can act on them; a shipped suite's are in its card
+        for name, warning in warned:
+            print(f"gengap: warning: {one_line(name)}: {one_line(warning)}", file=sys.stderr)
+    where = "on stderr and in the card" if not shipped or args.show_warnings else "a shipped suite's, in the card; --show-warnings prints them"
+    noted = f"; {counted(len(warned), 'warning')} ({where})" if warned else ""
     print(
         f"released {manifest['name']} {manifest['version']}: {counted(len(manifest['configs']), 'config')}, "
         f"{counted(rows, 'record')}, fingerprint {manifest['fingerprint'][:16]} -> {args.out} "
@@ -749,9 +758,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("release", help="build a dataset release from a suite config (default: gengap-core)")
     p.add_argument("suite", nargs="?", help="suite config YAML, or the name of a shipped suite such as cfq-like (--list shows them; default: the embedded gengap-core suite)")
     p.add_argument("--list", action="store_true", help="list the suites shipped with gengap, by the names SUITE takes, and exit")
-    p.add_argument("--out", default="release", help="output directory (default ./release; written atomically)")
+    p.add_argument("--out", help="output directory, written atomically (default: ./release for the default suite, "
+                   "./release-NAME-VERSION for any other, so one release never replaces another's)")
     p.add_argument("--workers", type=int, help="worker processes (default: CPU count; output is identical); with --ray and no address, the local runtime's CPUs")
     p.add_argument("--force", action="store_true", help="replace an existing release")
+    p.add_argument("--show-warnings", action="store_true", help="print the split reports' warnings of a shipped suite too (a suite "
+                   "file's are always printed; every release's are in its card)")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="build configs (and blocks of large pools) as Ray tasks: on the cluster at ADDRESS, or a local runtime; the bytes are the same")
     p.add_argument(
         "--max-records",

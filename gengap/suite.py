@@ -101,6 +101,12 @@ def shipped_suites() -> list[str]:
     return sorted(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
+def is_shipped_suite(path: str) -> bool:
+    """Whether path is one of the suite files shipped in the package (gengap/suites/<name>.yaml)."""
+    folder = Path(str(resources.files("gengap").joinpath("suites"))).resolve()
+    return Path(path).resolve().parent == folder and Path(path).name[: -len(".yaml")] in shipped_suites()
+
+
 def find_suite(name: str) -> str:
     """The suite file at name, or the shipped suite of that name (as sweeps are found:
     gengap.sweep_config.find_sweep); SuiteError naming the shipped ones otherwise."""

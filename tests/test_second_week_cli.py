@@ -259,3 +259,93 @@ def test_the_shell_recipes_stop_in_one_line_without_a_gengap_command(tmp_path: P
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "no command no-such-gengap: install gengap with its release extra (pip install -e '.[release,harness]'" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+# -- item 3: the default preset on a CPU ---------------------------------------------------------
+
+
+def test_a_cpu_run_without_a_preset_says_what_it_trains_and_how_long() -> None:
+    """No --preset on a CPU: one note naming the default preset, its steps and the CPU-sized one;
+    nothing once a preset is chosen, on resume (the run's own settings) or on a GPU."""
+    pytest.importorskip("torch")
+    from gengap.baselines.cli import default_preset_notice
+    from gengap.baselines.settings import PRESETS
+
+    note = default_preset_notice({"device": "cpu"}, resume=False)
+    assert note is not None and "'small'" in note and f"{PRESETS['small'].steps:,} steps a seed" in note and "--preset tiny" in note
+    assert "about an hour" in note
+    capped = default_preset_notice({"device": "cpu", "steps": 50}, resume=False)
+    assert capped is not None and "steps a seed" not in capped and "--preset tiny" in capped  # no hour for a run it caps
+    assert default_preset_notice({"device": "cpu", "preset": "small"}, resume=False) is None
+    assert default_preset_notice({"device": "cpu"}, resume=True) is None
+
+
+def test_train_prints_the_default_preset_note_once_and_only_without_a_preset(release: Path, tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    small_but_quick = ["--layers", "1", "--d-model", "16", "--heads", "2", "--steps", "2", "--eval-every", "2", "--eval-examples", "4",
+                       "--device", "cpu"]
+    capsys.readouterr()
+    assert main(["train", str(release), "--config", "parity_check-length", *small_but_quick, "--out", str(tmp_path / "a")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("gengap: note: no --preset given")]
+    assert len(notes) == 1, notes
+    assert json.loads((tmp_path / "a" / "results.json").read_text())["preset"] == "small"  # the default is unchanged, only stated
+    assert main(["train", str(release), "--config", "parity_check-length", *small_but_quick, "--preset", "small", "--out", str(tmp_path / "b")]) == 0
+    assert "no --preset given" not in capsys.readouterr().err
+
+
+# -- item 2: one output folder per suite ----------------------------------------------------------
+
+
+def test_a_suite_other_than_the_default_builds_into_its_own_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --out, a suite file builds into ./release-NAME-VERSION: a ./release that holds the
+    default release (here: any release) is neither met nor replaced."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "one.yaml").write_text(ONE)
+    assert main(["release", "one.yaml", "--out", "release"]) == 0  # stands for the default release
+    before = sorted(p.name for p in (tmp_path / "release").iterdir())
+    capsys.readouterr()
+    assert main(["release", "one.yaml"]) == 0
+    suite = parse_suite(ONE, "<one>")
+    out = tmp_path / f"release-{suite['name']}-{suite['version']}"
+    assert (out / "manifest.json").is_file() and f"-> release-{suite['name']}-{suite['version']}" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == before
+
+
+def test_the_default_out_of_the_embedded_suite_is_still_release() -> None:
+    from gengap.cli import default_release_out
+
+    assert default_release_out({"name": "gengap-core", "version": "1.0.0"}, embedded=True) == "release"
+    assert default_release_out({"name": "cfq-like", "version": "2.0.0"}, embedded=False) == "release-cfq-like-2.0.0"
+
+
+# -- item 5: a shipped suite's warnings are in its card, not on the console ------------------------
+
+
+def test_a_shipped_suites_warnings_are_counted_not_printed_unless_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped suites' warnings are their authors' (recorded in the card, explained in the docs): a
+    user who builds one gets their count; --show-warnings prints them; a suite file's are always printed."""
+    import gengap.suite
+
+    assert all(gengap.suite.is_shipped_suite(find_suite(name)) for name in shipped_suites())
+    assert not gengap.suite.is_shipped_suite(str(ROOT / "examples" / "suite.yaml"))
+    suite = tmp_path / "warns.yaml"
+    suite.write_text(ONE)  # 5 validation records: the below-100 warning at least
+    capsys.readouterr()
+    assert main(["release", str(suite), "--out", str(tmp_path / "own")]) == 0
+    own = capsys.readouterr()
+    manifest = json.loads((tmp_path / "own" / "manifest.json").read_text())
+    warned = [w for c in manifest["configs"] for w in c["report"].get("warnings") or []]
+    assert warned and len([line for line in own.err.splitlines() if line.startswith("gengap: warning:")]) == len(warned)
+    monkeypatch.setattr(gengap.suite, "is_shipped_suite", lambda path: Path(path) == suite)  # as if gengap shipped it
+    assert main(["release", str(suite), "--out", str(tmp_path / "a")]) == 0
+    quiet = capsys.readouterr()
+    assert "gengap: warning:" not in quiet.err
+    assert f"{len(warned):,} warning" in quiet.out and "--show-warnings prints them" in quiet.out
+    card = (tmp_path / "a" / "README.md").read_text()
+    assert all(w in card for w in warned)
+    assert main(["release", str(suite), "--out", str(tmp_path / "b"), "--show-warnings"]) == 0
+    loud = capsys.readouterr()
+    assert len([line for line in loud.err.splitlines() if line.startswith("gengap: warning:")]) == len(warned)
