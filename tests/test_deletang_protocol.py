@@ -1,0 +1,214 @@
+"""Deletang et al. 2023 as the paper ran it: fresh batches (resumable, counted), per-length test
+sampling, the non-causal encoder, the ``deletang`` preset, and old runs' identities unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from gengap.baselines.encoder import Encoder
+from gengap.baselines.errors import BaselineError
+from gengap.baselines.length_test import MIN_PER_LENGTH, LengthTest, standard_error_bound
+from gengap.baselines.metrics import input_length
+from gengap.baselines.settings import DELETANG_LEARNING_RATES, DELETANG_STACK_SIZE, TrainSettings
+from gengap.baselines.training import train_and_evaluate
+from gengap.splits import sample_length_split
+from tests.test_train_stream import _comparable, _rows
+
+FRESH = dict(preset="deletang", d_model=32, steps=30, batch_size=16, eval_every=10, checkpoint_every=10, eval_examples=8, eval_limit=16,
+             output_mode="empty-tape", stream="parity_check", sizes=((1, 8),), test_per_length=4)
+
+
+@pytest.fixture(scope="module")
+def parity_split():
+    return sample_length_split("parity_check", (1, 8), (9, 12), {"train": 60, "validation": 20, "test": 20}, seed=0)
+
+
+# -- fresh batches ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", ["lstm", "stack_rnn"])
+def test_training_on_fresh_batches_resumes_bit_for_bit_and_counts_its_inputs(arch: str, parity_split, tmp_path: Path) -> None:
+    run = {**FRESH, "arch": arch}
+    whole = train_and_evaluate(parity_split, "parity", out=tmp_path / "whole", progress=False, plots=False, **run)
+    data = whole["per_seed"][0]["training_data"]
+    assert data["kind"] == "stream" and data["records_trained"] == 30 * 16
+    assert 0 < data["distinct_inputs"] <= min(30 * 16, 2 ** 9 - 2)  # lengths 1..8 hold 510 binary strings
+    assert whole["training_data"] == {"kind": "stream", "distinct_inputs": [data["distinct_inputs"]]}
+
+    def kill(event: dict) -> None:
+        if event["step"] == 24:  # after the checkpoint of step 20
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_and_evaluate(parity_split, "parity", out=tmp_path / "cut", progress=False, plots=False, callback=kill, **run)
+    seen: list[int] = []
+    resumed = train_and_evaluate(parity_split, "parity", out=tmp_path / "cut", resume=True, progress=False, plots=False,
+                                 callback=lambda e: seen.append(e["step"]), **run)
+    assert seen[0] == 21
+    assert _comparable(resumed) == _comparable(whole)  # scores, history, training_data's count included
+    assert _rows(tmp_path / "cut") == _rows(tmp_path / "whole")
+    for seed_file in ("whole", "cut"):
+        assert torch.load(tmp_path / seed_file / "seed-0" / "checkpoint.pt", weights_only=True)["data_state"]["read"] == 30 * 16
+
+
+def test_a_fixed_set_run_is_labelled_as_such(parity_split) -> None:
+    results = train_and_evaluate(parity_split, "parity", arch="lstm", preset="tiny", d_model=16, steps=2, batch_size=8, eval_every=2,
+                                 eval_limit=4, eval_examples=4, progress=False, plots=False)
+    data = results["per_seed"][0]["training_data"]
+    assert data == {"kind": "fixed set", "records": 60, "records_trained": 16, "distinct_inputs": data["distinct_inputs"]}
+    assert 0 < data["distinct_inputs"] <= 16 and results["training_data"]["kind"] == "fixed set"
+    assert results["test_data"] == {"kind": "the config's test part"}
+
+
+# -- per-length test sampling ------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(lo=st.integers(1, 30), span=st.integers(0, 5), n=st.integers(1, 12))
+def test_per_length_sampling_gives_n_records_of_every_length_deterministically(lo: int, span: int, n: int) -> None:
+    sampled = LengthTest("cycle_navigation", (lo, lo + span), n)
+    records = sampled.records()
+    counts = {length: 0 for length in range(lo, lo + span + 1)}
+    for record in records:
+        counts[input_length(record)] += 1
+    assert counts == {length: n for length in counts}
+    assert json.dumps(records) == json.dumps(LengthTest("cycle_navigation", (lo, lo + span), n).records())  # same bytes
+
+
+def test_per_length_sampling_is_nested_and_states_its_standard_error() -> None:
+    small, large = LengthTest("parity_check", (41, 43), 5).records(), LengthTest("parity_check", (41, 43), 10).records()
+    assert [r["input"] for r in small] != [r["input"] for r in large[:15]]  # one draw per length, not one stream cut
+    assert [r for r in large if input_length(r) == 42][:5] == [r for r in small if input_length(r) == 42]  # the first N of a length are shared
+    assert standard_error_bound(MIN_PER_LENGTH) == 0.05 and standard_error_bound(400) < 0.05
+    described = LengthTest("parity_check", (41, 500), 100).describe()
+    assert described["per_length"] == 100 and described["standard_error_at_most"] == 0.05 and described["lengths"] == [41, 500]
+    with pytest.raises(BaselineError, match="test lengths"):
+        LengthTest("parity_check", (5, 4), 3).records()
+    with pytest.raises(BaselineError, match="cycle_length"):
+        LengthTest("cycle_navigation", (3, 3), 3, (("cycle_length", "99"),)).records()
+
+
+def test_a_run_scores_the_sampled_test_part_by_length(parity_split) -> None:
+    results = train_and_evaluate(parity_split, "parity", progress=False, plots=False, **{**FRESH, "arch": "lstm", "steps": 2, "test_lengths": (20, 22)})
+    assert results["data"]["sizes"]["test"] == 3 * 4 and results["data"]["input_length"]["test"] == [20, 22]
+    assert results["test_data"]["kind"] == "sampled per length" and results["test_data"]["per_length"] == 4
+    seed = results["per_seed"][0]
+    detail = seed["by_length_detail"]["ood"]
+    assert {length: cell["n"] for length, cell in detail.items()} == {"20": 4, "21": 4, "22": 4}
+    mean = sum(cell["token_accuracy"] for cell in detail.values()) / 3  # the paper's score: per-token accuracy averaged over lengths
+    assert seed["ood_length_score"] == pytest.approx(mean)
+    default = train_and_evaluate(parity_split, "parity", progress=False, plots=False, **{**FRESH, "arch": "lstm", "steps": 2})
+    assert default["data"]["input_length"]["test"] == [9, 12] and default["data"]["sizes"]["test"] == 4 * 4  # the test part's range
+
+
+# -- the encoder ---------------------------------------------------------------------------
+
+
+def test_the_encoder_reads_the_empty_tape_non_causally() -> None:
+    torch.manual_seed(0)
+    model = Encoder("sinusoidal", 2, 32, 8, vocab_size=6, pad_id=0).eval()
+    ids = torch.tensor([[3, 4, 3, 4, 1, 2, 2]])  # input, <sep>, empty tape
+    later = ids.clone()
+    later[0, 3] = 3  # a later input token
+    with torch.no_grad():
+        before, after = model(ids), model(later)
+        assert not torch.allclose(before[0, :3], after[0, :3])  # earlier outputs change: not causal
+        assert not torch.allclose(before[0, -2:], after[0, -2:])
+        padded = torch.cat([ids, torch.zeros(1, 3, dtype=torch.long)], dim=1)  # right padding changes nothing
+        assert torch.allclose(model(padded)[0, :7], before[0], atol=1e-5)
+        left = torch.cat([torch.zeros(1, 3, dtype=torch.long), ids], dim=1)  # left-padded, as decoding gives it
+        mask = (left != 0).long()
+        logits, cache = model.step(left, mask, (mask.cumsum(-1) - 1).clamp(min=0))
+        assert cache is None and torch.allclose(logits[0, 3:], before[0], atol=1e-5)
+    with pytest.raises(BaselineError, match="empty-tape"):
+        TrainSettings(arch="encoder").resolve()
+
+
+# -- the deletang preset --------------------------------------------------------------------
+
+
+def test_the_deletang_preset_has_the_papers_sizes_and_optimiser() -> None:
+    from gengap.baselines.architectures import build
+    from gengap.baselines.training import Trainer
+
+    for arch in ("lstm", "rnn", "stack_rnn", "tape_rnn"):
+        s = TrainSettings(arch=arch, preset="deletang").resolve()
+        assert (s.d_model, s.layers, s.stack_size) == (256, 1, DELETANG_STACK_SIZE if arch == "stack_rnn" else 0)
+    encoder = TrainSettings(arch="encoder", preset="deletang", output_mode="empty-tape").resolve()
+    assert (encoder.layers, encoder.d_model, encoder.heads, encoder.pos) == (5, 64, 8, "sinusoidal")
+    assert (encoder.batch_size, encoder.weight_decay, encoder.adam_beta2, encoder.grad_clip, encoder.schedule, encoder.warmup) == (128, 0.0, 0.999, 1.0, "constant", 0)
+    assert encoder.lr in DELETANG_LEARNING_RATES == (1e-4, 3e-4, 5e-4) and DELETANG_STACK_SIZE == 30
+    stack = TrainSettings(arch="stack_rnn", preset="deletang").resolve()
+    model = build(stack.spec, 5, 80)
+    assert model.describe()["stack_size"] == 30
+    _, state = model.scan(torch.full((2, 70), 3), torch.ones(2, 70), None, masked=False)
+    assert state[1].shape[1] == 30  # fixed, though the input is longer than the stack
+    trainer = Trainer(model, None, stack, torch.device("cpu"), False)  # type: ignore[arg-type]
+    group = trainer.optimizer.param_groups
+    assert [g["weight_decay"] for g in group] == [0.0, 0.0] and group[0]["betas"] == (0.9, 0.999) and group[0]["lr"] == 3e-4
+    assert trainer.scheduler.lr_lambdas[0](500) == 1.0  # constant, no warmup
+    assert TrainSettings(arch="stack_rnn", preset="deletang", stack_size=0).resolve().stack_size == 0  # unbounded on request
+    with pytest.raises(BaselineError, match="stack_size"):
+        TrainSettings(arch="lstm", stack_size=4).resolve()
+
+
+# -- identities of runs made before these settings ---------------------------------------------------------
+
+# run.json settings of a stack_rnn run of preset tiny as gengap wrote them at db2c40e (before these settings existed)
+OLD = json.loads(
+    '{"arch": "stack_rnn", "batch_size": 64, "checkpoint_every": 200, "compile": null, "computation_steps": 0, "curriculum": null, "d_model": 128, '
+    '"data_seed": null, "deterministic": false, "device": "auto", "eval_batch_size": 256, "eval_every": 200, "eval_examples": 512, "eval_limit": null, '
+    '"full_batch": false, "fused": null, "grad_clip": 1.0, "heads": 1, "init_seed": null, "iterations": 1, "kv_cache": true, "label_noise": 0.0, '
+    '"layers": 1, "level": null, "lr": 0.003, "memory_cell": 8, "min_lr_ratio": 0.1, "mistakes": 20, "noise_seed": 0, "output_mode": "autoregressive", '
+    '"pos": "none", "precision": "auto", "preset": "tiny", "progressive_loss": 0.0, "reach": 0.99, "schedule": "cosine", "seeds": [0], "select": "last", '
+    '"sizes": [], "steps": 2000, "stream": null, "stream_params": [], "test_iterations": [1], "until_extra": 0.0, "until_id": null, '
+    '"until_over": "lengths", "warmup": 200, "weight_decay": 0.1, "window": 0}')
+
+
+def test_runs_made_before_these_settings_keep_their_identity() -> None:
+    from gengap.baselines.run_identity import check_identity, settings_changes
+    from gengap.baselines.setup import TRAJECTORY, setup_of
+    from gengap.baselines.sweep import same_settings
+    from gengap.baselines.training import default_settings
+
+    new = TrainSettings(arch="stack_rnn", preset="tiny").resolve().to_json()
+    assert {k: new[k] for k in OLD} == OLD  # every setting the old run recorded resolves as it did
+    expected = {"config": "c", "data_fingerprint": "f", "vocabulary": "v", "settings": {name: new[name] for name in TRAJECTORY}}
+    assert settings_changes(OLD, expected["settings"], default_settings()) == []  # run.json: it resumes
+    check_identity({**expected, "settings": {n: OLD[n] for n in TRAJECTORY if n in OLD}}, expected, default_settings(), "checkpoint")
+    assert same_settings(OLD, new)  # a sweep finds it finished
+    old_results = {"arch": "stack_rnn", "pos": "none", "preset": "tiny", "steps": 2000, "settings": OLD, "data": {"fingerprint": "f"}}
+    assert setup_of(old_results) == setup_of({**old_results, "settings": new})  # the report pools it with a new run
+    assert not same_settings(OLD, TrainSettings(arch="stack_rnn", preset="tiny", stack_size=30).resolve().to_json())
+    changed = settings_changes(OLD, {**expected["settings"], "stack_size": 30}, default_settings())
+    assert changed == ["stack_size 0 -> 30"]
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--test-per-length", "-1"], "test_per_length"),
+    (["--test-lengths", "9-3", "--test-per-length", "5"], "test-lengths"),
+    (["--test-lengths", "9-12"], "test_lengths"),
+    (["--arch", "lstm", "--stack-size", "4"], "stack_size"),
+    (["--arch", "encoder"], "empty-tape"),
+    (["--adam-beta2", "1.5"], "adam_beta2"),
+])
+def test_bad_values_are_one_line_errors(flags: list[str], message: str, parity_split, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from gengap.cli import main
+
+    folder = tmp_path / "split"
+    folder.mkdir()
+    for part in ("train", "validation", "test"):
+        (folder / f"{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in getattr(parity_split, part)))
+    out = tmp_path / "run"
+    assert main(["train", str(folder), "--preset", "deletang", *flags, "--out", str(out)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gengap: error:") and len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
