@@ -212,3 +212,59 @@ def test_bad_values_are_one_line_errors(flags: list[str], message: str, parity_s
     err = capsys.readouterr().err.strip()
     assert err.startswith("gengap: error:") and len(err.splitlines()) == 1 and message in err, err
     assert not out.exists()
+
+
+# -- symmetric selection (benchmarks/deletang_grid.py) ------------------------------------------
+
+
+def _grid_module():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import deletang_grid
+
+    return deletang_grid
+
+
+def test_every_architecture_gets_the_same_seeds_and_learning_rates() -> None:
+    g = _grid_module()
+    points = g.grid(["parity_check", "reverse_string"], list(g.PAPER_ARCHS), list(g.PAPER_SEEDS), DELETANG_LEARNING_RATES)
+    assert len(points) == 2 * 5 * 10 * 3
+    per_arch = {}
+    for p in points:
+        per_arch.setdefault((p.task, p.arch), set()).add((p.seed, p.lr))
+    assert len({frozenset(v) for v in per_arch.values()}) == 1  # one grid for all
+    with pytest.raises(ValueError, match="distinct"):
+        g.grid(["parity_check"], ["lstm", "lstm"], [0], [1e-4])
+
+
+def test_the_table_reports_the_best_run_and_the_mean_at_the_lr_chosen_on_validation() -> None:
+    g = _grid_module()
+    rows = [{"task": "parity_check", "arch": arch, "seed": seed, "lr": lr, "length_score": score, "id": valid}
+            for arch, offset in (("lstm", 0.0), ("encoder", -0.3))
+            for seed in (0, 1, 2) for lr, valid in ((1e-4, 0.5), (3e-4, 0.9), (5e-4, 0.7))
+            for score in [0.6 + offset + 0.1 * seed + (0.2 if lr == 5e-4 and seed == 2 else 0.0)]]
+    text = g.table(rows)
+    lstm = next(line for line in text.splitlines() if "| lstm |" in line)
+    assert lstm.startswith("| parity_check | lstm | 1.000 | 0.0005, 2 | 0.0003 | 0.700 [")  # best over all; mean at the validation's lr
+    figures = g.cell_figures({(r["lr"], r["seed"]): r for r in rows if r["arch"] == "lstm"}, DELETANG_LEARNING_RATES, (0, 1, 2))
+    assert figures["chosen_lr"] == 3e-4 and figures["mean"] == pytest.approx(0.7) and figures["low"] <= 0.7 <= figures["high"]
+    with pytest.raises(ValueError, match="not symmetric"):
+        g.table(rows[:-1])  # the encoder lacks one run
+
+
+def test_the_gpu_protocol_paper_mode_runs_the_symmetric_grid_as_the_paper(tmp_path: Path) -> None:
+    _grid_module()
+    import gpu_protocol
+
+    base = {"preset": "small", "steps": 10000, "lr": 1e-3, "warmup": 1000, "until_id": 0.99, "until_extra": 0.25, "eval_limit": 2000,
+            "output_mode": "empty-tape", "eval_every": 500, "eval_examples": 256, "batch_size": 128}
+    settings = gpu_protocol.paper_settings(base, False, None, None)
+    assert settings["preset"] == "deletang" and settings["sizes"] == ((1, 40),) and settings["test_lengths"] == (41, 500)
+    assert settings["test_per_length"] == 100 and not {"lr", "until_id", "eval_limit", "warmup"} & set(settings)
+    jobs = gpu_protocol.paper_jobs({"parity_check-deletang": {}}, ["encoder", "lstm"], [0, 1], tmp_path, settings)
+    assert len(jobs) == 2 * 2 * 3 and len({j["out"] for j in jobs}) == len(jobs)
+    for job in jobs:
+        resolved = TrainSettings(**{k: v for k, v in job["settings"].items()}).resolve()
+        assert resolved.stream == "parity_check" and resolved.lr in DELETANG_LEARNING_RATES and resolved.weight_decay == 0.0
+        assert resolved.until_id is None and resolved.eval_limit is None and resolved.pos == ("sinusoidal" if resolved.arch == "encoder" else "none")
