@@ -354,11 +354,18 @@ def summary(results: dict[str, Any]) -> str:
         lines.append(
             f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}{stop}"
         )
+        data = seed.get("training_data")
+        if data and data.get("kind") == "stream":
+            lines.append(f"    trained on a stream: {data['records_trained']:,} records, {data['distinct_inputs']:,} distinct inputs")
         if seed.get("id_execution_accuracy") is not None:
             lines.append(f"    execution accuracy: ID {seed['id_execution_accuracy']:.3f}  OOD {seed['ood_execution_accuracy']:.3f}")
         for count, figures in (seed.get("by_iterations") or {}).items():
             lines.append(f"    {count} iterations: ID {figures['id_exact_match']:.3f}  OOD {figures['ood_exact_match']:.3f}  "
                          f"OOD length score {figures['ood_length_score']:.3f}")
+    test = results.get("test_data") or {}
+    if test.get("kind") == "sampled per length":
+        lo, hi = test["lengths"]
+        lines.append(f"  test: {test['per_length']} sequences sampled at each length {lo}..{hi} (standard error <= {test['standard_error_at_most']:.3f} a length)")
     a = results["aggregate"]
     lines += task_lines(a.get("by_task") or {})
     lines.append(

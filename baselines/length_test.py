@@ -8,7 +8,9 @@ samples 512 a length), and average the per-length per-token accuracy: gengap's l
 
 :class:`LengthTest` samples length L at the task's parameters with its size knob fixed to L
 (``Task.with_size(L, L)``; every Chomsky task's size is its input length), then the given
-parameter overrides, from stream ``length_test`` (gengap.generators.seeding) of :data:`SEED`:
+parameter overrides (a task that cannot take length L exactly rounds it, as modular_arithmetic's
+odd-length expressions do: L = 42 gives 43; each parameter set is sampled once, so every input
+length that occurs has N sequences), from stream ``length_test`` (gengap.generators.seeding) of :data:`SEED`:
 the same records for every run seed and every run, byte for byte. Sequences are drawn with
 replacement, as the paper's are (a short length may repeat an input).
 """
@@ -63,9 +65,13 @@ class LengthTest:
             spec = get_task(self.task)
             typed = {key: spec.params_type.parse_value(key, value) for key, value in self.params}
             out: list[dict[str, Any]] = []
+            sampled: set[str] = set()
             for length in range(self.lengths[0], self.lengths[1] + 1):
                 params = spec.with_size(length, length)
                 params = params.replace(**typed) if typed else params
+                if params.canonical() in sampled:  # a length the task rounds to one already sampled
+                    continue
+                sampled.add(params.canonical())
                 batch = spec.generate(length_test_rng(SEED, self.task, params), self.per_length, params)
                 out.extend(batch.records(self.task))
         except (UnknownTaskError, ParamError, ValueError) as err:

@@ -87,6 +87,8 @@ def test_per_length_sampling_is_nested_and_states_its_standard_error() -> None:
     assert standard_error_bound(MIN_PER_LENGTH) == 0.05 and standard_error_bound(400) < 0.05
     described = LengthTest("parity_check", (41, 500), 100).describe()
     assert described["per_length"] == 100 and described["standard_error_at_most"] == 0.05 and described["lengths"] == [41, 500]
+    rounded = [input_length(r) for r in LengthTest("modular_arithmetic", (41, 46), 5).records()]  # odd lengths only: 42 -> 43
+    assert {n: rounded.count(n) for n in set(rounded)} == {41: 5, 43: 5, 45: 5, 47: 5}
     with pytest.raises(BaselineError, match="test lengths"):
         LengthTest("parity_check", (5, 4), 3).records()
     with pytest.raises(BaselineError, match="cycle_length"):
@@ -268,3 +270,19 @@ def test_the_gpu_protocol_paper_mode_runs_the_symmetric_grid_as_the_paper(tmp_pa
         resolved = TrainSettings(**{k: v for k, v in job["settings"].items()}).resolve()
         assert resolved.stream == "parity_check" and resolved.lr in DELETANG_LEARNING_RATES and resolved.weight_decay == 0.0
         assert resolved.until_id is None and resolved.eval_limit is None and resolved.pos == ("sinusoidal" if resolved.arch == "encoder" else "none")
+
+
+def test_the_cli_trains_as_the_paper_and_says_what_it_trained_and_tested_on(parity_split, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from gengap.cli import main
+
+    folder = tmp_path / "split"
+    folder.mkdir()
+    for part in ("train", "validation", "test"):
+        (folder / f"{part}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in getattr(parity_split, part)))
+    flags = ["--arch", "lstm", "--preset", "deletang", "--d-model", "16", "--output-mode", "empty-tape", "--stream", "parity_check",
+             "--sizes", "1-8", "--steps", "3", "--eval-every", "3", "--eval-examples", "8", "--test-per-length", "3", "--test-lengths", "9-10"]
+    assert main(["train", str(folder), *flags, "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "trained on a stream: 384 records, " in out and "test: 3 sequences sampled at each length 9..10 (standard error <= 0.289 a length)" in out
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["settings"]["test_lengths"] == [9, 10] and results["settings"]["weight_decay"] == 0.0 and results["data"]["sizes"]["test"] == 6
