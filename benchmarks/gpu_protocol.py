@@ -69,7 +69,9 @@ the encoder as the transformer, fresh batches from each task's generator over le
 every architecture the same seeds (0..9) x learning rates (1e-4, 3e-4, 5e-4), 10,000 steps without early
 stopping, 100 test sequences at every length 41..500 (``--per-length``), all scored; OUT/deletang.md holds
 the best length score per task and architecture (as the paper) and the mean [95 % interval] over the
-seeds of the learning rate chosen on validation. Not estimated (``--estimate`` refuses it).
+seeds of the learning rate chosen on validation. ``--estimate --paper`` prints its training time by the
+same arithmetic (at 42 tokens a row: the train lengths' longest, input + <sep> + one answer token) and
+the test tokens a run reads.
 
 ``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules | memorized``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
@@ -224,6 +226,20 @@ def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[s
     return out
 
 
+def paper_estimate(archs: list[str], runs_per_lr: int, steps: int, tokens: int, batch: int, workers: int, per_length: int) -> list[str]:
+    """--estimate --paper: training by the same arithmetic as ``estimate`` (every run of the grid: the runs of each
+    architecture x the 3 learning rates, at preset deletang, to the fixed step count), and the test tokens a run
+    reads (per_length sequences at each length 41..500, input + <sep> + the tape; not in the training total)."""
+    from gengap.baselines.settings import DELETANG_LEARNING_RATES
+
+    runs = runs_per_lr * len(DELETANG_LEARNING_RATES)
+    lines = estimate("deletang --paper", archs, runs, steps, tokens, batch, "deletang", workers)
+    test_tokens = per_length * sum(length + 2 for length in range(41, 501))  # one answer token; longer answers read more
+    lines.append(f"evaluation: {test_tokens:,} test tokens (at least) a run, {test_tokens * runs * len(archs):,} over the "
+                 f"{runs * len(archs):,} runs, one forward pass each (not in the total above)")
+    return lines
+
+
 def paper_settings(settings: dict[str, Any], smoke: bool, per_length: int | None, batch_size: int | None) -> dict[str, Any]:
     """--paper: the protocol's settings as Deletang et al. ran it (see benchmarks/deletang_grid.py): preset deletang (its
     learning rate comes from the grid), fresh batches over the train lengths, a fixed number of steps, N test sequences a length."""
@@ -283,7 +299,8 @@ def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, ba
     from gengap.baselines.settings import TrainSettings
     from gengap.baselines.training import Trainer
 
-    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16", **structure).resolve()
+    layout = {"output_mode": "empty-tape"} if arch == "encoder" else {}  # the encoder takes no other layout
+    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16", **layout, **structure).resolve()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         model = build(settings.spec, vocab, tokens + 8, 0, 1)
@@ -453,7 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         parser.error(f"--seeds {args.seeds!r}: not a comma-separated list of integers")
     if args.estimate and paper:
-        parser.error("--estimate does not cover --paper yet (its grid is 3 learning rates x the seeds of --protocol deletang's estimate)")
+        print("\n".join(paper_estimate(archs, len(names) * len(seeds), args.steps or 10000, args.tokens or 42, args.batch_size or 128,
+                                        args.workers or 8, args.per_length or 100)))
+        return 0
     if args.estimate:
         lines = estimate(args.protocol, archs, len(names) * len(seeds), args.steps or (10000 if deletang else 2000), args.tokens or 80,
                          args.batch_size or 128, args.preset or "small", args.workers or 8)

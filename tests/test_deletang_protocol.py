@@ -286,3 +286,12 @@ def test_the_cli_trains_as_the_paper_and_says_what_it_trained_and_tested_on(pari
     assert "trained on a stream: 384 records, " in out and "test: 3 sequences sampled at each length 9..10 (standard error <= 0.289 a length)" in out
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["settings"]["test_lengths"] == [9, 10] and results["settings"]["weight_decay"] == 0.0 and results["data"]["sizes"]["test"] == 6
+
+
+def test_the_paper_grid_is_estimated_with_its_three_learning_rates() -> None:
+    _grid_module()
+    import gpu_protocol
+
+    lines = gpu_protocol.paper_estimate(["lstm"], 2, 100, 42, 128, 8, 100)
+    assert lines[0].startswith("deletang --paper: 6 runs x 100 steps per model, batch 128 x 42 tokens, preset deletang")
+    assert "| lstm |" in lines[3] and lines[-1].startswith("evaluation: 12,535,000 test tokens (at least) a run, 75,210,000 over the 6 runs")
