@@ -225,6 +225,8 @@ class TrainSettings:
             raise BaselineError(f"noise_seed must be non-negative, got {self.noise_seed}")
         if self.test_lengths and (not self.test_per_length or len(self.test_lengths) != 2 or not 1 <= self.test_lengths[0] <= self.test_lengths[1]):
             raise BaselineError(f"test_lengths must be (LO, HI) with 1 <= LO <= HI, and needs test_per_length, got {list(self.test_lengths)}")
+        if self.test_per_length and self.eval_limit is not None:
+            raise BaselineError("eval_limit would subsample the per-length test part (test_per_length): drop one of them")
         if self.stream is not None and (self.full_batch or self.label_noise):
             raise BaselineError("full_batch and label_noise apply to a config's train part, not to a stream")
         if any(k < 1 for k in self.test_iterations) or len(set(self.test_iterations)) != len(self.test_iterations):

@@ -19,7 +19,7 @@ from gengap.baselines.training import train_and_evaluate
 from gengap.splits import sample_length_split
 from tests.test_train_stream import _comparable, _rows
 
-FRESH = dict(preset="deletang", d_model=32, steps=30, batch_size=16, eval_every=10, checkpoint_every=10, eval_examples=8, eval_limit=16,
+FRESH = dict(preset="deletang", d_model=32, steps=30, batch_size=16, eval_every=10, checkpoint_every=10, eval_examples=8,
              output_mode="empty-tape", stream="parity_check", sizes=((1, 8),), test_per_length=4)
 
 
@@ -54,6 +54,28 @@ def test_training_on_fresh_batches_resumes_bit_for_bit_and_counts_its_inputs(arc
     assert _rows(tmp_path / "cut") == _rows(tmp_path / "whole")
     for seed_file in ("whole", "cut"):
         assert torch.load(tmp_path / seed_file / "seed-0" / "checkpoint.pt", weights_only=True)["data_state"]["read"] == 30 * 16
+
+
+def test_a_checkpoint_without_the_count_resumes_and_says_from_which_step_it_counted(parity_split, tmp_path: Path) -> None:
+    run = {**FRESH, "arch": "lstm", "d_model": 16, "steps": 12, "checkpoint_every": 5, "eval_every": 12}
+
+    def kill(event: dict) -> None:
+        if event["step"] == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_and_evaluate(parity_split, "parity", out=tmp_path / "cut", progress=False, plots=False, callback=kill, **run)
+    path = tmp_path / "cut" / "seed-0" / "checkpoint.pt"
+    state = torch.load(path, weights_only=True)
+    for key in ("distinct_inputs", "read", "counted_from"):  # as a checkpoint written before the count existed
+        del state["data_state"][key]
+    torch.save(state, path)
+    resumed = train_and_evaluate(parity_split, "parity", out=tmp_path / "cut", resume=True, progress=False, plots=False, **run)
+    whole = train_and_evaluate(parity_split, "parity", progress=False, plots=False, **run)
+    data = resumed["per_seed"][0]["training_data"]
+    assert data["counted_from_step"] == 6 and data["records_trained"] == 7 * 16 and data["distinct_inputs"] <= 7 * 16
+    assert "counted_from_step" not in whole["per_seed"][0]["training_data"]
+    assert resumed["per_seed"][0]["ood_exact_match"] == whole["per_seed"][0]["ood_exact_match"]  # the trajectory is the same
 
 
 def test_a_fixed_set_run_is_labelled_as_such(parity_split) -> None:
@@ -201,6 +223,7 @@ def test_runs_made_before_these_settings_keep_their_identity() -> None:
     (["--arch", "lstm", "--stack-size", "4"], "stack_size"),
     (["--arch", "encoder"], "empty-tape"),
     (["--adam-beta2", "1.5"], "adam_beta2"),
+    (["--test-per-length", "100", "--eval-limit", "50"], "eval_limit"),
 ])
 def test_bad_values_are_one_line_errors(flags: list[str], message: str, parity_split, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from gengap.cli import main
