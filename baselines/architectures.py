@@ -8,18 +8,21 @@
 | stack_rnn     | baselines/stack_rnn.py| Elman controller + differentiable stack (push / pop / no-op)  |
 | tape_rnn      | baselines/tape_rnn.py | Elman controller + memory tape (stay, left, right, jumps)     |
 | looped        | baselines/looped.py   | one weight-tied block iterated in depth with input recall     |
+| encoder       | baselines/encoder.py  | non-causal transformer encoder over input + empty output tape |
 
 All implement :class:`gengap.baselines.sequence_model.SequenceModel`. ``d_model`` is the hidden size
 of every architecture; ``heads`` applies to the transformer and the looped block,
-``memory_cell`` to the stack and the tape, ``iterations`` and ``window`` to the looped model, ``pos`` to the
-transformer (rope, nope, learned, sinusoidal, alibi, randomized, fire, abacus) and the looped block
-(rope, nope, randomized, fire, abacus; the last three: gengap.baselines.positions).
+``memory_cell`` to the stack and the tape, ``stack_size`` to the stack (0: unbounded), ``iterations`` and ``window`` to the looped model, ``pos`` to the
+transformer (rope, nope, learned, sinusoidal, alibi, randomized, fire, abacus), the looped block
+(rope, nope, randomized, fire, abacus; the last three: gengap.baselines.positions) and the encoder
+(sinusoidal, nope; it takes the empty-tape layout only).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from gengap.baselines.encoder import Encoder
 from gengap.baselines.looped import LoopedTransformer
 from gengap.baselines.models import build_model as build_transformer
 from gengap.baselines.recurrent import RECURRENT, RecurrentLM
@@ -40,7 +43,9 @@ def build(
     if spec.arch in RECURRENT:
         return RecurrentLM(spec.arch, spec.layers, spec.d_model, vocab_size, pad_id, sep_id)
     if spec.arch == "stack_rnn":
-        return StackRNN(spec.d_model, spec.memory_cell, vocab_size, pad_id, sep_id)
+        return StackRNN(spec.d_model, spec.memory_cell, vocab_size, pad_id, sep_id, spec.stack_size)
+    if spec.arch == "encoder":
+        return Encoder(spec.pos, spec.layers, spec.d_model, spec.heads, vocab_size, pad_id)
     if spec.arch == "tape_rnn":
         return TapeRNN(spec.d_model, spec.memory_cell, vocab_size, pad_id, sep_id)
     return LoopedTransformer(spec.pos, spec.layers, spec.d_model, spec.heads, spec.iterations, vocab_size, pad_id, sep_id, spec.window,

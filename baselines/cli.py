@@ -83,6 +83,17 @@ def parse_sizes(text: str) -> tuple[tuple[int, int], ...]:
     return ranges  # type: ignore[return-value]
 
 
+def parse_range(text: str) -> tuple[int, int]:
+    """'41-500' -> (41, 500); 1 <= LO <= HI."""
+    try:
+        ranges = parse_sizes(text)
+    except argparse.ArgumentTypeError:
+        ranges = ()
+    if len(ranges) != 1 or ranges[0][0] < 1:
+        raise argparse.ArgumentTypeError(f"must be one range LO-HI of positive lengths, got {text!r}")
+    return ranges[0]
+
+
 def parse_params(options: list[str]) -> tuple[tuple[str, str], ...]:
     """['k=v', ...] -> (('k', 'v'), ...); BaselineError for an option without '='."""
     pairs = []
@@ -103,10 +114,11 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--arch", choices=ARCHITECTURES, default="transformer", help="architecture (default transformer)")
     p.add_argument("--pos", choices=(*POSITIONAL, "none"), help="positional encoding: transformer rope (default), nope, learned, sinusoidal, alibi, randomized, fire, abacus; "
                    "looped rope (default), nope, randomized, fire, abacus; none for the recurrent ones")
-    p.add_argument("--preset", choices=PRESETS, help="model size: tiny (CPU-sized), small, base (GPU); default small (on a CPU, "
-                   "gengap train says so: small's 10,000 steps take about an hour there)")
+    p.add_argument("--preset", choices=PRESETS, help="model size: tiny (CPU-sized), small, base (GPU), deletang (Deletang et al. 2023: "
+                   "recurrent 256 units, stack 30 cells, transformer 5 x 64 with 8 heads; Adam without weight decay, constant lr 3e-4, "
+                   "batch 128, clip 1); default small (on a CPU, gengap train says so: small's 10,000 steps take about an hour there)")
     p.add_argument("--steps", type=int, help="training steps, the cap with --until-id (default: the preset's: tiny 2,000, small 10,000, "
-                                              "base 20,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
+                                              "base 20,000, deletang 10,000; base 50,000 for rnn, lstm, stack_rnn and tape_rnn)")
     p.add_argument("--until-id", type=float, metavar="EM", help="the learned rule: stop once validation (ID) exact match averaged over input lengths (each length once) reaches EM at two consecutive evaluations (--steps caps the run)")
     p.add_argument("--until-over", choices=UNTIL_OVER, help="with --until-id or --select best: the ID figure they read: lengths (default: "
                    "exact match averaged over input lengths, each once; Deletang et al.), records (over validation records, as CFQ and COGS report) "
@@ -117,6 +129,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--iterations", type=int, help="looped: iterations of the block in training (default: the preset's, 8)")
     p.add_argument("--test-iterations", type=parse_counts, metavar="K,...", help="looped: iterations in the final evaluation, each in turn, e.g. 8,16,32 (default: --iterations); the first gives the headline figures")
     p.add_argument("--memory-cell", type=int, help="stack_rnn, tape_rnn: width of a memory cell (default 8)")
+    p.add_argument("--stack-size", type=int, help="stack_rnn: cells of the stack, 0 unbounded (default: the preset's; deletang 30, else 0)")
     p.add_argument("--progressive-loss", type=float, metavar="A", help="looped: weight A in [0, 1] of the progressive loss (Bansal et al. 2022): per step, n random iterations without gradient, then 1..k-n with gradient from the detached state; loss (1 - A) x full + A x progressive (default 0)")
     p.add_argument("--window", type=int, help="looped: each position attends to itself and the WINDOW - 1 before it (default 0: the whole causal prefix)")
     p.add_argument("--output-mode", choices=OUTPUT_MODES, help="autoregressive (default: input <sep> target <end>, greedy decoding) or "
@@ -129,12 +142,16 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints (default: --eval-every)")
     p.add_argument("--eval-examples", type=int, default=512, help="examples per side decoded at each periodic evaluation (default 512)")
     p.add_argument("--eval-limit", type=int, help="cap on the examples per side of the final evaluation (default: all)")
+    p.add_argument("--test-per-length", type=int, metavar="N", help="replace the test part by N sequences per input length sampled from the task's generator "
+                   "(deterministic; Deletang et al. score each length, then average; N >= 100 keeps each length's standard error <= 0.05)")
+    p.add_argument("--test-lengths", type=parse_range, metavar="LO-HI", help="with --test-per-length: the input lengths (default: the test part's range, e.g. 41-500)")
     p.add_argument("--layers", type=int, help="override the preset's number of layers")
     p.add_argument("--d-model", type=int, help="override the preset's model width")
     p.add_argument("--heads", type=int, help="override the preset's number of attention heads")
     p.add_argument("--warmup", type=int, help="warmup steps (default min(steps/10, 1000))")
-    p.add_argument("--weight-decay", type=float, default=0.1, help="AdamW weight decay on matrices (default 0.1)")
-    p.add_argument("--schedule", choices=("cosine", "constant"), help="learning rate after warmup: cosine decay to 0.1 x lr (default) or constant")
+    p.add_argument("--weight-decay", type=float, help="AdamW weight decay on matrices (default: the preset's, 0.1; deletang 0, which is Adam)")
+    p.add_argument("--adam-beta2", type=float, help="Adam's beta2 (default: the preset's, 0.95; deletang 0.999)")
+    p.add_argument("--schedule", choices=("cosine", "constant"), help="learning rate after warmup: cosine decay to 0.1 x lr (default; deletang: constant, no warmup) or constant")
     p.add_argument("--full-batch", action="store_true", default=None, help="every step trains on the whole train part (--batch-size is ignored)")
     p.add_argument("--label-noise", type=float, metavar="XI", help="replace this share of training targets by wrong answers, in training only (default 0)")
     p.add_argument("--noise-seed", type=int, help="seed of which targets --label-noise corrupts (default 0; the same for every --seeds)")
@@ -180,7 +197,8 @@ def add_commands(subparsers: Any) -> None:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     names = {
         "arch": "arch", "pos": "pos", "preset": "preset", "steps": "steps", "until_id": "until_id", "until_extra": "until_extra", "until_over": "until_over", "select": "select", "iterations": "iterations",
-        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
+        "test_iterations": "test_iterations", "memory_cell": "memory_cell", "stack_size": "stack_size", "adam_beta2": "adam_beta2",
+        "test_per_length": "test_per_length", "test_lengths": "test_lengths", "window": "window", "progressive_loss": "progressive_loss", "schedule": "schedule",
         "full_batch": "full_batch", "label_noise": "label_noise", "noise_seed": "noise_seed", "reach": "reach", "seeds": "seeds", "batch_size": "batch_size",
         "lr": "lr", "eval_every": "eval_every", "checkpoint_every": "checkpoint_every",
         "eval_examples": "eval_examples", "eval_limit": "eval_limit", "layers": "layers",
@@ -358,11 +376,18 @@ def summary(results: dict[str, Any]) -> str:
         lines.append(
             f"  seed {seed['seed']}: ID {seed['id_exact_match']:.3f}  OOD {seed['ood_exact_match']:.3f}  gap {seed['gap']:+.3f}{stop}"
         )
+        data = seed.get("training_data")
+        if data and data.get("kind") == "stream":
+            lines.append(f"    trained on a stream: {data['records_trained']:,} records, {data['distinct_inputs']:,} distinct inputs")
         if seed.get("id_execution_accuracy") is not None:
             lines.append(f"    execution accuracy: ID {seed['id_execution_accuracy']:.3f}  OOD {seed['ood_execution_accuracy']:.3f}")
         for count, figures in (seed.get("by_iterations") or {}).items():
             lines.append(f"    {count} iterations: ID {figures['id_exact_match']:.3f}  OOD {figures['ood_exact_match']:.3f}  "
                          f"OOD length score {figures['ood_length_score']:.3f}")
+    test = results.get("test_data") or {}
+    if test.get("kind") == "sampled per length":
+        lo, hi = test["lengths"]
+        lines.append(f"  test: {test['per_length']} sequences sampled at each length {lo}..{hi} (standard error <= {test['standard_error_at_most']:.3f} a length)")
     a = results["aggregate"]
     lines += task_lines(a.get("by_task") or {})
     lines.append(

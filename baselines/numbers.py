@@ -37,7 +37,8 @@ RANGES: dict[str, Range] = {
     "mistakes": _count(0), "computation_steps": Range(0, MAX_COMPUTATION_STEPS, integer=True), "noise_seed": SEED, "init_seed": SEED, "data_seed": SEED, "level": _count(1),
     "lr": Range(0.0, math.inf, low_open=True), "weight_decay": Range(0.0, math.inf), "grad_clip": Range(0.0, math.inf, low_open=True),
     "min_lr_ratio": _share(), "until_id": _share(low_open=True), "reach": _share(low_open=True), "label_noise": _share(high_open=True),
-    "until_extra": Range(0.0, math.inf), "progressive_loss": _share(),
+    "until_extra": Range(0.0, math.inf), "progressive_loss": _share(), "adam_beta2": _share(high_open=True), "stack_size": _count(0),
+    "test_per_length": _count(0),
 }
 LISTS: dict[str, Range] = {"seeds": SEED, "test_iterations": _count(1)}
 

@@ -17,11 +17,13 @@ TRAJECTORY = (
     "arch", "pos", "layers", "d_model", "heads", "memory_cell", "iterations", "window", "progressive_loss", "steps", "batch_size", "lr", "warmup",
     "min_lr_ratio", "weight_decay", "grad_clip", "init_seed", "data_seed", "until_id", "until_extra", "until_over", "stream", "stream_params", "level",
     "curriculum", "sizes", "schedule", "full_batch", "label_noise", "noise_seed", "output_mode", "computation_steps", "select",
+    "adam_beta2", "stack_size",
 )
-# What runs made before a trajectory setting existed trained with (gengap.baselines.settings.TrainSettings' defaults).
-LEGACY_DEFAULTS = {"output_mode": "autoregressive", "computation_steps": 0, "until_extra": 0.0, "until_over": "lengths", "progressive_loss": 0.0, "select": "last"}
+# What runs made before a trajectory setting existed trained with (gengap.baselines.settings.TrainSettings' resolved defaults).
+LEGACY_DEFAULTS = {"output_mode": "autoregressive", "computation_steps": 0, "until_extra": 0.0, "until_over": "lengths", "progressive_loss": 0.0, "select": "last",
+                   "adam_beta2": 0.95, "stack_size": 0, "test_per_length": 0, "test_lengths": ()}
 # Further settings that change what a run trained or measured, but not its resumable trajectory.
-MEASURED = ("precision", "eval_limit", "test_iterations")
+MEASURED = ("precision", "eval_limit", "test_iterations", "test_per_length", "test_lengths")
 # What configures an evaluation of a pretrained model (gengap.baselines.pretrained.EvalSettings, less its seed and machinery).
 EVALUATED = ("shots", "limit", "chat", "system", "answer_format", "max_new_tokens", "slack")
 SETUP_FIELDS = ("preset", "data", *dict.fromkeys(TRAJECTORY + MEASURED + EVALUATED))
@@ -36,7 +38,8 @@ def setup_of(results: Mapping[str, Any]) -> Setup:
     ``output_mode`` and ``computation_steps`` read from the results themselves (older runs
     recorded no settings) and ``data`` the data's fingerprint; a field a run does not record is
     null, but for the settings of LEGACY_DEFAULTS (output mode, computation steps, until_extra,
-    until_over, progressive_loss, select), which read as what every run made before they existed trained with.
+    until_over, progressive_loss, select, adam_beta2, stack_size, test_per_length, test_lengths), which read as
+    what every run made before they existed trained with.
     """
     settings = {**LEGACY_DEFAULTS, **(results.get("settings") or {})}
     settings.update({name: results.get(name) for name in ("arch", "pos", "steps", "output_mode", "computation_steps") if name in results})

@@ -33,7 +33,8 @@ class ModelShape:
 
 
 
-ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped")
+ARCHITECTURES = ("transformer", "rnn", "lstm", "stack_rnn", "tape_rnn", "looped", "encoder")
+ENCODER_POSITIONAL = ("sinusoidal", "nope")  # the non-causal encoder's (gengap.baselines.encoder)
 NO_POSITIONS = "none"
 
 
@@ -43,6 +44,8 @@ def positions_of(arch: str) -> tuple[str, ...]:
         return POSITIONAL
     if arch == "looped":
         return LOOPED_POSITIONAL
+    if arch == "encoder":
+        return ENCODER_POSITIONAL
     return (NO_POSITIONS,)
 
 
@@ -58,6 +61,7 @@ class ModelSpec:
     memory_cell: int = 8
     iterations: int = 1
     window: int = 0  # looped: attention window (0: the whole causal prefix)
+    stack_size: int = 0  # stack_rnn: cells of the stack (0: unbounded)
 
     def check(self) -> None:
         """BaselineError naming the first setting that the architecture cannot take."""
@@ -70,10 +74,12 @@ class ModelSpec:
             raise BaselineError(f"unknown positional encoding {self.pos!r} for {self.arch}; choose one of {', '.join(allowed)}")
         if min(self.layers, self.d_model, self.heads, self.memory_cell, self.iterations) < 1:
             raise BaselineError(f"layers, d_model, heads, memory_cell and iterations must be positive, got {asdict(self)}")
-        if self.arch in ("transformer", "looped"):
+        if self.arch in ("transformer", "looped", "encoder"):
             ModelShape(self.layers, self.d_model, self.heads).check()
         if self.window < 0 or (self.window and self.arch != "looped"):
             raise BaselineError(f"window applies to the looped architecture only and is non-negative, got {self.window} for {self.arch}")
+        if self.stack_size < 0 or (self.stack_size and self.arch != "stack_rnn"):
+            raise BaselineError(f"stack_size applies to stack_rnn only and is non-negative, got {self.stack_size} for {self.arch}")
         if self.arch in ("stack_rnn", "tape_rnn") and self.layers != 1:
             raise BaselineError(f"{self.arch} has a one-layer controller (layers must be 1), got {self.layers}")
 

@@ -10,9 +10,11 @@ is their mixture:
 - pop: every cell one place up (the bottom filled with zeros);
 - no-op: the stack unchanged.
 
-The output at t is ``h_t`` (read out to logits), so it sees the top written before t. The
-stack is unbounded: it holds at least one cell more than the tokens read so far (it grows
-by doubling, filled with zeros), so nothing ever falls off the bottom, whatever the length.
+The output at t is ``h_t`` (read out to logits), so it sees the top written before t. With
+``stack_size`` 0 the stack is unbounded: it holds at least one cell more than the tokens read
+so far (it grows by doubling, filled with zeros), so nothing ever falls off the bottom, whatever
+the length. With ``stack_size`` k > 0 it has k cells, as the paper's (30): a push drops the
+bottom cell, a pop fills the bottom with zeros.
 """
 
 from __future__ import annotations
@@ -52,20 +54,26 @@ class StackRNN(MemoryRNN):
 
     arch = "stack_rnn"
 
-    def __init__(self, d_model: int, memory_cell: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1) -> None:
+    def __init__(self, d_model: int, memory_cell: int, vocab_size: int, pad_id: int = 0, sep_id: int = 1, stack_size: int = 0) -> None:
         super().__init__(d_model, memory_cell, vocab_size, pad_id, sep_id)
+        self.stack_size = stack_size
         self.push_value = nn.Linear(d_model, memory_cell)
         self.action_logits = nn.Linear(d_model, len(ACTIONS))
 
     def initial_state(self, batch: int, context: Any, device: torch.device) -> Any:
-        return (torch.zeros(batch, self.d_model, device=device), torch.zeros(batch, 4, self.memory_cell, device=device), 0)
+        depth = self.stack_size or 4
+        return (torch.zeros(batch, self.d_model, device=device), torch.zeros(batch, depth, self.memory_cell, device=device), 0)
 
     def cell(self, x: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         hidden, stack, steps = state
         h = self.controller(x, stack[:, 0], hidden)
         actions = torch.softmax(self.action_logits(h), dim=-1)
-        stack = update_stack(grown(stack, steps + 2), actions, self.push_value(h))
+        stack = update_stack(stack if self.stack_size else grown(stack, steps + 2), actions, self.push_value(h))
         return h, (h, stack, steps + 1)
+
+    def describe(self) -> dict[str, Any]:
+        described = super().describe()
+        return {**described, "stack_size": self.stack_size} if self.stack_size else described
 
     def select(self, keep: torch.Tensor, new: Any, old: Any) -> Any:
         old_stack = grown(old[1], new[1].shape[1])

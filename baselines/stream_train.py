@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
+from gengap.baselines.distinct_inputs import DistinctInputs
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.layout import IGNORE
 from gengap.baselines.stream_mixture import stream_mixture
@@ -133,6 +134,9 @@ class StreamSource:
         self.components = np.zeros(0, dtype=np.int64)
         self.levels = np.zeros(0, dtype=np.int64)
         self._records: Any = None
+        self.distinct = DistinctInputs()  # the inputs trained on so far
+        self.read = 0  # records trained on so far
+        self.counted_from = 1  # the first step whose inputs the count holds (later than 1 after resuming a checkpoint without one)
 
     def _choose(self, component: int, position: int) -> int:
         return self.curricula[component].choose(self.t, self.uniforms(position))
@@ -157,6 +161,8 @@ class StreamSource:
         self.components = np.asarray([c for c, _ in chosen], dtype=np.int64)
         self.levels = np.asarray([level for _, level in chosen], dtype=np.int64)
         self.window.extend(chosen)
+        self.distinct.add(r["input"] for r in records)
+        self.read += len(records)
         return self.encode(records)
 
     def observe(self, step: int, logits: torch.Tensor | None, labels: torch.Tensor) -> None:
@@ -194,7 +200,8 @@ class StreamSource:
     def state(self) -> dict[str, Any]:
         return {"position": self.position, "t": self.t, "curricula": [c.state_dict() for c in self.curricula],
                 "traces": [[list(x) for x in trace] for trace in self.traces], "window": [list(x) for x in self.window],
-                "components": self.plan.mixture.describe()}
+                "components": self.plan.mixture.describe(), "distinct_inputs": self.distinct.state(), "read": self.read,
+                "counted_from": self.counted_from}
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         if not state:
@@ -210,7 +217,15 @@ class StreamSource:
             curriculum.load_state_dict(saved)
         self.traces = [[[int(a), int(b)] for a, b in trace] for trace in state["traces"]]
         self.window = [[int(a), int(b)] for a, b in state["window"]]
+        self.distinct.load_state(state.get("distinct_inputs"))  # a checkpoint from before the count: counted from the resume on
+        self.read = int(state.get("read", 0))
+        self.counted_from = int(state.get("counted_from", 1 if "distinct_inputs" in state else self.t + 2))
         self._records = None
+
+    def training_data(self, steps: int) -> dict[str, Any]:
+        """What results.json records per seed of the data trained on: a fresh stream, the records and distinct inputs trained on."""
+        counted = {} if self.counted_from == 1 else {"counted_from_step": self.counted_from}  # resumed from a checkpoint that kept no count
+        return {"kind": "stream", "records_trained": self.read, "distinct_inputs": self.distinct.count, **counted}
 
     def summary(self) -> dict[str, Any]:
         """What results.json keeps per seed."""

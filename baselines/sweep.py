@@ -152,7 +152,19 @@ def is_finished(spec: RunSpec) -> bool:
         recorded = read_json(out / "run.json")
     except ReadError:
         return False
-    return isinstance(recorded, dict) and (out / "results.json").is_file() and recorded.get("settings") == resolved_settings(spec.settings)
+    return isinstance(recorded, dict) and (out / "results.json").is_file() and same_settings(recorded.get("settings"), resolved_settings(spec.settings))
+
+
+def same_settings(recorded: Any, resolved: Mapping[str, Any]) -> bool:
+    """Whether a run.json's settings are these resolved ones; a setting the record lacks (added to
+    gengap after the run) counts as the default every run made before it trained with."""
+    if not isinstance(recorded, Mapping):
+        return False
+    from gengap.baselines.settings import TrainSettings
+
+    defaults = TrainSettings().resolve().to_json()  # = LEGACY_DEFAULTS where those name them (gengap.baselines.setup)
+    return all(recorded[name] == value if name in recorded else name in defaults and defaults[name] == value for name, value in resolved.items()) \
+        and set(recorded) <= set(resolved)
 
 
 def _crash_callback(hook: FailOnce | None) -> Callable[[dict[str, Any]], None] | None:

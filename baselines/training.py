@@ -95,6 +95,7 @@ from gengap.baselines.architectures import build
 from gengap.baselines.looped import progressive_draw
 from gengap.baselines.sequence_model import SequenceModel
 from gengap.baselines.settings import LOOPED_PRESETS, PRESETS, RECURRENT_PRESETS, SCHEDULES, Preset, TrainSettings, make_settings, preset_of  # noqa: F401
+from gengap.baselines.length_test import LengthTest, with_length_test
 from gengap.baselines.stream_train import StreamPlan, StreamSource, reach_warnings
 from gengap.baselines.tokenizer import Tokenizer
 from gengap.baselines.train_progress import SeedStatus, postfix
@@ -196,9 +197,10 @@ class FixedSource:
 
     needs_logits = False
 
-    def __init__(self, train: EncodedTrain, batch_size: int, data_seed: int) -> None:
+    def __init__(self, train: EncodedTrain, batch_size: int, data_seed: int, inputs: Sequence[str] = ()) -> None:
         self.train = train
         self.order = DataOrder(train.size, batch_size, data_seed)
+        self.inputs = inputs  # the train part's inputs, row by row (for training_data)
 
     def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor, int]:
         return self.train.batch(self.order.indices(step))
@@ -217,6 +219,13 @@ class FixedSource:
 
     def summary(self) -> dict[str, Any] | None:
         return None
+
+    def training_data(self, steps: int) -> dict[str, Any]:
+        """What results.json records per seed of the data trained on: a fixed set, its size and distinct inputs."""
+        trained = steps * self.order.batch_size
+        rows = range(len(self.inputs)) if trained >= self.train.size else self.order.permutation(0)[:trained].tolist()
+        return {"kind": "fixed set", "records": self.train.size, "records_trained": trained,
+                "distinct_inputs": len({self.inputs[i] for i in rows})}
 
 
 # -- the optimisation step -------------------------------------------------------------
@@ -252,7 +261,7 @@ class Trainer:
         ]
         fused = settings.fused if settings.fused is not None else device.type == "cuda"
         extra = {"fused": True} if fused else {}
-        self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, 0.95), **extra)
+        self.optimizer = torch.optim.AdamW(groups, lr=settings.lr, betas=(0.9, settings.adam_beta2), **extra)
         warmup, total, ratio, schedule = settings.warmup, settings.steps, settings.min_lr_ratio, settings.schedule
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda i: lr_factor(i, warmup, total, ratio, schedule))
         self.forward = torch.compile(model) if compile_model else model
@@ -394,7 +403,7 @@ class Run:
         """The training batches of one seed: the train part, or the stream seeded by the data seed."""
         if self.stream is None:
             assert self.train is not None
-            return FixedSource(self.train, self.batch_size, data_seed)
+            return FixedSource(self.train, self.batch_size, data_seed, [r["input"] for r in self.corruption.records] if self.corruption else [])
         assert self.exclusion is not None
         return StreamSource(self.stream, data_seed, self.exclusion, self.encode, self.settings.batch_size)
 
@@ -566,6 +575,7 @@ class Run:
                 }
         if s.arch == "looped":
             result["by_iterations"] = {str(k): iteration_summary(v["id"], v["ood"]) for k, v in by_iterations.items()}
+        result["training_data"] = source.training_data(progress.step)
         summary = source.summary()
         if summary is not None:
             key = "mean_level" if self.stream is not None and self.stream.single is not None else "mean_levels"
@@ -784,7 +794,7 @@ def train_and_evaluate(
     (gengap.baselines.train_progress); ``progress`` (default: stderr is a terminal) draws tqdm bars.
     """
     chosen = make_settings(settings, overrides).resolve()
-    data = load_split(source, config)
+    data, sampled = with_length_test(load_split(source, config), chosen)
     device = pick_device(chosen.device)
     if resume and out is None:
         raise BaselineError("resume needs a run directory")
@@ -799,13 +809,14 @@ def train_and_evaluate(
         torch.set_num_threads(1)
     try:
         with cuda.deterministic_mode(chosen.deterministic, device):
-            return _train(data, chosen, device, out_path, resume, progress, callback, plots, heartbeat)
+            return _train(data, chosen, device, out_path, resume, progress, callback, plots, heartbeat, sampled)
     finally:
         torch.set_num_threads(threads)
 
 
 def _train(data: SplitData, chosen: TrainSettings, device: torch.device, out_path: Path | None, resume: bool, progress: bool,
-           callback: Callable[[dict[str, Any]], None] | None, plots: bool, heartbeat: Heartbeat | None) -> dict[str, Any]:
+           callback: Callable[[dict[str, Any]], None] | None, plots: bool, heartbeat: Heartbeat | None,
+           sampled: LengthTest | None = None) -> dict[str, Any]:
     """train_and_evaluate's work once the settings, data and device are known."""
     run = Run(data, chosen, device, out_path, progress, callback, heartbeat)
     check_model_size(chosen.spec, len(run.tokenizer), device)
@@ -850,6 +861,9 @@ def _train(data: SplitData, chosen: TrainSettings, device: torch.device, out_pat
                              **({"train": _length_range(run.probe)} if run.stream else {})},
             "fingerprint": data.fingerprint(),
         },
+        "test_data": sampled.describe() | {"kind": "sampled per length"} if sampled is not None else {"kind": "the config's test part"},
+        "training_data": {"kind": "stream" if run.stream is not None else "fixed set",
+                          "distinct_inputs": [r["training_data"]["distinct_inputs"] for r in per_seed]},
         "divergence": dict(data.divergence),
         "tokens_per_s": sum(r["tokens_per_s"] for r in per_seed) / len(per_seed),
         "per_seed": per_seed,

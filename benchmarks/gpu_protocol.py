@@ -6,6 +6,7 @@ tasks; and the Deletang et al. (2023) protocol over the six architectures.
     python benchmarks/gpu_protocol.py --out /tmp/smoke --smoke        # CPU check: tiny model, few steps
     python benchmarks/gpu_protocol.py --protocol deletang --out runs/deletang          # 15 tasks x 6 architectures x 3 seeds
     python benchmarks/gpu_protocol.py --protocol deletang --out /tmp/dsmoke --smoke    # CPU check
+    python benchmarks/gpu_protocol.py --protocol deletang --paper --out runs/deletang-paper  # as the paper: symmetric seeds x lr grid
     python benchmarks/gpu_protocol.py --protocol grokking --out runs/grokking          # Power et al.: x + y mod 97, fractions 0.3-0.5
     python benchmarks/gpu_protocol.py --protocol easy-to-hard --out runs/e2h           # also two-hop, label-noise: validity claims deferred to a GPU
 
@@ -62,6 +63,16 @@ rule stops a run at 1.25 x the step it is learned at, so the total is that times
 fraction of the cap the runs reach; evaluation adds a few percent. ``--only``, ``--archs``,
 ``--seeds`` and ``--steps`` cut it down (e.g. one seed: a third).
 
+``--protocol deletang --paper``: as Deletang et al. ran it (benchmarks/deletang_grid.py): preset
+deletang (256 units, stack of 30, the encoder 5 x 64 with 8 heads; Adam, constant lr, batch 128, clip 1),
+the encoder as the transformer, fresh batches from each task's generator over lengths 1..40 (``--stream``),
+every architecture the same seeds (0..9) x learning rates (1e-4, 3e-4, 5e-4), 10,000 steps without early
+stopping, 100 test sequences at every length 41..500 (``--per-length``), all scored; OUT/deletang.md holds
+the best length score per task and architecture (as the paper) and the mean [95 % interval] over the
+seeds of the learning rate chosen on validation. ``--estimate --paper`` prints its training time by the
+same arithmetic (at 42 tokens a row: the train lengths' longest, input + <sep> + one answer token) and
+the test tokens a run reads.
+
 ``--protocol easy-to-hard | two-hop | grokking | label-noise | looped | duplicate-string | cfq | rules | memorized``: the claims the CPU validity
 protocol defers to a GPU (``DEFERRED`` below; specs in benchmarks/validity_axes/gpu.py), run by
 the validity engine with its three verdicts into OUT/validity.json and OUT/validity.md.
@@ -92,6 +103,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from deletang_grid import PAPER_ARCHS, PAPER_SEEDS, grid  # noqa: E402  (benchmarks/ is on the path now)
 
 # What the CPU validity protocol (benchmarks/validity.py) leaves to a GPU, with the command that runs it;
 # docs/validity.md lists it. The engine protocols (validity_axes/gpu.py) judge their claims with the same rules.
@@ -213,6 +226,45 @@ def build_splits(names: list[str], smoke: bool, sizes: dict[str, int]) -> dict[s
     return out
 
 
+def paper_estimate(archs: list[str], runs_per_lr: int, steps: int, tokens: int, batch: int, workers: int, per_length: int) -> list[str]:
+    """--estimate --paper: training by the same arithmetic as ``estimate`` (every run of the grid: the runs of each
+    architecture x the 3 learning rates, at preset deletang, to the fixed step count), and the test tokens a run
+    reads (per_length sequences at each length 41..500, input + <sep> + the tape; not in the training total)."""
+    from gengap.baselines.settings import DELETANG_LEARNING_RATES
+
+    runs = runs_per_lr * len(DELETANG_LEARNING_RATES)
+    lines = estimate("deletang --paper", archs, runs, steps, tokens, batch, "deletang", workers)
+    test_tokens = per_length * sum(length + 2 for length in range(41, 501))  # one answer token; longer answers read more
+    lines.append(f"evaluation: {test_tokens:,} test tokens (at least) a run, {test_tokens * runs * len(archs):,} over the "
+                 f"{runs * len(archs):,} runs, one forward pass each (not in the total above)")
+    return lines
+
+
+def paper_settings(settings: dict[str, Any], smoke: bool, per_length: int | None, batch_size: int | None) -> dict[str, Any]:
+    """--paper: the protocol's settings as Deletang et al. ran it (see benchmarks/deletang_grid.py): preset deletang (its
+    learning rate comes from the grid), fresh batches over the train lengths, a fixed number of steps, N test sequences a length."""
+    train, test = ((1, 8), (9, 16)) if smoke else ((1, 40), (41, 500))
+    chosen = {k: v for k, v in settings.items() if k not in ("lr", "warmup", "until_id", "until_extra", "preset", "eval_limit")}  # every test record scored
+    return {**chosen, "preset": "deletang", "batch_size": batch_size or (32 if smoke else 128), "sizes": (train,),
+            "test_per_length": per_length or (2 if smoke else 100), "test_lengths": test,
+            **({"d_model": 16, "layers": 1} if smoke else {})}
+
+
+def paper_jobs(parts: dict[str, Any], archs: list[str], seeds: list[int], out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """One job per point of the symmetric grid (deletang_grid.grid): every architecture the same seeds x learning rates."""
+    from gengap.baselines.report import model_label
+    from gengap.baselines.settings import DELETANG_LEARNING_RATES
+
+    jobs = []
+    for point in grid([name.removesuffix("-deletang") for name in parts], archs, seeds, DELETANG_LEARNING_RATES):
+        name = f"{point.task}-deletang"
+        pos = None if point.arch != "encoder" else "sinusoidal"
+        folder = out / "runs" / f"{name}-{model_label(point.arch, pos or 'none')}-lr{point.lr:g}-seed{point.seed}"
+        jobs.append({"name": name, "task": point.task, "parts": parts[name], "out": str(folder),
+                     "settings": {**settings, "arch": point.arch, "pos": pos, "lr": point.lr, "seeds": (point.seed,), "stream": point.task}})
+    return jobs
+
+
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """One (experiment, encoding, seed) run in a worker process."""
     from gengap.baselines.training import train_and_evaluate
@@ -221,7 +273,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     results = train_and_evaluate(job["parts"], job["name"], out=job["out"], resume=True, progress=False, **job["settings"])
     seed = results["per_seed"][0]
     return {
-        "name": job["name"], "arch": results["arch"], "pos": results["pos"], "seed": seed["seed"], "seconds": time.perf_counter() - started,
+        "name": job["name"], "task": job.get("task", job["name"]), "arch": results["arch"], "pos": results["pos"], "seed": seed["seed"],
+        "lr": results["settings"]["lr"], "seconds": time.perf_counter() - started,
         "id": seed["id_exact_match"], "ood": seed["ood_exact_match"], "length_score": seed.get("ood_length_score"),
         "stopped_at": seed.get("stopped_at"), "converged": seed.get("converged"), "tokens_per_s": seed["tokens_per_s"], "device": results["device"],
     }
@@ -246,7 +299,8 @@ def operations_per_step(arch: str, pos: str | None, preset: str, tokens: int, ba
     from gengap.baselines.settings import TrainSettings
     from gengap.baselines.training import Trainer
 
-    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16", **structure).resolve()
+    layout = {"output_mode": "empty-tape"} if arch == "encoder" else {}  # the encoder takes no other layout
+    settings = TrainSettings(arch=arch, pos=pos, preset=preset, steps=10, fused=True, precision="bf16", **layout, **structure).resolve()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         model = build(settings.spec, vocab, tokens + 8, 0, 1)
@@ -363,7 +417,13 @@ def main(argv: list[str] | None = None) -> int:
                              "architectures (empty output tape); "
                              f"{', '.join(ENGINE_PROTOCOLS)}: the validity claims deferred to a GPU (validity_axes/gpu.py), judged "
                              "by the validity engine into OUT/validity.json and OUT/validity.md")
-    parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six): " + ", ".join(ARCHS))
+    parser.add_argument("--archs", help="deletang: comma-separated architectures (default all six; --paper: " + ", ".join(PAPER_ARCHS) + "): "
+                        + ", ".join((*ARCHS, "encoder")))
+    parser.add_argument("--paper", action="store_true", help="deletang: as the paper ran it (benchmarks/deletang_grid.py): fresh batches "
+                        "from the generator over lengths 1..40, preset deletang, the encoder as the transformer, every architecture the same "
+                        "seeds (default 0..9) x learning rates 1e-4, 3e-4, 5e-4, a fixed number of steps (default 10,000), "
+                        "--per-length test sequences at every length 41..500; OUT/deletang.md: best and mean [95 %% interval]")
+    parser.add_argument("--per-length", type=positive_int, help="--paper: test sequences per length (default 100: standard error <= 0.05; --smoke: 2)")
     parser.add_argument("--only", help="comma-separated experiments (default all): " + ", ".join(EXPERIMENTS) + "; deletang: " + ", ".join(DELETANG))
     parser.add_argument("--encodings", default="rope,nope", type=names_of(POSITIONAL), help="positional encodings (default rope,nope)")
     parser.add_argument("--seeds", type=seed_list, help="comma-separated seeds (default 0,1,2; --smoke: 0)")
@@ -398,13 +458,21 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(known))
     if unknown:
         parser.error(f"unknown experiment(s) {', '.join(unknown)}")
-    archs = args.archs.split(",") if args.archs else list(ARCHS)
-    if sorted(set(archs) - set(ARCHS)):
-        parser.error(f"unknown architecture(s) {', '.join(sorted(set(archs) - set(ARCHS)))}")
+    paper = deletang and args.paper
+    if args.paper and not deletang:
+        parser.error("--paper applies to --protocol deletang")
+    allowed = (*ARCHS, "encoder") if deletang else ARCHS
+    archs = args.archs.split(",") if args.archs else list(PAPER_ARCHS if paper else ARCHS)
+    if sorted(set(archs) - set(allowed)):
+        parser.error(f"unknown architecture(s) {', '.join(sorted(set(archs) - set(allowed)))}")
     try:
-        seeds = [int(s) for s in (args.seeds or ("0" if args.smoke else "0,1,2")).split(",")]
+        seeds = [int(s) for s in (args.seeds or ("0" if args.smoke else ",".join(map(str, PAPER_SEEDS)) if paper else "0,1,2")).split(",")]
     except ValueError:
         parser.error(f"--seeds {args.seeds!r}: not a comma-separated list of integers")
+    if args.estimate and paper:
+        print("\n".join(paper_estimate(archs, len(names) * len(seeds), args.steps or 10000, args.tokens or 42, args.batch_size or 128,
+                                        args.workers or 8, args.per_length or 100)))
+        return 0
     if args.estimate:
         lines = estimate(args.protocol, archs, len(names) * len(seeds), args.steps or (10000 if deletang else 2000), args.tokens or 80,
                          args.batch_size or 128, args.preset or "small", args.workers or 8)
@@ -426,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         "device": "cuda" if cuda else "cpu",
         "compile": args.compile,
     }
+    if paper:
+        settings = paper_settings(settings, smoke, args.per_length, args.batch_size)
     sizes = {"train": 300, "validation": 24, "test": 24} if smoke else {"train": 20000, "validation": 1000, "test": 2000}
     if deletang and not smoke:
         sizes = {"train": 10000, "validation": 1000, "test": 2000}  # gengap/suites/deletang.yaml
@@ -440,11 +510,14 @@ def main(argv: list[str] | None = None) -> int:
 
     models = [(arch, "rope" if arch in ("transformer", "looped") else None) for arch in archs] if deletang else \
         [("transformer", pos) for pos in args.encodings.split(",")]
-    jobs = [
-        {"name": name, "parts": parts[name], "out": str(out / "runs" / f"{name}-{model_label(arch, pos or 'none')}-seed{seed}"),
-         "settings": {**settings, "arch": arch, "pos": pos, "seeds": (seed,)}}
-        for name in parts for arch, pos in models for seed in seeds
-    ]
+    if paper:
+        jobs = paper_jobs(parts, archs, seeds, out, settings)
+    else:
+        jobs = [
+            {"name": name, "parts": parts[name], "out": str(out / "runs" / f"{name}-{model_label(arch, pos or 'none')}-seed{seed}"),
+             "settings": {**settings, "arch": arch, "pos": pos, "seeds": (seed,)}}
+            for name in parts for arch, pos in models for seed in seeds
+        ]
     jobs.sort(key=lambda j: -len(j["parts"]["test"]))  # the longest evaluations first
     done: list[dict[str, Any]] = []
     if workers > 1:
@@ -465,6 +538,11 @@ def main(argv: list[str] | None = None) -> int:
     (out / "protocol.json").write_text(json.dumps({"settings": settings, "seeds": seeds, "workers": workers, "runs": done,
                                                    "wall_seconds": time.perf_counter() - clock}, indent=1) + "\n")
     print(text)
+    if paper:
+        from deletang_grid import table
+
+        (out / "deletang.md").write_text(table(done))
+        print(table(done))
     print(f"{len(done)} runs in {time.perf_counter() - clock:.0f}s on {done[0]['device'] if done else '?'}; wrote {out / 'report.md'}" + (f" and {plot}" if plot else ""))
     return 0
 

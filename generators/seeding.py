@@ -59,6 +59,8 @@ stream         seeds                                         derivation
 ``positions``  training pass t of a model with randomized    SeedSequence(position seed, spawn_key=(*key("positions"), t))
                positions or abacus places: the positions      (position seed: drawn at initialisation, under the init seed)
                and offsets (gengap.baselines.positions)
+``length_test`` the N test sequences of one input length a    SeedSequence(seed, spawn_key=(*key("length-test"), *key(task, canonical params)))
+               baseline samples per length (gengap.baselines.length_test; the same for every run seed)
 =============  ============================================  ==========================================================
 
 key(...) is :func:`labels_key`, seed63(...) :func:`labels_seed`; canonical params is
@@ -71,7 +73,8 @@ boolean_function, ``binding`` with cfq_like's execution check, ``lexicon`` with 
 multi-task mixtures (gengap.generators.mixtures), ``component`` with multi-task pools (gengap.splits.tasks), ``noise`` with label
 noise (gengap.baselines.label_noise), ``cue`` with shortcut cues (gengap.generators.cues), ``fresh``
 with fresh test parts (gengap.fresh), ``train_sample`` with train budgets (gengap.splits.diverse), ``process`` with process labels (gengap.generators.process_labels)
-and ``positions`` with the randomized and abacus positional encodings (gengap.baselines.positions).
+``positions`` with the randomized and abacus positional encodings (gengap.baselines.positions)
+and ``length_test`` with per-length test sampling (gengap.baselines.length_test).
 Tests pin one value of every
 stream (tests/test_seeding.py).
 """
@@ -294,6 +297,11 @@ def positions_rng(position_seed: int, draw: int) -> np.random.Generator:
     """Stream ``positions``: the randomized positions and abacus offsets of training pass ``draw``
     of a model whose position seed (a buffer drawn at its initialisation) is position_seed."""
     return stream(position_seed, (*labels_key("positions"), draw))
+
+
+def length_test_rng(seed: int, task: str, params: "Params") -> np.random.Generator:
+    """Stream ``length_test``: the test sequences a baseline samples at the params of one input length."""
+    return stream(seed, (*labels_key("length-test"), *stream_key(task, params)))
 
 
 def noise_rng(noise_seed: int) -> np.random.Generator:

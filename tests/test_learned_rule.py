@@ -319,7 +319,7 @@ def test_a_run_made_before_until_extra_and_the_progressive_loss_pools_with_a_new
     assert [(row["model"], row["seeds"]) for row in rows] == [("rope", [0, 1])]
     other = results("c", [judged(1.0, seed=2)], settings={"lr": 0.001, "until_extra": 0.5, "progressive_loss": 0.0})
     assert [row["model"] for row in group_runs([new, other])] == ["rope (until_extra=0.0)", "rope (until_extra=0.5)"]
-    assert LEGACY_DEFAULTS == {name: getattr(TrainSettings(), name) for name in LEGACY_DEFAULTS}
+    assert LEGACY_DEFAULTS == {name: getattr(TrainSettings().resolve(), name) for name in LEGACY_DEFAULTS}
 
 
 # -- the rule over records (--until-over records) ----------------------------------------------

@@ -18,6 +18,7 @@ from gengap.baselines.decoding import tape_decode
 from gengap.baselines.errors import BaselineError
 from gengap.baselines.layout import IGNORE, MAX_COMPUTATION_STEPS, OUTPUT_MODES, Layout
 from gengap.baselines.looped import LOOPED_POSITIONAL, LoopedTransformer
+from gengap.baselines.spec import ENCODER_POSITIONAL
 from gengap.baselines.models import POSITIONAL
 from gengap.baselines.recurrent import RECURRENT
 from gengap.baselines.sequence_model import SequenceModel, input_lengths
@@ -28,9 +29,11 @@ from gengap.sweep_config import SweepError, parse_sweep
 
 EMPTY_TAPE = dict(output_mode="empty-tape")
 TINY = {"transformer": dict(layers=1, d_model=16, heads=2), "rnn": dict(d_model=16), "lstm": dict(d_model=16, layers=2),
-        "stack_rnn": dict(d_model=16), "tape_rnn": dict(d_model=16), "looped": dict(d_model=16, heads=2, iterations=2)}
+        "stack_rnn": dict(d_model=16), "tape_rnn": dict(d_model=16), "looped": dict(d_model=16, heads=2, iterations=2),
+        "encoder": dict(layers=1, d_model=16, heads=2)}
 RECURRENT = (*RECURRENT, "stack_rnn", "tape_rnn")
-MODELS = [("transformer", pos) for pos in POSITIONAL] + [(arch, None) for arch in RECURRENT] + [("looped", pos) for pos in LOOPED_POSITIONAL]
+MODELS = [("transformer", pos) for pos in POSITIONAL] + [(arch, None) for arch in RECURRENT] + [("looped", pos) for pos in LOOPED_POSITIONAL] \
+    + [("encoder", pos) for pos in ENCODER_POSITIONAL]
 
 
 @pytest.fixture(scope="module")
@@ -310,7 +313,7 @@ def test_the_report_keeps_runs_of_different_layouts_apart() -> None:
     assert setup.setup_of(plain) == setup.setup_of(recorded)  # a run made before the fields existed reads as the defaults
     assert setup.differences([setup.setup_of(recorded), setup.setup_of(tape)]) == ["output_mode"]
     assert setup.differences([setup.setup_of(recorded), setup.setup_of(steps)]) == ["computation_steps"]
-    defaults = TrainSettings()
+    defaults = TrainSettings().resolve()
     assert setup.LEGACY_DEFAULTS == {name: getattr(defaults, name) for name in setup.LEGACY_DEFAULTS}
     assert {"output_mode", "computation_steps"} <= set(setup.TRAJECTORY)
 

@@ -42,6 +42,7 @@ from gengap.generators.seeding import (
     alphabet_rng,
     binding_rng,
     lexicon_rng,
+    length_test_rng,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +70,7 @@ RAW = {
     "process": (lambda: process_rng(3, "parity_check-0123456789abcdef"), [15659892424559991647, 7733394867506080535]),
     "positions": (lambda: positions_rng(3, 2), [787388216101490676, 2397501687541677524]),
     "lexicon": (lambda: lexicon_rng("scan", 1), [13060086102559544048, 10032027746701359364]),
+    "length_test": (lambda: length_test_rng(0, "parity_check", PARITY), [5078741054853364561, 15982648314041101462]),
 }
 
 
