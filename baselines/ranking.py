@@ -12,8 +12,8 @@ mean over seeds. Then:
 - for every pair of configs that score at least two models in common, Kendall's tau-b of the
   two configs' scores over those models (:func:`kendall_tau_b`: +1 same order, -1 reversed,
   ties counted as tau-b counts them; None when a config ties every common model); a pair of
-  configs ``X`` and ``X-lexK`` (or ``X-lexJ`` and ``X-lexK``) are lexicon variants of ``X``,
-  marked as such;
+  configs ``X`` and ``X-lexK`` (or ``X-lexJ`` and ``X-lexK``; a sweep of ``params.lexicon``
+  names its configs ``X_lex0002``, read alike) are lexicon variants of ``X``, marked as such;
 - per config whose models share at least two seeds, the rank order of each seed and tau-b
   between every two seeds (mean and least), so an author sees whether seeds alone reorder them.
 
@@ -30,7 +30,7 @@ from itertools import combinations
 from typing import Any, Mapping, Sequence
 
 TIE_DECIMALS = 9  # means equal to this many decimals are a tie (exact match is a share of records: finer is float noise)
-LEXICON = re.compile(r"^(?P<base>.+)-lex(?P<variant>[0-9]+)$")
+LEXICON = re.compile(r"^(?P<base>.+)[-_]lex(?P<variant>[0-9]+)$")  # X-lex2, or a sweep's own X_lex0002 (gengap.suite.lexicon_split_name)
 
 
 def kendall_tau_b(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -57,7 +57,7 @@ def kendall_tau_b(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 def lexicon_base(config: str) -> str:
-    """The config a lexicon variant ``X-lexK`` varies (X); a config's own name otherwise."""
+    """The config a lexicon variant ``X-lexK`` or ``X_lexKKKK`` varies (X); a config's own name otherwise."""
     found = LEXICON.match(config)
     return found.group("base") if found else config
 

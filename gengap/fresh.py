@@ -28,7 +28,10 @@ or the release leave too few of).
 
 The report (``fresh.json``) sets the fresh part's divergences from the config's train part,
 its novelty relative to that part and its difficulty histograms beside the cited test part's,
-computed the same way (and as the split reports compute them); it names the
+computed the same way (and as the split reports compute them), and ``length_shift``: the
+two-sample KS statistic of the two parts' input lengths against a bound fixed in advance
+(gengap.fresh_shift), a warning when it exceeds it (the release holding most short inputs
+makes a fresh part longer than the cited one); it names the
 release, its fingerprint, the seeds, the candidates drawn and the data file's sha256. The same
 release, config, n and seed give the same bytes (gengap.fresh_verify checks a fresh part).
 """
@@ -46,6 +49,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from gengap.files import atomic_directory
+from gengap.fresh_shift import length_shift, shift_warning
 from gengap.generators import BlockPlan, dumps_record, get_task
 from gengap.generators.jsonl import sealed_json_text
 from gengap.generators.batch import Record
@@ -391,7 +395,7 @@ def part_figures(items: TrainItems, test: list[Record]) -> tuple[dict[str, Any],
 
 def figures(items: TrainItems, cited: list[Record], fresh: list[Record]) -> dict[str, Any]:
     """The report's comparison: the fresh part and the cited part beside each other."""
-    return rounded({"fresh": part_figures(items, fresh)[0], "cited": part_figures(items, cited)[0]})
+    return rounded({"fresh": part_figures(items, fresh)[0], "cited": part_figures(items, cited)[0], "length_shift": length_shift(cited, fresh)})
 
 
 def fresh_report(view: ReleaseView, entry: dict[str, Any], rule: Rule, n: int, seed: int, derived: int, records: list[Record],
@@ -417,7 +421,8 @@ def fresh_report(view: ReleaseView, entry: dict[str, Any], rule: Rule, n: int, s
     }
     if search is not None:
         report["search"] = search
-    report["warnings"] = warnings
+    shifted = shift_warning(report["length_shift"])
+    report["warnings"] = warnings + ([shifted] if shifted else [])
     return rounded(report)
 
 

@@ -156,6 +156,8 @@ def _figure_problems(view: ReleaseView, claimed: dict[str, Any], records: list[d
         found = figures(TrainItems.of_options(view.part(name, "train"), view.entry(name).get("options") or {}), view.part(name, "test"), records)
     except (KeyError, TypeError, ValueError) as err:
         return [f"{DATA}: its figures cannot be recomputed ({err})"]
+    if "length_shift" not in claimed:  # a report written before issue 54 added it
+        found.pop("length_shift", None)
     stated = {key: claimed.get(key) for key in found}
     where = first_difference(stated, found)
     return [] if where is None else [f"fresh.json: its figures are not those of its records (first at {where})"]

@@ -4,7 +4,9 @@ Exact overlap (a test input that train holds) is 0 in every split gengap makes; 
 test records that are *near* a train record, per config: within token edit distance k of some
 train input, or with n-gram Jaccard similarity >= t (gengap.splits.near_duplicates, exact), with
 examples. Inputs are compared as their task reads them (no shortcut cue, no task marker), and
-only within one task (a multi-task config's tasks each against their own train records). The
+within one task (a multi-task config's tasks each against their own train records) when both
+records carry that task label; a record without a ``task`` field, or with a label the other
+side lacks, is compared with every record of the other side (:func:`compared_groups`). The
 train side is the train part; validation is not compared.
 
 A release is read through its manifest (each data file checked against it: the report names the
@@ -125,6 +127,24 @@ def forced(train: Sequence[tuple[int, ...]], test: Sequence[tuple[int, ...]], to
     return by_edit, by_jaccard, lengths
 
 
+def compared_groups(test: Sequence[Record], train: Sequence[Record]) -> list[tuple[str, list[int], list[int]]]:
+    """(task label, test rows, train rows it is compared with) per test task label: the train
+    records of the same label and the unlabeled ones; every train record for an unlabeled test
+    record or a label no train record has (a test part of plain records, or relabeled, against
+    gengap's train part is still compared: its labels never hide a copy)."""
+    label = lambda r: str(r.get("task", ""))  # noqa: E731
+    train_labels = {label(r) for r in train}
+    groups = []
+    for task in sorted({label(r) for r in test}):
+        test_rows = [i for i, r in enumerate(test) if label(r) == task]
+        if task and task in train_labels:
+            train_rows = [i for i, r in enumerate(train) if label(r) in (task, "")]
+        else:
+            train_rows = list(range(len(train)))
+        groups.append((task, test_rows, train_rows))
+    return groups
+
+
 def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], options: NearOptions) -> dict[str, Any]:
     """One config's row: test and train records, exact, within-edit, within-Jaccard and near
     counts (near: either), ``necessarily_near`` (those near by necessity, :func:`forced`, per
@@ -138,9 +158,8 @@ def audit_config(name: str, train: Sequence[Record], test: Sequence[Record], opt
     similarity = np.zeros(len(test))
     by_edit = np.full(len(test), -1, dtype=np.int64)
     by_jaccard = np.full(len(test), -1, dtype=np.int64)
-    for task in sorted({str(r.get("task", "")) for r in test}):
-        test_rows = np.array([i for i, r in enumerate(test) if str(r.get("task", "")) == task], dtype=np.int64)
-        train_rows = np.array([i for i, r in enumerate(train) if str(r.get("task", "")) == task], dtype=np.int64)
+    for task, test_list, train_list in compared_groups(test, train):
+        test_rows, train_rows = np.array(test_list, dtype=np.int64), np.array(train_list, dtype=np.int64)
         vocabulary: dict[str, int] = {}
         train_tokens = encode((bare_input(train[i]["input"]) for i in train_rows.tolist()), vocabulary)
         test_tokens = encode((bare_input(test[i]["input"]) for i in test_rows.tolist()), vocabulary)

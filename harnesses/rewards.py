@@ -19,7 +19,8 @@ from the row (``extra_info["task"]`` / a ``task`` column), or from a ``data_sour
 - **execution** (execution accuracy): 1.0 when the answer read, executed, gives the record's
   answers (:func:`gengap.harnesses.scoring.execution_span`: a cfq_like query run on the record's
   knowledge base, rebuilt from ``meta``, under the bindings of its placeholders the task's
-  execution check uses, must answer as the question does), else 0.0; an answer that is not a
+  execution check uses, must answer as the question does, and on the gold query's probe worlds as
+  the gold does, so an answer that merely comes back empty scores 0.0), else 0.0; an answer that is not a
   query, or cannot run, scores 0.0. For a task that does not execute its answers it is
   **correct**; for a row without its input, whether the answer is the target.
 

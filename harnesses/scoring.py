@@ -34,8 +34,8 @@ never raises its credit; and an answer the checker rejects stays below 1.0 whene
 from the target.
 
 Execution (:func:`execution_span`): a task that executes its answers (``check_execution``:
-cfq_like runs a predicted query on the record's knowledge base, rebuilt from ``meta``, and
-compares its answers with the question's) scores the answer read by that check instead; the
+cfq_like runs a predicted query on the gold query's probe worlds and on the record's knowledge
+base, rebuilt from ``meta``, and compares its answers with the gold's and the question's) scores the answer read by that check instead; the
 target itself executes to its own answers. For any other task execution is the checker's verdict.
 
 The answer alphabet of a task is the set of tokens of its targets: those of a fixed sample of

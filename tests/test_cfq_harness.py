@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from gengap.cli import main
 from gengap.generators import BlockPlan, get_task
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute
+from gengap.generators.tasks._cfq_corrupt import maps_into
+from gengap.generators.tasks._cfq_probe import agrees
 from gengap.generators.tasks._cfq_query import PLACEHOLDER, Query, normalize, parse_query, render
 from gengap.harnesses import gengap_execution_reward, gengap_reward, open_release
 from gengap.harnesses.extraction import extract_answer
@@ -48,12 +50,13 @@ def records(level: int, n: int, seed: int) -> list[dict]:
 
 
 def same_answers(record: dict, prediction: str) -> bool:
-    """Whether the prediction, run on the record's knowledge base, answers as its target does under
-    every binding of the task's execution check (the executor called directly, apart from the rewards)."""
+    """Whether the prediction answers as its target does on the target's probe worlds and, run on
+    the record's knowledge base, under every binding of the task's execution check (the executor
+    called directly, apart from the rewards)."""
     try:
         predicted, gold = parse_query(prediction), parse_query(record["target"])
         kb = CFQ.knowledge_base(record)
-        return all(execute(predicted, kb, binding) == execute(gold, kb, binding) for binding in CFQ.bindings(record))
+        return agrees(predicted, gold) and all(execute(predicted, kb, binding) == execute(gold, kb, binding) for binding in CFQ.bindings(record))
     except (ValueError, ExecutionLimit):
         return False
 
@@ -116,9 +119,12 @@ def test_wrong_queries_score_0_on_exact_match_and_their_answers_decide_execution
                     expected = same_answers(record, wrong)
                     assert execution_reward(record, reply(wrong)) == float(expected), (kind, record["input"], wrong)
                 verdicts.setdefault(kind, []).append(expected)
+                if expected:  # only a mutation equivalent to the target (it maps into it both ways) executes alike
+                    gold, query = parse_query(record["target"]), parse_query(wrong)
+                    assert maps_into(query, gold) and maps_into(gold, query), (kind, record["input"], wrong)
     assert set(verdicts) == {"swapped relation", "dropped triple", "wrong variable"}
-    for kind, seen in verdicts.items():  # both outcomes occur: the reward follows the answers, not the text
-        assert 0 < sum(seen) < len(seen), kind
+    for kind, seen in verdicts.items():  # issue 54: on the knowledge base alone about half of them passed
+        assert sum(seen) <= 0.05 * len(seen), kind
 
 
 @settings(max_examples=60, deadline=None)
@@ -200,7 +206,7 @@ def test_exported_rows_keep_the_world_and_trl_rewards_score_them(exported: dict[
             expected_execution.append(float(same_answers(record, span)))
         assert call_like_grpo(gengap_reward, rows, completions) == expected_exact
         assert call_like_grpo(gengap_execution_reward, rows, completions) == expected_execution
-        assert 0 < sum(expected_execution) < len(expected_execution) and sum(expected_exact) < sum(expected_execution)
+        assert 0 < sum(expected_execution) < len(expected_execution) and sum(expected_exact) <= sum(expected_execution)
 
 
 def test_the_verl_reward_module_scores_execution_as_verl_calls_it(exported: dict[str, Path]) -> None:

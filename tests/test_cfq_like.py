@@ -20,6 +20,7 @@ from gengap.checking import record_problem
 from gengap.generators import BlockPlan, get_task
 from gengap.generators.kb_world import KnowledgeBase, build_knowledge_base
 from gengap.generators.tasks import _cfq_grammar as G
+from gengap.generators.tasks._cfq_corrupt import maps_into
 from gengap.generators.tasks._cfq_execute import execute
 from gengap.generators.tasks._cfq_lexicon import PREDICATES, RELATION_OF
 from gengap.generators.tasks._cfq_meaning import evaluate
@@ -190,26 +191,24 @@ def _mutations(target: str, rng: random.Random) -> dict[str, str]:
     return found
 
 
-def test_wrong_queries_fail_exact_match_always_and_execution_mostly() -> None:
-    """Exact match refuses every mutation. Execution compares answers on the knowledge base, so a
-    wrong query that answers alike there passes it: a left-out class the relations imply, a
-    conjunction no entity satisfies. Measured on this sample: 75 % of swapped relations, 61 %
-    of left-out relation triples, 33 % of wrong variables (17 % of left-out class triples)."""
+def test_wrong_queries_fail_exact_match_and_execution() -> None:
+    """Exact match refuses every mutation; execution refuses every one that is not equivalent to
+    the target (the probe worlds, issue 54: on the knowledge base alone 25-67 % of them passed)."""
     rng = random.Random(5)
-    caught, tried = Counter(), Counter()
+    tried: Counter[str] = Counter()
     for level in (2, 5, 8):
         for rec in BlockPlan("cfq_like", CFQ.level(level), 40, 11).generate_block(0).records("cfq_like"):
             for kind, wrong in _mutations(rec["target"], rng).items():
                 assert not CFQ.check(rec, wrong), (kind, rec["input"], wrong)
-                if kind == "dropped triple":
-                    left_out = set(parse_query(rec["target"]).triples) - set(Query(None, parse_query(wrong.replace("DISTINCT ?x0", "count(*)")).triples).triples)
-                    kind += " (class)" if next(iter(left_out))[1] == "a" else ""
-                tried[kind] += 1
-                caught[kind] += not CFQ.check_execution(rec, wrong)
+                try:
+                    gold, query = parse_query(rec["target"]), parse_query(wrong)
+                except ValueError:  # not a query (its selected variable moved away)
+                    assert not CFQ.check_execution(rec, wrong)
+                    continue
+                if not (maps_into(query, gold) and maps_into(gold, query)):
+                    assert not CFQ.check_execution(rec, wrong), (kind, rec["input"], wrong)
+                    tried[kind] += 1
     assert min(tried[k] for k in ("swapped relation", "dropped triple", "wrong variable")) >= 40
-    assert caught["swapped relation"] / tried["swapped relation"] >= 0.6
-    assert caught["dropped triple"] / tried["dropped triple"] >= 0.5
-    assert caught["wrong variable"] / tried["wrong variable"] >= 0.25
 
 
 # -- execution on a hand-built knowledge base -----------------------------------------------------

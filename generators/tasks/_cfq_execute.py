@@ -99,7 +99,7 @@ class _Search:
     """Backtracking over one list of triples and filters (terms already resolved: variables are
     strings starting with ?, everything else a node)."""
 
-    def __init__(self, store: Store, triples: list[tuple[Node, str, Node]], filters: list[tuple[Node, Node]],
+    def __init__(self, store: Store | TripleStore, triples: list[tuple[Node, str, Node]], filters: list[tuple[Node, Node]],
                  rng: np.random.Generator | None = None, distinct: frozenset[str] = frozenset(), limit: int = MAX_STEPS) -> None:
         self.store, self.triples, self.filters = store, triples, filters
         self.rng, self.distinct, self.limit = rng, distinct, limit
@@ -253,15 +253,38 @@ def _parts(triples: list[tuple[Node, str, Node]], filters: list[tuple[Node, Node
     return list(groups.values())
 
 
+class TripleStore:
+    """A store of arbitrary triples (any predicate between any nodes, no kinds, no schema): the
+    probe worlds of gengap.generators.tasks._cfq_probe. Entities are the ints below size."""
+
+    def __init__(self, triples: Iterable[tuple[Node, str, Node]], size: int) -> None:
+        forward: dict[str, dict[Node, set]] = {}
+        backward: dict[str, dict[Node, set]] = {}
+        for s, p, o in triples:
+            forward.setdefault(p, {}).setdefault(s, set()).add(o)
+            backward.setdefault(p, {}).setdefault(o, set()).add(s)
+        self.forward = {p: {k: frozenset(v) for k, v in rows.items()} for p, rows in forward.items()}
+        self.backward = {p: {k: frozenset(v) for k, v in rows.items()} for p, rows in backward.items()}
+        self.size = size
+
+    objects = Store.objects
+    subjects = Store.subjects
+    subjects_of = Store.subjects_of
+
+
 def execute(query: Query, kb: KnowledgeBase, binding: Mapping[str, int]) -> Answer:
     """The query's answer on kb with its placeholders bound (see the module doc); ValueError for
     an unbound placeholder, ExecutionLimit for a search past MAX_STEPS."""
-    store = store_of(kb)
+    return execute_in(query, store_of(kb), binding)
+
+
+def execute_in(query: Query, store: Store | TripleStore, binding: Mapping[str, int], limit: int = MAX_STEPS) -> Answer:
+    """:func:`execute` on a store (a knowledge base's or a TripleStore), its searches held to limit candidates."""
     triples = [(_resolve(s, binding), p, _resolve(o, binding)) for s, p, o in query.triples]
     filters = [(_resolve(a, binding), _resolve(b, binding)) for a, b in query.filters]
     answers: frozenset | None = None
     for part_triples, part_filters, variables in _parts(triples, filters):
-        search = _Search(store, part_triples, part_filters)
+        search = _Search(store, part_triples, part_filters, limit=limit)
         if query.select is None or query.select not in variables:
             if search.solve({}) is None:
                 return False if query.select is None else EMPTY
@@ -305,13 +328,14 @@ def ground(query: Query, kb: KnowledgeBase, rng: np.random.Generator) -> dict[st
     return {m: int(solution[v]) for m, v in rename.items()}
 
 
-def placeholder_kinds(query: Query) -> dict[str, str]:
-    """The kind (film, person, company) of each placeholder, read from the triples it occurs in
-    (a relation's subject or object kind, a class's kind, a person for an attribute)."""
+def term_kinds(query: Query) -> dict[str, str]:
+    """The kind (film, person, company) of each placeholder and variable whose triples tell it (a
+    relation's subject or object kind, a class's kind, a person for an attribute; the first
+    triple that tells it decides); a term only FILTERs mention has none."""
     kinds: dict[str, str] = {}
     for s, p, o in query.triples:
         for term, side in ((s, 0), (o, 1)):
-            if not PLACEHOLDER.fullmatch(term):
+            if not (PLACEHOLDER.fullmatch(term) or is_variable(term)):
                 continue
             if p in RELATION_OF:
                 kinds.setdefault(term, RELATIONS[RELATION_OF[p]][side])
@@ -319,6 +343,14 @@ def placeholder_kinds(query: Query) -> dict[str, str]:
                 kinds.setdefault(term, class_kind(CLASS_OF[o]))
             elif p in ATTRIBUTE_OF and side == 0:
                 kinds.setdefault(term, PERSON)
+    return kinds
+
+
+def placeholder_kinds(query: Query) -> dict[str, str]:
+    """The kind (film, person, company) of each placeholder, read from the triples it occurs in
+    (:func:`term_kinds`; a placeholder only FILTERs mention: any kind will do, the first)."""
+    told = term_kinds(query)
+    kinds = {term: kind for term, kind in told.items() if PLACEHOLDER.fullmatch(term)}
     for term in query.placeholders():
-        kinds.setdefault(term, KINDS[0])  # only in FILTERs: any kind will do
+        kinds.setdefault(term, KINDS[0])
     return kinds

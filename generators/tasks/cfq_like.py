@@ -26,7 +26,12 @@ the question (distinct ones only): up to GROUNDED under which the question's own
 solution (a shuffled search, gengap.generators.tasks._cfq_execute.ground), up to RELAXED under
 which the query with one of its triples left out has one (the triples chosen at random: where
 a query that misses a constraint answers otherwise), and RANDOM uniform over each
-placeholder's kind (the answer is mostly empty or no).
+placeholder's kind (the answer is mostly empty or no). On the knowledge base about a quarter of
+the gold queries answer empty (or no) under every such binding, so that alone would pass any
+wrong query that also answers empty: the check first runs the predicted and the reference
+query on the reference query's probe worlds (gengap.generators.tasks._cfq_probe: small free
+triple stores built from the query, where the gold's answer is never empty and each triple,
+and each FILTER, changes it), and they must agree on every one.
 
 Derivation (``structure``): rule applications with the lexical items as leaves (verb lemmas,
 role and type nouns, adjectives, placeholders): atoms are the rules and the items, compounds
@@ -61,6 +66,7 @@ from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute, ground, placeholder_kinds
 from gengap.generators.tasks._cfq_meaning import evaluate
+from gengap.generators.tasks._cfq_probe import agrees
 from gengap.generators.tasks._cfq_query import Query, is_variable, normal_form, parse_query, render
 from gengap.generators.tasks._cfq_reader import features, interpret, parse_question
 from gengap.generators.tasks._cfq_sampler import Sampler
@@ -196,13 +202,16 @@ class CfqLike(Task[CfqParams]):
         return [dict(binding) for binding in _bindings(kb, str(example["input"]))]
 
     def check_execution(self, example: Mapping[str, Any], prediction: str) -> bool:
-        """Whether the predicted query, run on the record's knowledge base, gives the answers of
-        the question's meaning under every binding of :meth:`bindings` (False for a prediction
-        that is not a query, mentions a placeholder the question has not, or runs too long)."""
+        """Whether the predicted query answers as the reference query on every probe world of it
+        (gengap.generators.tasks._cfq_probe) and, run on the record's knowledge base, gives the
+        answers of the question's meaning under every binding of :meth:`bindings` (False for a
+        prediction that is not a query, mentions a placeholder the question has not, or runs too long)."""
         try:
             kb = self.knowledge_base(example)
             tree = self.derive(example)
             predicted = parse_query(prediction)
+            if not agrees(predicted, normal_form(interpret(tree))):
+                return False
             bindings = _bindings(kb, str(example["input"]))
             for binding in bindings:
                 if execute(predicted, kb, binding) != evaluate(tree, kb, binding):
