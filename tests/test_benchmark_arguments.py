@@ -53,7 +53,7 @@ def test_number_types() -> None:
     (["gpu_protocol.py", "--estimate", "--seeds", "-1"], "argument --seeds: -1 is below 0"),
     (["gpu_protocol.py", "--estimate", "--encodings", "rope,bogus"], "argument --encodings: unknown 'bogus'; choose among rope, nope, "
                                                                     "learned, sinusoidal, alibi, randomized, fire, abacus"),
-    (["gpu_protocol.py", "--estimate", "--preset", "huge"], "argument --preset: invalid choice: 'huge' (choose from 'tiny', 'small', 'base')"),
+    (["gpu_protocol.py", "--estimate", "--preset", "huge"], "argument --preset: invalid choice: 'huge' (choose from 'tiny', 'small', 'base', 'deletang')"),
     (["gpu_protocol.py", "--estimate", "--tokens", "99999999999999"], "argument --tokens: 99999999999999 is above 4,096"),
 ])
 def test_a_script_refuses_a_bad_count_in_one_line(argv: list[str], message: str) -> None:
