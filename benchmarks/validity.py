@@ -11,8 +11,11 @@ and do the models of the literature reproduce its results? (CPU scale, 2 cores)
 The claims are specs in benchmarks/validity_axes/ (one module per axis, specs only), run by
 benchmarks/validity_engine.py and rendered by benchmarks/validity_report.py; see the engine's
 docstring for the verdicts, the learned rule and the evidence. Runs go ``--workers`` at a time
-(one CPU thread each) into ``--runs`` (default OUT/validity-runs); finished runs are reused, so an
-interrupted protocol continues where it stopped, and the quick tier's runs are the full tier's.
+(one CPU thread each) into ``--runs`` (default OUT/validity-runs); each run's evidence file is
+written to OUT/validity-evidence as it finishes. Finished runs are reused, from their run
+directory or, where that is gone (a fresh clone), from their evidence file, so an interrupted
+protocol continues where it stopped, also on another machine once the evidence files written so
+far are committed; the quick tier's runs are the full tier's.
 """
 
 from __future__ import annotations
@@ -181,7 +184,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     command = ("python benchmarks/validity.py" + (f" --tier {args.tier}" if args.tier != "full" else "")
                + "".join(f" --axis {a}" for a in (args.axis or [])) + (" --smoke" if args.smoke else ""))
     started = time.process_time()
-    new = engine.run_protocol(claims, runs_dir, args.workers, command, evidence=out / engine.EVIDENCE, tier=args.tier)
+    try:
+        new = engine.run_protocol(claims, runs_dir, args.workers, command, evidence=out / engine.EVIDENCE, tier=args.tier)
+    except engine.SpecError as err:
+        raise SystemExit(f"validity.py: error: {err}") from None
     for ctx in new["context"].values():
         ctx["main_cpu_minutes"] = (time.process_time() - started) / 60
     page_name, doc_name = names(args.tier)

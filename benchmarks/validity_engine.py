@@ -15,10 +15,13 @@ runs them:
 2. plan: every (arm, seed) of the testable claims, arms that two claims share trained once (the
    same split, settings and seed give the same run);
 3. run: ``workers`` runs at a time (one CPU thread each), each into its own directory under
-   ``runs``; a finished run is reused, so an interrupted protocol continues where it stopped;
-   each judged run's *evidence* (what the rules read: the seed's result, its metric history,
-   the run's header and timing) is written, compressed, beside the page with its sha256 in the
-   document, so :func:`recompute` re-derives every verdict from shipped files alone;
+   ``runs``; each judged run's *evidence* (what the rules read: the seed's result, its metric
+   history, the run's header and timing) is written, compressed, beside the page as soon as the
+   run finishes, with its sha256 in the document, so :func:`recompute` re-derives every verdict
+   from shipped files alone. A finished run is reused: from its run directory, or, when that is
+   gone (a fresh clone, another machine), from its evidence file, which names the run by its
+   identity (config, split build, settings, preset, seed); so an interrupted protocol continues
+   where it stopped, across machines, once its evidence is committed;
 4. judge: per arm, which seeds learned; an arm learned when at least half its seeds did. The
    verdict of a claim is ``not learned`` when an arm it needs did not learn, or a premise its
    rule states was not met (``Decision.unmet``), else ``holds`` or ``does not hold`` by its
@@ -313,8 +316,19 @@ def build_split(build: Build) -> Any:
     return getattr(importlib.import_module(module), function)(**thawed(build.args))
 
 
-def train_run(run: Run, runs_dir: str, device: str = "cpu") -> dict[str, Any]:
-    """Train and evaluate one run (or read it when finished); its results with wall and CPU seconds."""
+def train_run(run: Run, runs_dir: str, device: str = "cpu", evidence: str | None = None) -> dict[str, Any]:
+    """Train and evaluate one run (or read it when finished); its results with wall and CPU seconds.
+    With ``evidence`` (a folder), a run trained here writes its evidence file there as it finishes."""
+    result = _train_run(run, runs_dir, device)
+    if evidence is not None and not result["reused"]:
+        from gengap.generators.safe_files import atomic_write_bytes
+
+        Path(evidence).mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(Path(evidence) / evidence_file(run.name), evidence_bytes(evidence_of(run.name, result)))
+    return result
+
+
+def _train_run(run: Run, runs_dir: str, device: str) -> dict[str, Any]:
     out = Path(runs_dir) / run.name
     if (out / "results.json").is_file():
         timing = json.loads((out / TIMING).read_text()) if (out / TIMING).is_file() else {}
@@ -330,23 +344,51 @@ def train_run(run: Run, runs_dir: str, device: str = "cpu") -> dict[str, Any]:
               else f"learned {bool(seed.get('converged'))}")
     print(f"{run.name}: ID {id_figure(seed):.3f} OOD {seed['ood_exact_match']:.3f} {chosen} (step {seed.get('stopped_at')}), "
           f"{time.perf_counter() - start:.0f} s", flush=True)
-    timing = {"wall_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu, "commit": code_commit()}
+    timing = {"wall_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu, "commit": code_commit(),
+              "machine": cpu_model()}
     (out / TIMING).write_text(json.dumps(timing) + "\n", encoding="utf-8")
     return {**results, **timing, "reused": False, "run_dir": str(out)}
 
 
-def run_all(runs: Sequence[Run], runs_dir: Path, workers: int, device: str = "cpu") -> dict[str, dict[str, Any]]:
-    """Results by run name; the costliest runs start first so the workers finish together."""
+def run_all(runs: Sequence[Run], runs_dir: Path, workers: int, device: str = "cpu",
+            evidence: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Results by run name; the costliest runs start first so the workers finish together (with
+    ``evidence``, each run trained here writes its evidence there as it finishes)."""
     ordered = sorted(runs, key=lambda r: -r.cost)
+    folder = None if evidence is None else str(evidence)
     if workers > 1 and len(ordered) > 1:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn" if device != "cpu" else None)  # CUDA cannot be forked
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            results = list(pool.map(train_run, ordered, [str(runs_dir)] * len(ordered), [device] * len(ordered)))
+            n = len(ordered)
+            results = list(pool.map(train_run, ordered, [str(runs_dir)] * n, [device] * n, [folder] * n))
     else:
-        results = [train_run(run, str(runs_dir), device) for run in ordered]
+        results = [train_run(run, str(runs_dir), device, folder) for run in ordered]
     return {run.name: result for run, result in zip(ordered, results)}
+
+
+def shipped_runs(runs: Sequence[Run], runs_dir: Path, evidence: Path | None) -> dict[str, dict[str, Any]]:
+    """run name -> its evidence record, for the runs that have no finished run directory but an
+    evidence file in ``evidence`` (trained by an earlier invocation, perhaps on another machine);
+    SpecError when such a file is not that run's evidence."""
+    import gzip
+
+    out: dict[str, dict[str, Any]] = {}
+    if evidence is None:
+        return out
+    for run in runs:
+        path = evidence / evidence_file(run.name)
+        if (runs_dir / run.name / "results.json").is_file() or not path.is_file():
+            continue
+        try:
+            record = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+        except (OSError, ValueError, EOFError):
+            record = None
+        if not isinstance(record, dict) or record.get("format") != EVIDENCE_FORMAT or record.get("run") != run.name:
+            raise SpecError(f"{path} is not the evidence of run {run.name}: remove it to train the run again")
+        out[run.name] = record
+    return out
 
 
 # -- evidence: what the rules read, shipped with the page ------------------------------------
@@ -364,7 +406,7 @@ def evidence_of(name: str, result: Mapping[str, Any]) -> dict[str, Any]:
     seed = {k: v for k, v in result["per_seed"][0].items() if k != "mistakes"}
     history = [row for row in read_history(result["run_dir"]) if row.get("seed") == seed["seed"]] if result.get("run_dir") else []
     header = {k: result[k] for k in HEADER if k in result}
-    timing = {k: result.get(k) for k in ("wall_seconds", "cpu_seconds", "commit")}
+    timing = {k: result.get(k) for k in ("wall_seconds", "cpu_seconds", "commit", "machine") if k in result or k != "machine"}
     return {"format": EVIDENCE_FORMAT, "run": name, "results": header, "seed": seed, "history": history, "timing": timing}
 
 
@@ -630,6 +672,22 @@ def code_commit() -> str:
     return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no", "--", *CODE) else "")
 
 
+def cpu_model() -> str:
+    """The CPU a run trained on (its model name and whether it has AVX-512): float training is
+    bit-identical run to run on one machine, not across CPU types, so each run records it."""
+    model, flags = platform.processor() or platform.machine(), ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model in (platform.processor(), platform.machine()):
+                model = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = value
+    except OSError:
+        pass
+    return f"{model} ({platform.machine()}{', AVX-512' if 'avx512f' in flags.split() else ''})"
+
+
 def run_commits(results: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
     """Runs per commit they were trained at (runs older than this record: "not recorded"), most runs first."""
     counts = Counter(result.get("commit") or "not recorded" for result in results.values())
@@ -642,10 +700,12 @@ def context(command: str, start: float, results: Mapping[str, Mapping[str, Any]]
         "machine": f"{os.cpu_count()} CPU cores ({platform.machine()}, Python {platform.python_version()})",
         "commit": code_commit(),
         "run_commits": run_commits(results),
+        "run_machines": dict(Counter(result.get("machine") or "not recorded" for result in results.values()).most_common()),
         "date": time.strftime("%Y-%m-%d"),
         "wall_minutes": (time.perf_counter() - start) / 60,
         "runs": len(results),
         "reused": sum(1 for r in results.values() if r.get("reused")),
+        "reused_from_evidence": sum(1 for r in results.values() if r.get("from_evidence")),
         "axes": list(axes),
     }
 
@@ -676,9 +736,18 @@ def run_protocol(claims: Sequence[Claim], runs_dir: Path, workers: int, command:
     premises = premise_facts(claims)
     testable = [c for c in claims if not (c.premise and c.premise.unmet(premises[c.key]))]
     runs = plan(testable)
-    results = run_all(list(dict.fromkeys(runs.values())), runs_dir, workers, device)
-    records = {name: evidence_of(name, result) for name, result in results.items()}
+    planned = list(dict.fromkeys(runs.values()))
+    earlier = shipped_runs(planned, runs_dir, evidence)
+    if earlier:
+        print(f"{len(earlier)} of {len(planned)} runs reused from their evidence files in {evidence}", flush=True)
+    trained = run_all([run for run in planned if run.name not in earlier], runs_dir, workers, device, evidence)
+    records = {name: evidence_of(name, result) for name, result in trained.items()}
     shipped = write_evidence(evidence, records) if evidence is not None else {}
+    for name in earlier:  # kept as they are: their bytes are what the document's sha256 names
+        shipped[name] = hashlib.sha256((evidence / evidence_file(name)).read_bytes()).hexdigest()  # type: ignore[operator]
+    records.update(earlier)
+    shipped = dict(sorted(shipped.items()))
+    results = {**trained, **{name: {**record["timing"], "reused": True, "from_evidence": True} for name, record in earlier.items()}}
     judged = judge_all(claims, premises, records)
     axes = list(dict.fromkeys(c.axis for c in claims))
     ctx = context(command, start, results, axes)

@@ -60,7 +60,10 @@ def _made_at(commits: Mapping[str, int] | None) -> str:
 def _context_line(axis: str, ctx: Mapping[str, Any]) -> str:
     cpu = ctx.get("cpu_minutes", {}).get(axis)
     return (f"`{ctx['command']}` on {ctx['machine']}, commit {ctx['commit']}, {ctx['date']}: {ctx['runs']} runs "
-            f"({ctx['reused']} finished by earlier invocations and reused{_made_at(ctx.get('run_commits'))}), "
+            f"({ctx['reused']} finished by earlier invocations and reused"
+            + (f", {ctx['reused_from_evidence']} of them from their committed evidence files" if ctx.get("reused_from_evidence") else "")
+            + f"{_made_at(ctx.get('run_commits'))}"
+            + ("; on " + ", ".join(f"{m} ({n})" for m, n in ctx["run_machines"].items()) if ctx.get("run_machines") else "") + "), "
             f"{ctx['wall_minutes']:.1f} min wall for this invocation"
             + (f"; this axis's runs took {cpu:.1f} CPU min (each run counted once)" if cpu is not None else "")
             + (f", the protocol's {ctx['cpu_minutes_all']:.1f}" if ctx.get("cpu_minutes_all") is not None else ""))

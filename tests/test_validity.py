@@ -504,6 +504,43 @@ def test_a_tiny_edition_runs_ships_its_evidence_and_recomputes_byte_for_byte(tmp
     assert done.value.code == 1 and "DIFFERS" in capsys.readouterr().out
 
 
+def test_an_interrupted_protocol_continues_from_committed_evidence_without_its_run_directories(tmp_path: Path) -> None:
+    import shutil
+
+    import validity
+
+    first = tmp_path / "first"
+    validity.main(["--smoke", "--axis", "facts", "--out", str(first), "--workers", "1"])
+    document = json.loads((first / "validity.json").read_text())
+    # a fresh clone: the committed page, JSON and evidence, no run directories; one run's evidence was never written
+    clone = tmp_path / "clone"
+    shutil.copytree(first, clone, ignore=shutil.ignore_patterns("validity-runs"))
+    lost = sorted(document["evidence"])[0]
+    (clone / engine.EVIDENCE / engine.evidence_file(lost)).unlink()
+    kept = {n: (clone / engine.EVIDENCE / engine.evidence_file(n)).read_bytes() for n in document["evidence"] if n != lost}
+    validity.main(["--smoke", "--axis", "facts", "--out", str(clone), "--workers", "1"])
+    again = json.loads((clone / "validity.json").read_text())
+    ctx = again["context"]["facts"]
+    assert (ctx["runs"], ctx["reused"], ctx["reused_from_evidence"]) == (9, 8, 8)  # only the lost run trained again
+    assert sorted((clone / "validity-runs").rglob("results.json")) == [clone / "validity-runs" / lost / "results.json"]
+    assert all((clone / engine.EVIDENCE / engine.evidence_file(n)).read_bytes() == data for n, data in kept.items())
+    assert {n: sha for n, sha in again["evidence"].items() if n != lost} == {n: sha for n, sha in document["evidence"].items() if n != lost}
+    before = engine.read_evidence(first / engine.EVIDENCE, lost, document["evidence"][lost])
+    after = engine.read_evidence(clone / engine.EVIDENCE, lost, again["evidence"][lost])
+    clocks = ("train_seconds", "tokens_per_s")
+    untimed = lambda r: {**r, "timing": None, "seed": {k: v for k, v in r["seed"].items() if k not in clocks},  # noqa: E731
+                         "history": [{k: v for k, v in row.items() if k not in clocks} for row in r["history"]]}
+    assert untimed(after) == untimed(before)  # retrained: the same figures and history, only the clocks differ
+    assert [c["verdict"] for c in again["claims"]] == [c["verdict"] for c in document["claims"]]
+    assert "8 of them from their committed evidence files" in (clone / "validity.md").read_text()
+    assert sum(ctx["run_machines"].values()) == 9 and all(m != "not recorded" for m in ctx["run_machines"])  # each run names its CPU
+    # a file that is not the run's evidence is refused in one line, nothing trained
+    (clone / engine.EVIDENCE / engine.evidence_file(lost)).write_bytes(b"not gzip")
+    shutil.rmtree(clone / "validity-runs")
+    with pytest.raises(SystemExit, match="is not the evidence of run"):
+        validity.main(["--smoke", "--axis", "facts", "--out", str(clone), "--workers", "1"])
+
+
 def test_the_protocol_refuses_an_out_holding_a_page_it_did_not_write(tmp_path: Path) -> None:
     import validity
 
