@@ -298,3 +298,39 @@ def test_the_grammar_is_covered_by_the_default_distribution() -> None:
     expected = set(G.QUESTIONS) | {G.VP_RULE, G.P_RULE, G.NP_ENTITY, G.NP_INDEFINITE, G.NP_POSSESSIVE, G.N_ADJ, G.R_ADJ} | G.RELATIVE
     expected |= {G.list_rule(symbol, size) for symbol in ("VP", "P", "V", "NP", "R") for size in (2, 3)}
     assert expected <= set(rules), sorted(expected - set(rules))
+
+
+# -- the lexicon parameter (issue 54) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 4, 9])
+def test_a_lexicon_writes_the_same_questions_with_other_words_and_every_check_reads_it(k: int) -> None:
+    """Lexicon k: the questions of lexicon 0 with verbs, nouns and adjectives permuted in their
+    classes, the same queries; the answer check and the execution check (probe worlds, bindings)
+    accept the gold query and refuse every corruption, as for the lexicon-0 twin."""
+    import random
+
+    from gengap.generators.lexicons import lexicon_of
+    from gengap.generators.tasks._cfq_corrupt import corruptions
+    from gengap.generators.tasks._cfq_query import parse_query
+    from gengap.splits.api import generate_records
+
+    task = get_task("cfq_like")
+    params = task.default_params()
+    zero = generate_records("cfq_like", params, 40, 11)
+    written = generate_records("cfq_like", params.replace(lexicon=k), 40, 11)
+    words = lexicon_of(task.lexicon_spec, k)
+    assert [r["target"] for r in written] == [r["target"] for r in zero]
+    assert [r["input"] for r in written] == [words.write(r["input"]) for r in zero]
+    assert sum(a["input"] != b["input"] for a, b in zip(zero, written)) >= 30 and all(r["meta"]["lexicon"] == k for r in written)
+    rng = random.Random(k)
+    refused = 0
+    for twin, record in zip(zero, written):
+        assert task.check(record, record["target"]) and task.check_execution(record, record["target"])
+        assert task.bindings(record) == task.bindings(twin)
+        for wrong in corruptions(parse_query(record["target"]), rng).values():
+            assert not task.check(record, wrong) and not task.check_execution(record, wrong)
+            refused += 1
+    assert refused >= 100
+    forged = [{**r, "meta": {**r["meta"], "lexicon": k + 1}} for r in written]  # read with another lexicon's words: other questions
+    assert sum(not task.check(r, r["target"]) for r in forged) >= 30

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from gengap.generators.kb_world import (
     ATTRIBUTES,
@@ -161,3 +162,25 @@ PARTICIPLES = {verb.participle: verb for verb in VERBS.values() if verb.particip
 def article(word: str) -> str:
     """``an`` before a vowel (``an actor``, ``an American``), else ``a``."""
     return "an" if word[0].lower() in "aeiou" else "a"
+
+
+# -- lexicons: which words play the question's lexical roles ----------------------------------
+
+
+def word_classes() -> tuple[Any, ...]:
+    """The classes a ``lexicon`` k > 0 permutes (gengap.generators.lexicons): verbs by the
+    pattern of their forms (lemma, past, participle; a verb without a passive: lemma, past),
+    every noun token (role nouns and the words of type nouns, one class, since ``director`` is
+    both: a token map keeps ``film director`` and ``M0 's director`` apart by position), the
+    gender adjectives and the nationality adjectives. Grammar words (``Did``, ``a``, ``'s``,
+    ``that``, ``by``, ...), placeholders and query tokens are no roles."""
+    from gengap.generators.lexicons import WordClass, classes_of
+
+    verbs = classes_of(
+        ("verb", (v.lemma, v.past, v.participle), ("lemma", "past", "participle")) if v.participle
+        else ("verb without a passive", (v.lemma, v.past), ("lemma", "past"))
+        for v in VERBS.values()
+    )
+    nouns = list(dict.fromkeys([*ROLES, *(word for surface in TYPE_NOUNS for word in surface.split())]))
+    return (*verbs, WordClass.permuted("noun", nouns), WordClass.permuted("gender adjective", GENDER_WORDS),
+            WordClass.permuted("nationality adjective", NATIONALITY_WORDS))

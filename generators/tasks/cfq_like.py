@@ -39,7 +39,10 @@ the connected sub-derivations of 2 to 5 rules (gengap.generators.derivation), as
 compounds are its grammar's rule applications and their combinations.
 
 Knobs: ``max_depth`` (NPs nested in possessives and relative clauses), ``max_conjuncts``
-(longest list) and ``max_modifiers`` (adjectives on a noun); the sampler:
+(longest list), ``max_modifiers`` (adjectives on a noun) and ``lexicon`` (as the other
+compositional tasks: k > 0 writes the same questions with the verbs, nouns and adjectives
+permuted within their classes, gengap.generators.tasks._cfq_lexicon.word_classes; the articles
+``a``/``an`` stay lexicon 0's, queries are unchanged; records carry meta.lexicon); the sampler:
 gengap.generators.tasks._cfq_sampler. Features: ``triples`` (the level feature), ``filters``,
 ``variables``, ``entities`` (placeholders), ``depth``, ``conjuncts`` and ``rules``.
 The reference checker parses the question with its own parser (gengap.generators.tasks._cfq_reader)
@@ -59,11 +62,13 @@ from gengap.generators.batch import Batch
 from gengap.generators.derivation import Tree, rule_count, tree_atoms, tree_compounds
 from gengap.generators.gc_pause import paused_gc
 from gengap.generators.kb_world import KNOWLEDGE_BASE, KbWorldParams, KnowledgeBase
+from gengap.generators.lexicons import LexiconSpec, lexical, lexicon_knob, role_view
 from gengap.generators.params import ParamError, knob
 from gengap.generators.registry import register
 from gengap.generators.seeding import binding_rng
 from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
+from gengap.generators.tasks._cfq_lexicon import word_classes
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute, ground, placeholder_kinds
 from gengap.generators.tasks._cfq_meaning import evaluate
 from gengap.generators.tasks._cfq_probe import agrees
@@ -91,6 +96,10 @@ class CfqParams(KbWorldParams):
     max_depth: int = knob(2, lo=0, hi=MAX_DEPTH, doc="most NPs nested in possessives and relative clauses")
     max_conjuncts: int = knob(3, lo=1, hi=MAX_CONJUNCTS, doc="most items of a list (verbs, objects, roles, predicates)")
     max_modifiers: int = knob(2, lo=0, hi=MAX_MODIFIERS, doc="most adjectives (gender, nationality) on a noun")
+    lexicon: int = lexicon_knob()
+
+
+LEXICON = LexiconSpec("cfq_like", word_classes)
 
 
 def query_features(query: Query) -> dict[str, int]:
@@ -100,6 +109,7 @@ def query_features(query: Query) -> dict[str, int]:
 
 
 @register
+@lexical(LEXICON)
 class CfqLike(Task[CfqParams]):
     """A question about films, people and companies -> its SPARQL-like query (CFQ-style)."""
 
@@ -143,8 +153,8 @@ class CfqLike(Task[CfqParams]):
         return parse_question(str(example["input"]))
 
     def reference_query(self, example: Mapping[str, Any]) -> Query:
-        """The query of the record's question, read by the reference parser, in normal form."""
-        return normal_form(interpret(self.derive(example)))
+        """The query of the record's question (in any lexicon), read by the reference parser, in normal form."""
+        return normal_form(interpret(self.derive(role_view(LEXICON, example))))
 
     def solve(self, example: Mapping[str, Any]) -> str:
         return render(self.reference_query(example))
@@ -198,15 +208,17 @@ class CfqLike(Task[CfqParams]):
 
     def bindings(self, example: Mapping[str, Any]) -> list[dict[str, int]]:
         """The bindings of the question's placeholders an execution check uses (see the module doc)."""
-        kb = self.knowledge_base(example)
-        return [dict(binding) for binding in _bindings(kb, str(example["input"]))]
+        view = role_view(LEXICON, example)  # a record of lexicon k binds as its lexicon-0 twin
+        return [dict(binding) for binding in _bindings(self.knowledge_base(view), str(view["input"]))]
 
     def check_execution(self, example: Mapping[str, Any], prediction: str) -> bool:
         """Whether the predicted query answers as the reference query on every probe world of it
         (gengap.generators.tasks._cfq_probe) and, run on the record's knowledge base, gives the
         answers of the question's meaning under every binding of :meth:`bindings` (False for a
-        prediction that is not a query, mentions a placeholder the question has not, or runs too long)."""
+        prediction that is not a query, mentions a placeholder the question has not, or runs too long).
+        A record of lexicon k is checked as its lexicon-0 twin (queries hold no words of a lexicon)."""
         try:
+            example = role_view(LEXICON, example)
             kb = self.knowledge_base(example)
             tree = self.derive(example)
             predicted = parse_query(prediction)
