@@ -334,3 +334,44 @@ def test_a_lexicon_writes_the_same_questions_with_other_words_and_every_check_re
     assert refused >= 100
     forged = [{**r, "meta": {**r["meta"], "lexicon": k + 1}} for r in written]  # read with another lexicon's words: other questions
     assert sum(not task.check(r, r["target"]) for r in forged) >= 30
+
+
+def test_cfq_tokenisation_writes_count_as_cfq_does_and_the_checks_read_either_form() -> None:
+    """query_tokens=cfq: the same examples, targets with ``count ( * )`` where gengap writes
+    ``count(*)``; solve answers in the record's form; check and check_execution take either form;
+    a malformed meta.query_tokens is a meta problem; the reader refuses a broken count."""
+    from gengap.generators.tasks._cfq_query import parse_query, render
+    from gengap.splits.api import generate_records
+
+    task = get_task("cfq_like")
+    plain = generate_records("cfq_like", task.default_params(), 60, 5)
+    cfq = generate_records("cfq_like", task.default_params().replace(query_tokens="cfq"), 60, 5)
+    assert [r["input"] for r in cfq] == [r["input"] for r in plain]
+    assert [r["target"] for r in cfq] == [r["target"].replace("count(*)", "count ( * )") for r in plain]
+    assert sum("count ( * )" in r["target"] for r in cfq) >= 5 and all(r["meta"]["query_tokens"] == "cfq" for r in cfq)
+    for twin, record in zip(plain, cfq):
+        assert task.solve(record) == record["target"] and task.solve(twin) == twin["target"]
+        for form in (record["target"], twin["target"]):
+            assert task.check(record, form) and task.check(twin, form) and task.check_execution(record, form)
+        assert parse_query(record["target"]) == parse_query(twin["target"])
+    assert "meta.query_tokens='CFQ' is not one of gengap, cfq" in str(task.meta_problem({**cfq[0], "meta": {**cfq[0]["meta"], "query_tokens": "CFQ"}}))
+    yes_no = next(r for r in cfq if "count" in r["target"])
+    for broken in ("count ( * WHERE", "count ( + )", "count * )"):
+        with pytest.raises(ValueError):
+            parse_query(yes_no["target"].replace("count ( * )", broken))
+    with pytest.raises(ValueError, match="unknown query tokenisation"):
+        render(parse_query(yes_no["target"]), "sparql")
+
+
+def test_cfq_tokenisation_on_the_command_line() -> None:
+    import subprocess
+    import sys
+
+    made = subprocess.run([sys.executable, "-m", "gengap", "generate", "cfq_like", "--n", "30", "--param", "query_tokens=cfq"],
+                          capture_output=True, text=True)
+    assert made.returncode == 0 and "count ( * )" in made.stdout
+    checked = subprocess.run([sys.executable, "-m", "gengap", "check", "-"], input=made.stdout, capture_output=True, text=True)
+    assert checked.returncode == 0 and "30 passed" in checked.stdout
+    bad = subprocess.run([sys.executable, "-m", "gengap", "generate", "cfq_like", "--n", "2", "--param", "query_tokens=sparql"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "query_tokens" in bad.stderr

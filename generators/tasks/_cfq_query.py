@@ -5,6 +5,9 @@ Text (tokens separated by spaces)::
     SELECT DISTINCT ?x0 WHERE { ITEM . ITEM . ... }      (a wh-question: the answers of ?x0)
     SELECT count(*) WHERE { ITEM . ... }                  (a yes/no question: any solution?)
 
+``count(*)`` is one token; CFQ's own tokenisation (``render(..., tokens="cfq")``) writes it
+``count ( * )``, and the reader takes either.
+
 An ITEM is a triple ``TERM PREDICATE TERM`` or ``FILTER ( TERM != TERM )``; a TERM is a
 variable ``?name``, an entity placeholder ``M0``, ``M1``, ... or a constant ``ns:...`` (a class
 or an attribute value); a PREDICATE is ``a`` (class membership) or ``ns:...``.
@@ -30,6 +33,7 @@ VARIABLE = re.compile(r"\?[A-Za-z_][A-Za-z0-9_]*")
 PLACEHOLDER = re.compile(r"M(?:0|[1-9][0-9]*)")
 CONSTANT = re.compile(r"ns:[^\s]+")
 COUNT = "count(*)"
+TOKENIZATIONS = ("gengap", "cfq")  # how COUNT is written: one token, or CFQ's four (count ( * ))
 MAX_ITEMS = 200  # a query with more items is refused (no question of cfq_like comes close)
 MAX_LABELINGS = 5000  # canonical naming gives up (ValueError) on a query more symmetric than this
 
@@ -66,9 +70,12 @@ def is_variable(term: str) -> bool:
     return term.startswith("?")
 
 
-def render(query: Query) -> str:
-    """The query's text, items in their stored order."""
-    head = f"SELECT DISTINCT {query.select}" if query.select is not None else f"SELECT {COUNT}"
+def render(query: Query, tokens: str = "gengap") -> str:
+    """The query's text, items in their stored order, in a tokenisation of TOKENIZATIONS."""
+    if tokens not in TOKENIZATIONS:
+        raise ValueError(f"unknown query tokenisation {tokens!r} (one of {', '.join(TOKENIZATIONS)})")
+    count = "count ( * )" if tokens == "cfq" else COUNT
+    head = f"SELECT DISTINCT {query.select}" if query.select is not None else f"SELECT {count}"
     items = [f"{s} {p} {o}" for s, p, o in query.triples] + [f"FILTER ( {a} != {b} )" for a, b in query.filters]
     return f"{head} WHERE {{ {' . '.join(items)} }}"
 
@@ -104,6 +111,11 @@ def parse_query(text: str) -> Query:
         if not VARIABLE.fullmatch(select):
             raise ValueError(f"SELECT DISTINCT needs a variable, got {select!r}")
     elif head == COUNT:
+        select = None
+    elif head == "count":  # CFQ's tokenisation: count ( * )
+        take("(")
+        take("*")
+        take(")")
         select = None
     else:
         raise ValueError(f"expected DISTINCT or {COUNT} after SELECT, got {head!r}")

@@ -42,7 +42,9 @@ Knobs: ``max_depth`` (NPs nested in possessives and relative clauses), ``max_con
 (longest list), ``max_modifiers`` (adjectives on a noun) and ``lexicon`` (as the other
 compositional tasks: k > 0 writes the same questions with the verbs, nouns and adjectives
 permuted within their classes, gengap.generators.tasks._cfq_lexicon.word_classes; the articles
-``a``/``an`` stay lexicon 0's, queries are unchanged; records carry meta.lexicon); the sampler:
+``a``/``an`` stay lexicon 0's, queries are unchanged; records carry meta.lexicon) and
+``query_tokens`` (``cfq``: targets write ``SELECT count ( * )`` as CFQ's tokenised queries do;
+the checks read either form; records carry meta.query_tokens); the sampler:
 gengap.generators.tasks._cfq_sampler. Features: ``triples`` (the level feature), ``filters``,
 ``variables``, ``entities`` (placeholders), ``depth``, ``conjuncts`` and ``rules``.
 The reference checker parses the question with its own parser (gengap.generators.tasks._cfq_reader)
@@ -72,7 +74,7 @@ from gengap.generators.tasks._cfq_lexicon import word_classes
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute, ground, placeholder_kinds
 from gengap.generators.tasks._cfq_meaning import evaluate
 from gengap.generators.tasks._cfq_probe import agrees
-from gengap.generators.tasks._cfq_query import Query, is_variable, normal_form, parse_query, render
+from gengap.generators.tasks._cfq_query import TOKENIZATIONS, Query, is_variable, normal_form, parse_query, render
 from gengap.generators.tasks._cfq_reader import features, interpret, parse_question
 from gengap.generators.tasks._cfq_sampler import Sampler
 
@@ -86,6 +88,7 @@ SIZE_BOUNDS = (15, 25, 40)  # with_size: the nesting depth is how many of these 
 GROUNDED = 2  # bindings under which the question's query has a solution (at most)
 RELAXED = 8  # bindings under which it has one once one of its triples is left out (at most)
 RANDOM = 2  # bindings drawn uniformly over each placeholder's kind
+TOKENS_KEY = "query_tokens"  # the parameter and the meta field
 FEATURES = ("triples", "filters", "variables", "entities", "depth", "conjuncts", "rules")
 
 
@@ -97,6 +100,9 @@ class CfqParams(KbWorldParams):
     max_conjuncts: int = knob(3, lo=1, hi=MAX_CONJUNCTS, doc="most items of a list (verbs, objects, roles, predicates)")
     max_modifiers: int = knob(2, lo=0, hi=MAX_MODIFIERS, doc="most adjectives (gender, nationality) on a noun")
     lexicon: int = lexicon_knob()
+    query_tokens: str = knob("gengap", choices=TOKENIZATIONS, rendering=True,
+                             doc="how targets write SELECT count(*): gengap (count(*) one token) or cfq (CFQ's count ( * )); "
+                                 "the same examples, records carry meta.query_tokens")
 
 
 LEXICON = LexiconSpec("cfq_like", word_classes)
@@ -141,11 +147,12 @@ class CfqLike(Task[CfqParams]):
             tokens, tree, query, measured = sampler.question()
             normal = normal_form(query)
             inputs.append(" ".join(tokens))
-            targets.append(render(normal))
+            targets.append(render(normal, params.query_tokens))
             trees.append(tree)
             for name, value in {**query_features(normal), **measured, "rules": rule_count(tree)}.items():
                 columns[name].append(value)
-        return Batch.from_lists(inputs, targets, columns, structure=trees, meta=params.world_knobs())
+        meta = {**params.world_knobs(), **({TOKENS_KEY: params.query_tokens} if params.query_tokens != "gengap" else {})}
+        return Batch.from_lists(inputs, targets, columns, structure=trees, meta=meta)
 
     # -- the reference checker ----------------------------------------------------------------
 
@@ -157,7 +164,7 @@ class CfqLike(Task[CfqParams]):
         return normal_form(interpret(self.derive(role_view(LEXICON, example))))
 
     def solve(self, example: Mapping[str, Any]) -> str:
-        return render(self.reference_query(example))
+        return render(self.reference_query(example), query_tokens(example))
 
     def check_answer(self, example: Mapping[str, Any], prediction: str) -> bool:
         """Exact match of normal forms: the prediction read as a query and normalized equals the
@@ -190,6 +197,8 @@ class CfqLike(Task[CfqParams]):
         if problem is not None:
             return problem
         meta = example.get("meta")
+        if isinstance(meta, Mapping) and meta.get(TOKENS_KEY, "gengap") not in TOKENIZATIONS:
+            return f"meta.{TOKENS_KEY}={meta[TOKENS_KEY]!r} is not one of {', '.join(TOKENIZATIONS)}"
         for key in KNOWLEDGE_BASE.keys:
             if not isinstance(meta, Mapping) or key not in meta:
                 return f"meta.{key} is missing ({self.name}'s execution check reads it)"
@@ -231,6 +240,12 @@ class CfqLike(Task[CfqParams]):
         except (ValueError, KeyError, IndexError, TypeError, ExecutionLimit):
             return False
         return True
+
+
+def query_tokens(example: Mapping[str, Any]) -> str:
+    """How the record's target writes count(*): ``meta.query_tokens``, gengap without it."""
+    meta = example.get("meta")
+    return str(meta.get(TOKENS_KEY, "gengap")) if isinstance(meta, Mapping) else "gengap"
 
 
 def _shape(query: Query) -> tuple[Any, ...]:
