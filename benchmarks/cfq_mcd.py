@@ -18,8 +18,10 @@ records: generation is deterministic) and reports: pool generation wall and CPU 
 wall and CPU seconds in three phases (preparation: reading atoms and compounds into the search's
 arrays; search: from the first to the last batch of moves; report: overlap removal, validation,
 novelty and divergences of the parts); peak resident memory of the process (ru_maxrss); sizes,
-D_A and D_C (train vs test, as the split report states them). Wall times count waiting for a busy
-core: the load average at start and end is printed, and CPU seconds are the process's own.
+D_A and D_C (train vs test, as the split report states them), and D_C cfq: the same D_C on CFQ's
+weighted compounds (gengap.splits.compound_weights, weights over the split's pool of distinct
+questions; ``--weighting`` sets the MCD searches' measure, default cfq for cfq_like). Wall times count
+waiting for a busy core: the load average at start and end is printed, and CPU seconds are the process's own.
 ``--json FILE`` also writes the rows.
 """
 
@@ -37,6 +39,7 @@ from typing import Any
 
 from gengap.generators import get_task
 from gengap.splits import generate_records, split
+from gengap.splits.compound_weights import TASK_DEFAULT, WEIGHTINGS, weighted_compound_divergence
 from gengap.splits.mcd import DEFAULT_STEPS, reporting_steps
 from arguments import non_negative_int, positive_int
 
@@ -51,7 +54,7 @@ def sizes_of(distinct: int) -> dict[str, int]:
     return {"train_side": train_side, "train": train_side - validation, "validation": validation, "test": test}
 
 
-def measure(pool_size: int, pool_seed: int, strategy: str, seed: int, steps: int) -> dict[str, Any]:
+def measure(pool_size: int, pool_seed: int, strategy: str, seed: int, steps: int, weighting: str = TASK_DEFAULT) -> dict[str, Any]:
     """One split in this process (see the module doc)."""
     wall, cpu = time.perf_counter(), time.process_time()
     pool = generate_records("cfq_like", get_task("cfq_like").default_params(), pool_size, pool_seed)
@@ -60,7 +63,7 @@ def measure(pool_size: int, pool_seed: int, strategy: str, seed: int, steps: int
     sizes = sizes_of(distinct)
     if strategy == "mcd":
         options: dict[str, Any] = {"train_size": sizes["train_side"], "test_size": sizes["test"], "validation_fraction": VALIDATION,
-                                   "atom_divergence_max": CFQ["atom_divergence_max"], "steps": steps}
+                                   "atom_divergence_max": CFQ["atom_divergence_max"], "steps": steps, "compound_weighting": weighting}
     else:  # the first train_side + test distinct questions, split at random in the same proportions
         first: dict[str, dict] = {}
         for record in pool:
@@ -70,8 +73,12 @@ def measure(pool_size: int, pool_seed: int, strategy: str, seed: int, steps: int
     marks: list[tuple[float, float]] = []
     wall, cpu = time.perf_counter(), time.process_time()
     with reporting_steps(lambda _: marks.append((time.perf_counter(), time.process_time()))):
-        report = split(pool, strategy, options, seed=seed).report
+        result = split(pool, strategy, options, seed=seed)
     end = (time.perf_counter(), time.process_time())
+    report = result.report
+    weighted = time.perf_counter()
+    row["weighted_compound_divergence"] = weighted_compound_divergence(pool, result.train, result.test)
+    row["weighted_wall"] = time.perf_counter() - weighted
     first_mark, last_mark = (marks[0], marks[-1]) if marks else (end, end)
     row.update({
         "records": pool_size, "distinct": distinct, "sizes": report["sizes"],
@@ -87,7 +94,7 @@ def measure(pool_size: int, pool_seed: int, strategy: str, seed: int, steps: int
 
 def run_child(args: argparse.Namespace, strategy: str, seed: int) -> dict[str, Any]:
     command = [sys.executable, os.path.abspath(__file__), "--measure", strategy, "--seed", str(seed), "--pool", str(args.pool),
-               "--pool-seed", str(args.pool_seed), "--steps", str(args.steps)]
+               "--pool-seed", str(args.pool_seed), "--steps", str(args.steps), "--weighting", args.weighting]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode:
         return {"strategy": strategy, "seed": seed, "error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
@@ -96,7 +103,7 @@ def run_child(args: argparse.Namespace, strategy: str, seed: int) -> dict[str, A
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
     print(f"{'split':<8} {'seed':>4} {'train':>7} {'valid':>6} {'test':>6} {'gen s':>6} {'gen cpu':>7} {'split s':>8} {'split cpu':>9} "
-          f"{'prepare s':>9} {'search s':>8} {'search cpu':>10} {'report s':>8} {'peak MiB':>8} {'D_A':>7} {'D_C':>7}")
+          f"{'prepare s':>9} {'search s':>8} {'search cpu':>10} {'report s':>8} {'peak MiB':>8} {'D_A':>7} {'D_C':>7} {'D_C cfq':>7}")
     for row in rows:
         if "error" in row:
             print(f"{row['strategy']:<8} {row['seed']:>4} error: {row['error']}")
@@ -105,14 +112,16 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
         print(f"{row['strategy']:<8} {row['seed']:>4} {s['train']:>7,} {s['validation']:>6,} {s['test']:>6,} {row['gen_wall']:>6.1f} "
               f"{row['gen_cpu']:>7.1f} {row['split_wall']:>8.1f} {row['split_cpu']:>9.1f} {row['prepare_wall']:>9.1f} "
               f"{row['search_wall']:>8.1f} {row['search_cpu']:>10.1f} {row['report_wall']:>8.1f} {row['peak_rss_mib']:>8.0f} "
-              f"{row['atom_divergence']:>7.4f} {row['compound_divergence']:>7.4f}", flush=True)
+              f"{row['atom_divergence']:>7.4f} {row['compound_divergence']:>7.4f} {row['weighted_compound_divergence']:>7.4f}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pool", type=positive_int, default=200_000, help="cfq_like records generated (default 200,000)")
     parser.add_argument("--pool-seed", type=non_negative_int, default=0, help="seed of the pool (default 0)")
-    parser.add_argument("--seeds", default="1,2,3", help="MCD split seeds (default 1,2,3: CFQ's MCD1-3)")
+    parser.add_argument("--seeds", default="1,2,3", help="MCD split seeds (default 1,2,3: CFQ's MCD1-3; empty: the random split only)")
+    parser.add_argument("--weighting", choices=(TASK_DEFAULT, *WEIGHTINGS), default=TASK_DEFAULT,
+                        help="the MCD splits' compound_weighting (default task: cfq for cfq_like)")
     parser.add_argument("--random-seed", type=non_negative_int, default=0, help="seed of the random split (default 0)")
     parser.add_argument("--steps", type=non_negative_int, default=DEFAULT_STEPS, help=f"MCD search moves (default {DEFAULT_STEPS:,})")
     parser.add_argument("--jobs", type=positive_int, default=2, help="splits run at once, one process each (default 2)")
@@ -121,9 +130,9 @@ def main() -> None:
     parser.add_argument("--seed", type=non_negative_int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.pool, args.pool_seed, args.measure, args.seed, args.steps)))
+        print(json.dumps(measure(args.pool, args.pool_seed, args.measure, args.seed, args.steps, args.weighting)))
         return
-    runs = [("mcd", int(seed)) for seed in args.seeds.split(",")] + [("iid", args.random_seed)]
+    runs = [("mcd", int(seed)) for seed in args.seeds.split(",") if seed.strip()] + [("iid", args.random_seed)]
     print(f"cfq_like pool of {args.pool:,} records (seed {args.pool_seed}); MCD steps {args.steps:,}; {args.jobs} processes at a time "
           f"on {os.cpu_count()} CPUs; load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     start = time.perf_counter()

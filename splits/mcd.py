@@ -35,6 +35,10 @@ independent chains at T = TEMPERATURE / test size for SCREEN_SHARE of its steps 
 a search with a target runs one greedy chain. On SCAN seeds 5-12 this ends at D_C
 0.767-0.803; the benchmark seeds 0-4 reach 0.765-0.790 (README).
 
+Compounds are counted by occurrence, or with ``compound_weighting=cfq`` (the default for
+cfq_like: ``task``) weighted as CFQ weighs them, over the pool's distinct inputs
+(gengap.splits.compound_weights), in integer hundredths; the report then names the measure.
+
 :func:`search_test` runs the same search with the train side held fixed (a fresh test part
 chosen against a released train part, gengap.fresh): one greedy chain whose moves exchange
 examples between test and the unused candidates only.
@@ -76,6 +80,7 @@ from gengap.generators.params import knob
 from gengap.generators.seeding import chain_rngs
 from gengap.splits.atoms import record_atoms, record_compounds
 from gengap.splits.base import Partition, SplitError, SplitOptions, Strategy
+from gengap.splits.compound_weights import CFQ, TASK_DEFAULT, UNWEIGHTED, WEIGHTINGS, cfq_weights, describe, quantized, resolve
 from gengap.splits.divergence import ATOM_ALPHA, COMPOUND_ALPHA
 from gengap.splits.swap_screen import SCREEN_MARGIN, SwapScreen, row_positions
 
@@ -121,6 +126,16 @@ class McdOptions(SplitOptions):
     compound_divergence: float = knob(
         0.0, lo=0.0, hi=1.0, doc="target compound divergence, met within +-0.01 (0 = maximize)"
     )
+    compound_weighting: str = knob(
+        TASK_DEFAULT, choices=(TASK_DEFAULT, *WEIGHTINGS), added=True,
+        doc="compound measure of the search: unweighted (occurrence counts), cfq (CFQ's weights, "
+            "gengap.splits.compound_weights) or task (cfq for cfq_like, else unweighted)",
+    )
+
+    def check_consistency(self) -> None:
+        super().check_consistency()
+        self.require(self.compound_weighting != CFQ or self.compounds == "derivation",
+                     "compound_weighting=cfq weighs derivation compounds: it does not combine with compounds=local")
 
 
 class _SparseRows:
@@ -776,9 +791,15 @@ class Mcd(Strategy):
         train_size = options.train_size or int(0.8 * len(pool))
         test_size = options.test_size or max(1, int(0.1 * len(pool)))
         target = options.compound_divergence or None
+        local = options.compounds != "derivation"  # local structures are not weighed (task default: unweighted)
+        weighting = UNWEIGHTED if local else resolve(options.compound_weighting, {r.get("task") for r in pool})
+        if weighting == CFQ:
+            compounds: Iterable[Mapping[str, float]] = (quantized(w) for w in cfq_weights(pool, options.abstract_lexical))
+        else:
+            compounds = (record_compounds(r, options.abstract_lexical, options.compound_definition()) for r in pool)
         result = search(
             (record_atoms(r) for r in pool),
-            (record_compounds(r, options.abstract_lexical, options.compound_definition()) for r in pool),
+            compounds,
             train_size,
             test_size,
             options.atom_divergence_max,
@@ -799,6 +820,11 @@ class Mcd(Strategy):
                 "pool_unique_inputs": len(pool),
             }
         }
+        if weighting == CFQ:  # an unweighted split's report names no measure (as before the option)
+            notes["search"]["compound_measure"] = describe(CFQ)
+            notes["search"]["compound_divergence"] = result.compound_divergence  # train side vs test, weighted
+            notes["search"]["atom_divergence"] = result.atom_divergence
+            notes["compound_measure"] = f"{describe(UNWEIGHTED)}; the search's: {CFQ} (search.compound_divergence)"
         warnings = []
         if result.atom_divergence > options.atom_divergence_max:
             warnings.append(

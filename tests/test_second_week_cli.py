@@ -49,7 +49,7 @@ def test_release_builds_a_shipped_suite_by_name_and_lists_them(tmp_path: Path, c
     assert main(["release", "--list"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in listed] == shipped_suites()
-    assert any(line.split()[:4] == ["cfq-like", "2.0.0", "4", "configs"] for line in listed)
+    assert any(line.split()[:4] == ["cfq-like", "3.0.0", "4", "configs"] for line in listed)
     assert any("(the default)" in line for line in listed if line.startswith("gengap-core "))
     refused(capsys, "--list takes no SUITE", "release", "grokking", "--list")
     refused(capsys, "nope is neither a suite file nor a shipped suite", "release", "nope", "--out", str(tmp_path / "n"))
