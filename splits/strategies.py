@@ -37,6 +37,11 @@ class IidOptions(SplitOptions):
         doc="share of the pool that ends in train after validation is carved (as grokking studies' training fraction); "
             "0: test_fraction decides; otherwise test gets the rest of what train and validation leave",
     )
+    distinct: bool = knob(
+        False, added=True,
+        doc="keep one record per input (its first in the pool) before splitting, as the MCD search does: "
+            "every part then holds distinct inputs (CFQ's random split is of distinct questions)",
+    )
 
     def check_consistency(self) -> None:
         super().check_consistency()
@@ -58,6 +63,8 @@ class Iid(Strategy):
     options_type = IidOptions
 
     def partition(self, records: Sequence[Record], options: IidOptions, rng: np.random.Generator) -> Partition:
+        if options.distinct:
+            records = [records[indices[0]] for indices in input_groups(records).values()]
         groups = input_groups(records)
         keys = list(groups)
         order = rng.permutation(len(keys))

@@ -96,6 +96,9 @@ def test_a_small_release_is_the_same_bytes_at_1_and_2_workers_verifies_and_cites
     for path in sorted((first / "data").rglob("*.jsonl")):
         assert path.read_bytes() == (second / path.relative_to(first)).read_bytes(), path
     assert fingerprints[0] == fingerprints[1] and len(list((first / "data").rglob("*.jsonl"))) == 12
+    for path in sorted((first / "data").rglob("*.jsonl")):  # like for like: every part of every split holds distinct questions
+        inputs = [json.loads(line)["input"] for line in path.read_text().splitlines()]
+        assert len(set(inputs)) == len(inputs), path
     assert main(["verify", str(first)]) == 0
     card = (first / "README.md").read_text()
     assert "@inproceedings{keysers2020measuring" in card and "Measuring Compositional Generalization" in card
@@ -114,3 +117,18 @@ def test_the_shipped_suite_builds_verifies_and_keeps_cfqs_bound(tmp_path: Path) 
         assert reports[name]["atom_divergence"] <= ATOM_BOUND and reports[name]["unseen_atom_count"] == 0
         assert reports[name]["compound_divergence"] > reports["cfq_like-random"]["compound_divergence"] + 0.3
         assert reports[name]["sizes"] == {"train": 8000, "validation": 1000, "test": 1000}
+
+
+def test_a_distinct_random_split_holds_each_question_once_and_the_default_keeps_repeats() -> None:
+    """iid's ``distinct``: one record per input before splitting (as the MCD search), so train,
+    validation and test hold distinct inputs; left out, the split is as before (repeats in train)."""
+    from gengap.splits.api import split
+
+    task = get_task("cfq_like")
+    pool = generate_records("cfq_like", task.default_params(), 2000, 1)
+    plain, default, distinct = (split(pool, "iid", options, seed=2) for options in
+                                ({"test_fraction": 0.1}, {"test_fraction": 0.1, "distinct": False}, {"test_fraction": 0.1, "distinct": True}))
+    assert [r["id"] for r in plain.train] == [r["id"] for r in default.train] and "distinct" not in default.report["options"]
+    assert len({r["input"] for r in plain.train}) < len(plain.train)  # the pool repeats short questions
+    seen = [r["input"] for part in (distinct.train, distinct.validation, distinct.test) for r in part]
+    assert len(seen) == len(set(seen)) == len({r["input"] for r in pool}) and distinct.report["options"]["distinct"] is True
