@@ -12,6 +12,8 @@ Questions::
     Q -> What did NP V ?     Q -> Which N VP ?         Q -> Which N was P ?
     Q -> Which N did NP V ?
 
+and with ``constructions=cfq`` (CFQ's forms, issue 54) ``Q -> Which N was NP ?``.
+
 Phrases::
 
     VP -> V NP               P -> V by NP              (a verb, or a list of verbs, and an NP or a list)
@@ -19,7 +21,8 @@ Phrases::
     N -> Adj N               N -> N that VP            N -> N that NP V          N -> N that was P
     R -> Adj R
 
-and lists of 2..5 items of VP, P, V, NP and R: ``X -> X and X``, ``X -> X , X , and X``,
+and with ``constructions=cfq`` ``NP -> a R of NP`` (``a director of M1``: the meaning of
+``M1 's director``, a rule of its own; one role, the NP one deeper and never a list), and lists of 2..5 items of VP, P, V, NP and R: ``X -> X and X``, ``X -> X , X , and X``,
 ``X -> X , X , X , and X``, ... Leaves: an NP's ``M`` is a placeholder, an N's a type noun, an R's a
 role noun, a V's a verb lemma.
 """
@@ -39,6 +42,7 @@ Q_WHICH = "Q -> Which N VP ?"
 Q_WHICH_P = "Q -> Which N was P ?"
 Q_WHICH_DID = "Q -> Which N did NP V ?"
 QUESTIONS = (Q_DID, Q_WAS_NP, Q_WAS_P, Q_WHO, Q_WHO_P, Q_WHO_NP, Q_WHAT, Q_WHICH, Q_WHICH_P, Q_WHICH_DID)
+Q_WHICH_NP = "Q -> Which N was NP ?"  # constructions=cfq only
 YES_NO = frozenset({Q_DID, Q_WAS_NP, Q_WAS_P})
 
 VP_RULE = "VP -> V NP"
@@ -46,6 +50,8 @@ P_RULE = "P -> V by NP"
 NP_ENTITY = "NP -> M"
 NP_INDEFINITE = "NP -> a N"
 NP_POSSESSIVE = "NP -> NP 's R"
+NP_OF = "NP -> a R of NP"  # constructions=cfq only: [NP_OF, role, NP]
+CONSTRUCTIONS = ("base", "cfq")  # the constructions parameter: base, or base and CFQ's forms (Q_WHICH_NP, NP_OF)
 N_ADJ = "N -> Adj N"
 N_THAT_VP = "N -> N that VP"
 N_THAT_NP_V = "N -> N that NP V"

@@ -4,7 +4,8 @@ A question's derivation (gengap.generators.tasks._cfq_reader) is read as set alg
 knowledge base (gengap.generators.kb_world), its placeholders bound to entities:
 
 - an NP denotes a set of entities: a placeholder its entity, ``a N`` the entities N describes,
-  ``P 's R`` the union over the possessors p of the entities that hold every role of R to p;
+  ``P 's R`` the union over the possessors p of the entities that hold every role of R to p
+  (``a R of P`` likewise);
 - an N: a class's members, narrowed by an adjective (an attribute value) or a relative clause
   (those the clause holds of);
 - a VP holds of s when, for every item ``V NP``, some entity o of each NP is related to s by
@@ -81,8 +82,7 @@ class _Meaning:
             return frozenset({self.binding[node[1]]})
         if rule == G.NP_INDEFINITE:
             return self.nominal(node[1])
-        owners = self.np(node[1])
-        role_node = node[2]
+        owners, role_node = (self.np(node[2]), node[1]) if rule == G.NP_OF else (self.np(node[1]), node[2])
         narrowed: frozenset[int] | None = None
         if isinstance(role_node, list) and role_node[0] == G.R_ADJ:
             narrowed = self.having(role_node[1])
@@ -153,6 +153,8 @@ class _Meaning:
             return frozenset(x for x in which if self.vp(tree[2], x))
         if rule == G.Q_WHICH_P:
             return frozenset(x for x in which if self.passive(tree[2], x))
+        if rule == G.Q_WHICH_NP:
+            return which & self.np(tree[2])
         return which & self.reached(tree[2], tree[3])
 
 

@@ -5,7 +5,9 @@
   greedily: an ``and`` or a comma continues the innermost open list whose items can start with
   the next word (NPs start with a placeholder or a/an, VPs and verb lists with a verb, passive
   phrases with a participle, role lists with a role noun); ``'s`` attaches to the NP just
-  read; a relative clause runs to the first word that cannot continue it.
+  read; a relative clause runs to the first word that cannot continue it. ``a`` (or ``an``), a
+  role noun (a gender before it or not) and ``of`` start ``a R of NP`` (its NP read as any NP,
+  ``'s`` included); ``Which N was`` and no participle is ``Which N was NP``.
 - :func:`interpret`: the query a derivation states (variables numbered as they are met; the
   caller takes the normal form).
 - :func:`features`: the nesting depth (NPs inside a possessive or a relative clause), the
@@ -129,6 +131,12 @@ class _Parser:
         token = w.take()
         if PLACEHOLDER.fullmatch(token):
             node: Tree = [G.NP_ENTITY, token]
+        elif token in ("a", "an") and self.role_of_ahead():
+            role: Tree = w.take()
+            if role in GENDER_WORDS:
+                role = [G.R_ADJ, role, w.take()]
+            w.take("of")
+            node = [G.NP_OF, role, self.np()]
         elif token in ("a", "an"):
             node = [G.NP_INDEFINITE, self.nominal()]
         else:
@@ -137,6 +145,12 @@ class _Parser:
             w.take()
             node = [G.NP_POSSESSIVE, node, self.role()]
         return node
+
+    def role_of_ahead(self) -> bool:
+        """Whether the words after an article are a role noun (a gender before it or not) and ``of``."""
+        w = self.words
+        skip = 1 if w.peek() in GENDER_WORDS else 0
+        return w.peek(skip) in ROLES and w.peek(skip + 1) == "of"
 
     def role(self) -> Tree:
         w = self.words
@@ -205,7 +219,7 @@ class _Parser:
             noun = self.nominal()
             if w.peek() == "was":
                 w.take()
-                tree = [G.Q_WHICH_P, noun, self.passive()]
+                tree = [G.Q_WHICH_P, noun, self.passive()] if w.peek() in PARTICIPLES else [G.Q_WHICH_NP, noun, self.np()]
             elif w.peek() == "did":
                 w.take()
                 np = self.np()
@@ -271,8 +285,7 @@ class _Interpreter:
         if rule == G.NP_INDEFINITE:
             self.nominal(node[1], term)
             return term
-        owner = self.np(node[1])
-        role = node[2]
+        owner, role = (self.np(node[2]), node[1]) if rule == G.NP_OF else (self.np(node[1]), node[2])
         if isinstance(role, list) and role[0] == G.R_ADJ:
             self.adjective(role[1], term)
             role = role[2]
@@ -331,6 +344,8 @@ class _Interpreter:
                 self.vp(tree[2], answer)
             elif rule == G.Q_WHICH_P:
                 self.passive(tree[2], answer)
+            elif rule == G.Q_WHICH_NP:
+                self.np(tree[2], head=answer)
             else:
                 self.verbs(tree[3], self.np(tree[2]), answer)
         return self.query(answer)
@@ -362,6 +377,6 @@ def features(tree: Tree) -> dict[str, int]:
         if rule in G.LIST_RULES:
             longest = max(longest, len(node) - 1)
         for i, child in enumerate(node[1:], start=1):
-            deeper = (rule == G.NP_POSSESSIVE and i == 1) or (rule in G.RELATIVE and i > 1)
+            deeper = (rule == G.NP_POSSESSIVE and i == 1) or (rule == G.NP_OF and i == 2) or (rule in G.RELATIVE and i > 1)
             stack.append((child, depth + deeper))
     return {"depth": deepest, "conjuncts": longest, "rules": rule_count(tree)}

@@ -23,6 +23,12 @@ Per question: a form (``FORMS``, with their weights), then its phrases, recursiv
 - a list item written as an earlier item of its list is drawn again (REDRAWS times at most);
 - a role of a single-role possessive of a person gets a gender (0.25, max_modifiers >= 1).
 
+With ``constructions=cfq`` (CFQ's forms; ``base``, the default, draws exactly what it always
+has): the form ``Which N was NP`` joins FORMS (``CFQ_FORMS``), and a possessive NP that is no
+possessor and not the definite subject of ``Was NP NP`` is written ``a R of NP`` instead (OF:
+one more draw, made only under cfq), one role (a person's with a gender as above), its NP one
+deeper, never a list, drawn with the outer NP's tail.
+
 Placeholders are numbered in order of appearance (M0 first). The query's variables are named
 afresh by the normal form (gengap.generators.tasks._cfq_query).
 """
@@ -58,6 +64,8 @@ FORMS = (  # (rule, weight)
     (G.Q_WHO_NP, 5), (G.Q_WHAT, 9), (G.Q_WHICH, 14), (G.Q_WHICH_P, 7), (G.Q_WHICH_DID, 7),
 )  # fmt: skip
 FORM_TOTAL = sum(weight for _, weight in FORMS)
+CFQ_FORMS = (*FORMS, (G.Q_WHICH_NP, 7))  # constructions=cfq
+OF = 0.5  # constructions=cfq: a possessive NP that may be is written ``a R of NP``
 SINGLE = 0.6  # a list has one item
 ENTITY, POSSESSIVE = 0.3, 0.3  # an NP below max_depth: a placeholder, NP 's R (the rest: a N)
 ENTITY_LEAF = 0.7  # an NP at max_depth: a placeholder (the rest: a N)
@@ -81,10 +89,15 @@ assert set(WAS_P_KINDS) == {FILM, PERSON, COMPANY} and OBJECT_KINDS
 
 
 class Sampler:
-    """Draws one question at a time from ``u`` (uniforms in [0, 1)) under the three knobs."""
+    """Draws one question at a time from ``u`` (uniforms in [0, 1)) under the three knobs and
+    the constructions (``base`` or ``cfq``)."""
 
-    def __init__(self, u: Callable[[], float], max_depth: int, max_conjuncts: int, max_modifiers: int) -> None:
+    def __init__(self, u: Callable[[], float], max_depth: int, max_conjuncts: int, max_modifiers: int,
+                 constructions: str = "base") -> None:
         self.u, self.max_depth, self.max_conjuncts, self.max_modifiers = u, max_depth, max_conjuncts, max_modifiers
+        self.cfq = constructions == "cfq"
+        self.forms = CFQ_FORMS if self.cfq else FORMS
+        self.form_total = sum(weight for _, weight in self.forms)
 
     # -- one question ------------------------------------------------------------------------
 
@@ -97,8 +110,8 @@ class Sampler:
         self.variables = 0
         self.deepest = 0
         self.longest = 1
-        x = self.u() * FORM_TOTAL
-        for rule, weight in FORMS:
+        x = self.u() * self.form_total
+        for rule, weight in self.forms:
             x -= weight
             if x < 0:
                 break
@@ -144,6 +157,9 @@ class Sampler:
         if rule == G.Q_WHICH_P:
             words.append("was")
             return [rule, noun, self.passive(x0, kind, 0, True)], x0
+        if rule == G.Q_WHICH_NP:
+            words.append("was")
+            return [rule, noun, self.np(kind, 0, True, head=x0)[0]], x0
         words.append("did")
         verb = self.pick(VERBS_BY_OBJECT[kind])
         np, subject = self.np(verb.subject_kind, 0, True)
@@ -293,6 +309,8 @@ class Sampler:
         possessive = roles and (x >= 1 - POSSESSIVE if head is None else x >= 1 - HEAD_POSSESSIVE)
         term = head if head is not None else self.var()
         if possessive:
+            if self.cfq and not possessor and not definite and self.u() < OF:
+                return self.role_of(term, kind, depth, tail), term
             return self.possessive(term, kind, depth, possessor), term
         noun = self.nominal(term, kind, depth, tail and not possessor, article_first=True)
         return [G.NP_INDEFINITE, noun], term
@@ -320,6 +338,21 @@ class Sampler:
         for r in roles:
             self.relation(r.relation, *r.arguments(owner, term))
         return [G.NP_POSSESSIVE, owner_tree, role_tree]
+
+    def role_of(self, term: str, kind: str, depth: int, tail: bool) -> Tree:
+        """``a R of NP`` (constructions=cfq): one role of a kind, its NP one deeper."""
+        role: Role = self.pick(ROLES_BY_KIND[kind])
+        words = [role.noun]
+        role_tree: Tree = role.noun
+        if kind == PERSON and self.max_modifiers >= 1 and self.u() < ROLE_GENDER:
+            gender = self.pick(list(GENDERS))
+            words = [gender, role.noun]
+            self.attribute(term, gender)
+            role_tree = [G.R_ADJ, gender, role.noun]
+        self.tokens += [article(words[0]), *words, "of"]
+        owner_tree, owner = self.np(role.possessor_kind, depth + 1, tail)
+        self.relation(role.relation, *role.arguments(owner, term))
+        return [G.NP_OF, role_tree, owner_tree]
 
     def attribute(self, term: str, adjective: str) -> None:
         name, value = ADJECTIVES[adjective]

@@ -44,7 +44,10 @@ compositional tasks: k > 0 writes the same questions with the verbs, nouns and a
 permuted within their classes, gengap.generators.tasks._cfq_lexicon.word_classes; the articles
 ``a``/``an`` stay lexicon 0's, queries are unchanged; records carry meta.lexicon) and
 ``query_tokens`` (``cfq``: targets write ``SELECT count ( * )`` as CFQ's tokenised queries do;
-the checks read either form; records carry meta.query_tokens); the sampler:
+the checks read either form; records carry meta.query_tokens) and ``constructions`` (``cfq``
+adds CFQ's ``a R of NP``, ``Was M0 a director of M1 ?``, and ``Which N was NP ?``, each a rule
+of its own; ``base``, the default, draws the records it always has, its seed unchanged: left
+out of the canonical parameters at its default); the sampler:
 gengap.generators.tasks._cfq_sampler. Features: ``triples`` (the level feature), ``filters``,
 ``variables``, ``entities`` (placeholders), ``depth``, ``conjuncts`` and ``rules``.
 The reference checker parses the question with its own parser (gengap.generators.tasks._cfq_reader)
@@ -54,6 +57,7 @@ and builds the query from the derivation with its own interpreter.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from functools import lru_cache
 from typing import Any, Mapping
@@ -70,6 +74,7 @@ from gengap.generators.registry import register
 from gengap.generators.seeding import binding_rng
 from gengap.generators.sequences import UniformBuffer
 from gengap.generators.task import Task
+from gengap.generators.tasks import _cfq_grammar as G
 from gengap.generators.tasks._cfq_lexicon import word_classes
 from gengap.generators.tasks._cfq_execute import ExecutionLimit, execute, ground, placeholder_kinds
 from gengap.generators.tasks._cfq_meaning import evaluate
@@ -89,6 +94,7 @@ GROUNDED = 2  # bindings under which the question's query has a solution (at mos
 RELAXED = 8  # bindings under which it has one once one of its triples is left out (at most)
 RANDOM = 2  # bindings drawn uniformly over each placeholder's kind
 TOKENS_KEY = "query_tokens"  # the parameter and the meta field
+CONSTRUCTIONS_KEY = "constructions"
 FEATURES = ("triples", "filters", "variables", "entities", "depth", "conjuncts", "rules")
 
 
@@ -103,6 +109,17 @@ class CfqParams(KbWorldParams):
     query_tokens: str = knob("gengap", choices=TOKENIZATIONS, rendering=True,
                              doc="how targets write SELECT count(*): gengap (count(*) one token) or cfq (CFQ's count ( * )); "
                                  "the same examples, records carry meta.query_tokens")
+    constructions: str = knob("base", choices=G.CONSTRUCTIONS, added=True,
+                              doc="base, or cfq: also CFQ's 'a R of NP' (Was M0 a director of M1 ?) and 'Which N was NP ?'")
+
+    def canonical(self) -> str:
+        """Params.canonical, without constructions at its default (base draws what it always has)."""
+        text = super().canonical()
+        if self.constructions != "base":
+            return text
+        values = json.loads(text)
+        del values[CONSTRUCTIONS_KEY]
+        return json.dumps(values, sort_keys=True, separators=(",", ":"))
 
 
 LEXICON = LexiconSpec("cfq_like", word_classes)
@@ -140,7 +157,8 @@ class CfqLike(Task[CfqParams]):
     @paused_gc()
     def generate(self, rng: np.random.Generator, n: int, params: CfqParams) -> Batch:
         stream = UniformBuffer(rng)
-        sampler = Sampler(lambda: stream.take(1)[0], params.max_depth, params.max_conjuncts, params.max_modifiers)
+        sampler = Sampler(lambda: stream.take(1)[0], params.max_depth, params.max_conjuncts, params.max_modifiers,
+                          params.constructions)
         inputs, targets, trees = [], [], []
         columns: dict[str, list[int]] = {name: [] for name in FEATURES}
         for _ in range(n):
