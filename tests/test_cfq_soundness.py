@@ -98,3 +98,18 @@ def test_ten_thousand_corrupted_queries_on_every_reward_path() -> None:
     assert all(sum(hits.values()) == 0 for hits in found["accepted"].values()), found["accepted"]
     assert all(count == found["records"] for count in found["equivalent_accepted"].values())
     assert found["empty_on_every_world"] == 0.0
+
+
+def test_a_filter_against_a_placeholder_that_another_film_can_stand_in_for_is_refused() -> None:
+    """Found on seed 508 of the constructions=cfq records (and seed 521 of the base ones): the gold
+    with ``FILTER ( ?x0 != M1 )`` added answered as the gold on every probe world, since a second
+    film can take the first one's place unless M1 and M2 name one entity and ?x0 names it too."""
+    from gengap.generators.tasks._cfq_probe import agrees
+    from gengap.generators.tasks._cfq_query import normal_form, parse_query
+
+    gold = ("SELECT count(*) WHERE { ?x1 a ns:film.film . ?x1 ns:film.film.distributor ?x0 . ?x2 a ns:film.film . "
+            "?x2 ns:film.film.distributor ?x0 . ?x2 ns:film.film.distributor M1 . ?x2 ns:film.film.distributor M2 . "
+            "?x2 ns:film.film.edited_by M0 }")
+    wrong = gold[:-1] + ". FILTER ( ?x0 != M1 ) }"
+    assert agrees(parse_query(gold), normal_form(parse_query(gold)))
+    assert not agrees(parse_query(wrong), normal_form(parse_query(gold)))

@@ -22,7 +22,10 @@ entity is both a film and a person, so a FILTER between the two never decides). 
   with the two identified and every other term identified with as many of its kind as the
   gold's FILTERs allow (where a FILTER the gold has not, between terms that a repeated
   conjunct could otherwise stand for, decides);
-- for each two placeholders of one kind: the copy of the gold with both bound to one entity;
+- for each two placeholders of one kind: the copy of the gold with both bound to one entity,
+  alone and with each variable of their kind identified with them (``Was a film distributed by
+  a film 's distributor , M1 , and M2 ?`` with ``FILTER ( ?x0 != M1 )`` added answers as the gold
+  on every other world: a second film can stand in for the first);
 - and, for the prediction checked, the copy of the prediction itself (where a query more
   general than the gold, one that misses a constraint of it, answers what the gold does not).
 
@@ -93,6 +96,9 @@ def probe_worlds(gold: Query) -> tuple[World, ...]:
                 continue
             merged = {**binding, b: binding[a]}
             worlds.setdefault((frozenset(_copy(gold, gold.triples, {}, first, merged)), tuple(merged.items())))
+            for v in variables:  # and a variable naming that entity too (where a FILTER against either decides)
+                if alike(v, a):
+                    worlds.setdefault((frozenset(_copy(gold, gold.triples, {v: a}, first, merged)), tuple(merged.items())))
     return tuple((TripleStore(sorted(world, key=_key), size), bound) for world, bound in worlds)
 
 
