@@ -46,7 +46,7 @@ entries:
 
 
 def build(root: Path) -> Path:
-    from gengap.commands.cli import main
+    from gengap.cli import main
 
     suite = root / "suite.yaml"
     suite.write_text(SUITE)

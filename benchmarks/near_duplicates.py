@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from gengap.generators import get_task
-from gengap.releases.near_audit import audit_config, audit_directory
+from gengap.near_audit import audit_config, audit_directory
 from gengap.splits import generate_records
 from gengap.splits.near_duplicates import NearOptions
 from arguments import non_negative_int, positive_int, unit_fraction

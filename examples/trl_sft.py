@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     from datasets import load_dataset
     from trl import SFTConfig, SFTTrainer
 
-    from gengap.releases.release import write_release
-    from gengap.releases.suite import load_suite
+    from gengap.release import write_release
+    from gengap.suite import load_suite
     from gengap.harnesses import export_release
 
     out = Path(args.out)

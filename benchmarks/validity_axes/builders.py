@@ -109,8 +109,8 @@ def _release_of(suite_text: str) -> str:
         import tempfile
         from pathlib import Path
 
-        from gengap.releases.release import write_release
-        from gengap.releases.suite import parse_suite
+        from gengap.release import write_release
+        from gengap.suite import parse_suite
 
         scratch = tempfile.mkdtemp(prefix="gengap-validity-release-")
         atexit.register(shutil.rmtree, scratch, True)
@@ -126,8 +126,8 @@ def released(suite: str, config: str, test: str, contaminate: int = 0, fresh_n: 
     records drawn with ``gengap fresh``'s machinery from draw ``fresh_seed`` ("fresh": no input of
     the release, the config's own test rule). ``contaminate``: the cited test part is added to
     train that many times (a model that saw the cited test part in training; False/True read as 0/1)."""
-    from gengap.releases.fresh import draw_fresh
-    from gengap.releases.release_view import read_release
+    from gengap.fresh import draw_fresh
+    from gengap.release_view import read_release
     from gengap.splits import SplitResult
 
     root = _release_of(suite)
