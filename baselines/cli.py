@@ -422,7 +422,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     checked = args.out and args.report_outputs  # every path checked and locked up front, published at the end
     with args.report_outputs(report_paths(args.out), args.force, args.runs) if checked else nullcontext(None) as opener:
         report = make_report(args.runs, args.out, opener=opener, learned=args.learned)
-    from gengap.errors import one_line
+    from gengap.ground.errors import one_line
 
     for warning in report["warnings"]:
         print(f"gengap: warning: {one_line(warning)}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Mutation scores of splits/, generators/seeding.py, gengap/release.py and gengap/verify.py
+"""Mutation scores of splits/, generators/seeding.py, gengap/releases/release.py and gengap/releases/verify.py
 (docs/mutation-testing.md); needs mutmut 3.8 (`pip install mutmut`), not run in CI.
 
     python benchmarks/mutation.py splits                  # every mutant of splits/, today's tests
@@ -47,7 +47,7 @@ MUTMUT = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
 SOURCE_PATHS = MUTMUT["source_paths"]
 FILES = {
     "splits": [f"splits/{name}.py" for name in ("api", "atoms", "base", "divergence", "mcd", "novelty", "precision", "strategies")],
-    "core": ["generators/seeding.py", "gengap/release.py", "gengap/verify.py"],
+    "core": ["generators/seeding.py", "gengap/releases/release.py", "gengap/releases/verify.py"],
 }
 SELECTIONS = {
     "splits": MUTMUT["pytest_add_cli_args_test_selection"],

@@ -2,6 +2,6 @@
 
 import sys
 
-from gengap.entry import main
+from gengap.commands.entry import main
 
 sys.exit(main())

@@ -13,6 +13,12 @@ module of that name (the fallback finder sits at the end of ``sys.meta_path``), 
 submodules only while the top-level name is the alias. They work once ``gengap`` is imported
 (any ``gengap`` import installs the finders), and in a source checkout the old packages'
 folders redirect themselves (:func:`redirect`).
+
+The same finder serves the flat names of gengap's own modules before they had homes in
+sub-packages (``gengap.files`` is ``gengap.ground.files``, ``gengap.cli`` is
+``gengap.commands.cli``: :data:`MOVED`). Those names are not deprecated and warn nothing: they
+are the very module objects of their homes (monkeypatching either patches both), and
+``python -m gengap.cli`` runs ``gengap.commands.cli``. One alias layer for both.
 """
 
 from __future__ import annotations
@@ -27,6 +33,18 @@ from types import CodeType, FrameType, ModuleType
 
 LEGACY_NAMES = ("generators", "splits", "baselines", "harnesses", "data_cards")
 _warned: set[str] = set()
+
+HOMES = {
+    "commands": ("cli", "entry", "author_commands", "sweep_command", "gallery"),
+    "releases": ("suite", "release", "release_view", "release_ray", "verify", "fresh", "fresh_verify", "fresh_shift",
+                 "audit", "near_audit", "cross_check", "multitask", "schema", "fingerprints", "sweep_config",
+                 "checking", "contracts"),
+    "ground": ("files", "locking", "staging", "ownership", "limits", "signals", "errors", "progress", "heap",
+               "parallel", "workers", "repeats", "shortfalls"),
+}  # fmt: skip
+"""gengap's sub-packages and the modules each holds that once were ``gengap.<module>``."""
+MOVED = {f"gengap.{module}": f"gengap.{home}.{module}" for home, modules in HOMES.items() for module in modules}
+"""Flat name -> home: ``gengap.files`` -> ``gengap.ground.files``, ..."""
 
 
 class LegacyNameWarning(FutureWarning):
@@ -107,6 +125,8 @@ class LegacyNameFinder(importlib.abc.MetaPathFinder):
         self.fallback = fallback
 
     def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib protocol
+        if fullname in MOVED:
+            return None if self.fallback else _moved_spec(fullname)
         top, dot, _ = fullname.partition(".")
         if top not in LEGACY_NAMES or bool(dot) == self.fallback:
             return None
@@ -114,6 +134,15 @@ class LegacyNameFinder(importlib.abc.MetaPathFinder):
             return None
         _warn(top)
         return importlib.machinery.ModuleSpec(fullname, AliasLoader(f"gengap.{fullname}"), is_package=False)
+
+
+def _moved_spec(fullname: str) -> importlib.machinery.ModuleSpec:
+    """The spec of a flat name of a moved module: loaded as its home's module object, with its
+    home's file as origin (``python -m gengap.cli``: runpy's sys.argv[0])."""
+    target = MOVED[fullname]
+    home = importlib.util.find_spec(target)
+    origin = home.origin if home is not None else None
+    return importlib.machinery.ModuleSpec(fullname, AliasLoader(target), origin=origin, is_package=False)
 
 
 def install() -> None:

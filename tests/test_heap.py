@@ -27,8 +27,8 @@ def test_only_jobs_of_several_blocks_tune_the_heap(monkeypatch: pytest.MonkeyPat
 
 
 def test_small_jobs_do_not_import_the_tuning(tmp_path) -> None:
-    assert "gengap.heap" not in modules_after("generate", "parity_check", "--n", "1")
-    assert "gengap.heap" in modules_after("generate", "parity_check", "--n", "20001", "--out", str(tmp_path / "out.jsonl"))
+    assert "gengap.ground.heap" not in modules_after("generate", "parity_check", "--n", "1")
+    assert "gengap.ground.heap" in modules_after("generate", "parity_check", "--n", "20001", "--out", str(tmp_path / "out.jsonl"))
 
 
 UNTUNED = """

@@ -36,7 +36,7 @@ def test_generate_imports_no_heavy_package_and_one_task_module() -> None:
     assert heavy(modules) == []
     assert "yaml" not in modules  # read with gengap.generators.reading, imported when a YAML file is read
     assert sorted(name for name in modules if name.startswith("gengap.generators.tasks.")) == ["gengap.generators.tasks.regular"]
-    assert not {"gengap.release", "gengap.checking", "gengap.splits", "gengap.harnesses.export", "gengap.harnesses.scoring"} & modules
+    assert not {"gengap.releases.release", "gengap.releases.checking", "gengap.splits", "gengap.harnesses.export", "gengap.harnesses.scoring"} & modules
 
 
 @pytest.mark.parametrize("argv", [("--help",), ("list",)])

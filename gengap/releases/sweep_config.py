@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-from gengap.suite import YamlSource, _jsonable, read_config_text, validate_yaml_schema
+from gengap.releases.suite import YamlSource, _jsonable, read_config_text, validate_yaml_schema
 
 DEFAULTS = {"architectures": ["transformer"], "encodings": ["rope"], "presets": ["small"], "seeds": [0], "retries": 2}
 

@@ -22,8 +22,8 @@ from gengap.generators.jsonl import NonFiniteError, json_text, sealed_json_text
 from gengap.generators.plugins import PluginError
 from gengap.generators.registry import TaskDefinitionError
 from gengap import __version__
-from gengap.errors import UsageError, counted, one_line
-from gengap.limits import (
+from gengap.ground.errors import UsageError, counted, one_line
+from gengap.ground.limits import (
     DEFAULT_MAX_RECORDS,
     DEFAULT_MAX_TOTAL_RECORDS,
     ENVIRONMENT_VARIABLE,
@@ -33,22 +33,22 @@ from gengap.limits import (
     check_disk_space,
     record_bytes,
 )
-from gengap.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
-from gengap.ownership import EXPORT, SPLIT
-from gengap.author_commands import add_commands as add_author_commands, verify_fresh_part
+from gengap.ground.files import atomic_directory, atomic_output, atomic_outputs, check_output_directory, check_writable_file, check_space
+from gengap.ground.ownership import EXPORT, SPLIT
+from gengap.commands.author_commands import add_commands as add_author_commands, verify_fresh_part
 from gengap.baselines.cli import add_commands as add_baseline_commands
 from gengap.baselines.errors import BaselineError
-from gengap.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
+from gengap.ground.signals import INTERRUPT_EXIT_CODE, TERMINATION_EXIT_CODE, terminate_as_interrupt, was_terminated
 from gengap.harnesses.errors import HarnessError
 from gengap.harnesses.extraction import ANSWER_FORMATS
 from gengap.harnesses.formats import FORMATS
-from gengap.progress import Ticker
-from gengap.repeats import record_input_keys, repeat_warning, repeated
+from gengap.ground.progress import Ticker
+from gengap.ground.repeats import record_input_keys, repeat_warning, repeated
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from gengap.release import Renderer
+    from gengap.releases.release import Renderer
     from gengap.splits import SplitResult
     from gengap.splits.external import ExternalFormat
 
@@ -204,7 +204,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     plan = BlockPlan(task.name, params, args.n, args.seed)
     if plan.num_blocks > 1:  # block after block: keep freed memory for the next (costs a ctypes import)
-        from gengap.heap import keep_freed_memory
+        from gengap.ground.heap import keep_freed_memory
 
         keep_freed_memory()
     written = [0]
@@ -263,7 +263,7 @@ def _prefixed(name: str, err: Exception) -> str:
 def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _NoBar, written: list[int]) -> list[np.ndarray]:
     """Write every block, counting the records in written[0]; the hashes of the records' inputs, per block.
     (gengap.parallel is imported here: it brings multiprocessing.)"""
-    from gengap.parallel import write_blocks
+    from gengap.ground.parallel import write_blocks
 
     hashes = []
     with closing(write_blocks(plan, workers, handle)) as blocks:
@@ -280,7 +280,7 @@ def _write_blocks(plan: BlockPlan, workers: int, handle: BinaryIO, bar: tqdm | _
 
 def cmd_check(args: argparse.Namespace) -> int:
     from gengap.generators.reading import jsonl_lines
-    from gengap.checking import check_lines
+    from gengap.releases.checking import check_lines
 
     if args.file == "-":
         report = check_lines(line for _, line in jsonl_lines(sys.stdin.buffer))
@@ -359,7 +359,7 @@ def _seekable_input(path: str) -> Iterator[BinaryIO]:
 
 
 def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
-    from gengap.checking import pool_record_problem
+    from gengap.releases.checking import pool_record_problem
 
     problem = pool_record_problem(record)
     if problem:
@@ -368,7 +368,7 @@ def _pool_record_check(record: Any, where: str, hint: str = "") -> None:
 
 def cmd_split(args: argparse.Namespace) -> int:
     from gengap.generators import dumps_record
-    from gengap.shortfalls import add_warnings, shortfall_warnings
+    from gengap.ground.shortfalls import add_warnings, shortfall_warnings
     from gengap.splits import SplitError, get_strategy, parse_options, split
     from gengap.splits.cues import apply_cue, cue_summary, parse_cue
     from gengap.splits.external import ExternalDataError, make_format
@@ -478,13 +478,13 @@ def default_release_out(suite: dict[str, Any], embedded: bool) -> str:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from gengap.release import RELEASE, ReleaseError, render_in_processes, write_release
-    from gengap.suite import SuiteError, load_suite, suite_data_bytes
+    from gengap.releases.release import RELEASE, ReleaseError, render_in_processes, write_release
+    from gengap.releases.suite import SuiteError, load_suite, suite_data_bytes
     from gengap.splits import SplitError
 
     if args.ray is not None and args.suite is None and (args.ray.endswith((".yaml", ".yml")) or Path(args.ray).is_file()):
         args.suite, args.ray = args.ray, ""  # `release --ray SUITE.yaml`: the suite, on a local runtime
-    from gengap.suite import find_suite, is_shipped_suite, shipped_suite_lines
+    from gengap.releases.suite import find_suite, is_shipped_suite, shipped_suite_lines
 
     if args.list:
         if args.suite is not None:
@@ -558,7 +558,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def _ray_renderer(address: str) -> Renderer:
     """Entries rendered as Ray tasks: on the cluster at address, or locally ("")."""
-    from gengap.release_ray import render_on_ray
+    from gengap.releases.release_ray import render_on_ray
 
     return functools.partial(render_on_ray, address=address or None)
 
@@ -568,7 +568,7 @@ def run_lock(out: str) -> Iterator[None]:
     """Hold the lock of the run directory out for the block (gengap.locking: a run has one
     writer); UsageError at once when another process holds it. A missing parent directory is
     made first (the run would make it)."""
-    from gengap.locking import destination_lock
+    from gengap.ground.locking import destination_lock
 
     target = Path(os.path.abspath(out))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -578,10 +578,10 @@ def run_lock(out: str) -> Iterator[None]:
 
 def suite_split(path: str, config: str) -> SplitResult:
     """The split of one entry of a suite config, built in memory (for `gengap train --suite`)."""
-    from gengap.release import build_entry
-    from gengap.suite import SuiteError, load_suite
+    from gengap.releases.release import build_entry
+    from gengap.releases.suite import SuiteError, load_suite
 
-    from gengap.suite import find_suite
+    from gengap.releases.suite import find_suite
 
     try:
         suite = load_suite(find_suite(path))
@@ -595,7 +595,7 @@ def suite_split(path: str, config: str) -> SplitResult:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from gengap.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
+    from gengap.releases.verify import RebuildRefused, parse_fingerprint, regenerate_and_compare, verify_release
 
     if not Path(args.dir).is_dir():
         raise UsageError(f"{args.dir} is not a directory")
@@ -695,7 +695,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from gengap.sweep_command import cmd_sweep
+    from gengap.commands.sweep_command import cmd_sweep
 
     return cmd_sweep(args)
 

@@ -21,14 +21,14 @@ import io
 from pathlib import Path
 from typing import Any
 
-from gengap.checking import record_problem
-from gengap.fresh import DATA, MARKER, FreshError, TrainItems, config_rule, draw_fresh, figures, fresh_files
+from gengap.releases.checking import record_problem
+from gengap.releases.fresh import DATA, MARKER, FreshError, TrainItems, config_rule, draw_fresh, figures, fresh_files
 from gengap.generators.jsonl import is_sealed
 from gengap.generators.reading import ReadError, iter_jsonl, read_json
 from gengap.generators.seeding import fresh_seed
-from gengap.release_view import ReleaseReadError, ReleaseView, read_release
+from gengap.releases.release_view import ReleaseReadError, ReleaseView, read_release
 from gengap.splits import SplitError
-from gengap.verify import VerifyReport, first_difference, inventory, parse_fingerprint, verify_release
+from gengap.releases.verify import VerifyReport, first_difference, inventory, parse_fingerprint, verify_release
 
 LISTED = 5  # record problems written out (the rest are counted)
 

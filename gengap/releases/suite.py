@@ -68,9 +68,9 @@ from gengap.generators import ParamError, Params, Task, UnknownTaskError, get_ta
 from gengap.generators.lexicons import KEY as LEXICON, MAX_LEXICON, lexicon_of
 from gengap.generators.plugins import PluginError, import_module
 from gengap.generators.reading import ReadError, read_text, yaml_document
-from gengap.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
-from gengap.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
-from gengap.schema import schema_errors, python_validator
+from gengap.releases.multitask import component_records, is_multitask, resolve_multitask_entry, written_records
+from gengap.ground.limits import MAX_SUITE_BYTES, LimitError, RecordLimit, check_records, check_total, record_bytes
+from gengap.releases.schema import schema_errors, python_validator
 from gengap.splits import SplitError, get_strategy, make_options
 from gengap.splits.api import sampled_options, strategy_problem
 from gengap.splits.cues import cue_option

@@ -15,15 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gengap.errors import UsageError, one_line
-from gengap.files import atomic_output, check_output_directory, check_writable_file
-from gengap.limits import LimitError, RecordLimit
-from gengap.progress import Ticker
+from gengap.ground.errors import UsageError, one_line
+from gengap.ground.files import atomic_output, check_output_directory, check_writable_file
+from gengap.ground.limits import LimitError, RecordLimit
+from gengap.ground.progress import Ticker
 
 
 def cmd_fresh(args: argparse.Namespace) -> int:
-    from gengap.fresh import FRESH, FreshError, draw_fresh, write_fresh
-    from gengap.release_view import ReleaseReadError
+    from gengap.releases.fresh import FRESH, FreshError, draw_fresh, write_fresh
+    from gengap.releases.release_view import ReleaseReadError
     from gengap.splits import SplitError
 
     if args.n < 1:
@@ -71,7 +71,7 @@ def _fresh_summary(report: dict[str, Any], out: str) -> str:
 
 def verify_fresh_part(args: argparse.Namespace, expect: str | None) -> int:
     """``gengap verify DIR --release RELEASE``: DIR is a fresh test part drawn from RELEASE."""
-    from gengap.fresh_verify import verify_fresh
+    from gengap.releases.fresh_verify import verify_fresh
 
     if not Path(args.release).is_dir():
         raise UsageError(f"--release {args.release} is not a directory")
@@ -90,7 +90,7 @@ def verify_fresh_part(args: argparse.Namespace, expect: str | None) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from gengap.generators.params import ParamError
-    from gengap.near_audit import AuditError, audit_directory, table
+    from gengap.releases.near_audit import AuditError, audit_directory, table
     from gengap.splits.near_duplicates import NearOptions
 
     try:

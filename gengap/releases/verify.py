@@ -33,12 +33,12 @@ from gengap.generators import ParamError
 from gengap.generators.digests import file_sha256
 from gengap.generators.plugins import load_recorded, version_notes, without_versions
 from gengap.generators.reading import MAX_JSON_BYTES, ReadError, read_json
-from gengap.audit import audit_records
-from gengap.fingerprints import fingerprint_problems
-from gengap.limits import LimitError, RecordLimit, check_disk_space
-from gengap.release import CONFIG_NAME, ENVIRONMENT_FIELDS, PARTS, ReleaseError, fingerprint, manifest_text, write_cards, write_release
-from gengap.staging import scratch_directory
-from gengap.suite import SuiteError, SuiteLimitError, check_suite_limits, resolve_suite, suite_data_bytes
+from gengap.releases.audit import audit_records
+from gengap.releases.fingerprints import fingerprint_problems
+from gengap.ground.limits import LimitError, RecordLimit, check_disk_space
+from gengap.releases.release import CONFIG_NAME, ENVIRONMENT_FIELDS, PARTS, ReleaseError, fingerprint, manifest_text, write_cards, write_release
+from gengap.ground.staging import scratch_directory
+from gengap.releases.suite import SuiteError, SuiteLimitError, check_suite_limits, resolve_suite, suite_data_bytes
 from gengap.splits import SplitError
 
 INFORMATIONAL = ("plots/",)  # rendered by matplotlib: bytes depend on its version

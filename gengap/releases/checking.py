@@ -21,7 +21,7 @@ from gengap.generators.markers import marker_problem, without_marker
 from gengap.generators.derivation import is_tree
 from gengap.generators.seeding import probe_rng
 from gengap.generators.reading import ReadError, json_line
-from gengap.schema import record_errors
+from gengap.releases.schema import record_errors
 
 
 @dataclass

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 from gengap.generators.safe_files import open_directory, remove_at
-from gengap.locking import destination_lock, held_if_free
+from gengap.ground.locking import destination_lock, held_if_free
 
 ROLES = ("staging", "trash")
 _NAME = re.compile(r"^\.(?P<target>.+)\.gengap-(?P<role>staging|trash)-(?P<host>[A-Za-z0-9]+)-(?P<pid>[0-9]+)-[0-9a-f]{8}$", re.DOTALL)

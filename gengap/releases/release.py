@@ -37,14 +37,14 @@ from gengap.data_cards.common import plot_paths
 from gengap.generators.seeding import config_seed, subsample_rng
 from gengap.splits.validation import TV_WARNING, tv_lengths, tv_warnings
 from gengap import __version__
-from gengap.checking import record_problem
-from gengap.multitask import entry_tasks, finish_multitask_split, is_multitask, manifest_task_fields, multitask_pool
-from gengap.files import atomic_directory
-from gengap.fingerprints import CARD_FILES
-from gengap.ownership import Product
-from gengap.shortfalls import add_warnings, shortfall_warnings
-from gengap.suite import shared_pool
-from gengap.workers import ordered_map
+from gengap.releases.checking import record_problem
+from gengap.releases.multitask import entry_tasks, finish_multitask_split, is_multitask, manifest_task_fields, multitask_pool
+from gengap.ground.files import atomic_directory
+from gengap.releases.fingerprints import CARD_FILES
+from gengap.ground.ownership import Product
+from gengap.ground.shortfalls import add_warnings, shortfall_warnings
+from gengap.releases.suite import shared_pool
+from gengap.ground.workers import ordered_map
 from gengap.splits import SplitResult, build_report, generate_records, sample_length_split, sample_level_split, split
 from gengap.splits.atoms import CompoundDefinition
 from gengap.splits.cues import apply_cue

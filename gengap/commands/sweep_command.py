@@ -25,14 +25,14 @@ from gengap.baselines.errors import BaselineError
 from gengap.generators.reading import ReadError, read_json
 from gengap.baselines.report import report_paths
 from gengap.baselines.sweep import REPORT_FILE, STATE_FILE, SWEEP_FORMAT, FailOnce, Outcome, RunSpec, failed, plan_runs, resolved_settings, run_sweep
-from gengap.errors import UsageError, counted
-from gengap.files import check_not_current, check_placement
+from gengap.ground.errors import UsageError, counted
+from gengap.ground.files import check_not_current, check_placement
 from gengap.generators.digests import file_sha256
-from gengap.locking import destination_lock, lock_name
-from gengap.release import ReleaseError, write_release
-from gengap.staging import parse_staging_name
-from gengap.suite import SuiteError, load_suite
-from gengap.sweep_config import Sweep, SweepError, find_sweep, load_sweep
+from gengap.ground.locking import destination_lock, lock_name
+from gengap.releases.release import ReleaseError, write_release
+from gengap.ground.staging import parse_staging_name
+from gengap.releases.suite import SuiteError, load_suite
+from gengap.releases.sweep_config import Sweep, SweepError, find_sweep, load_sweep
 
 RELEASE_FOLDER = "release"
 

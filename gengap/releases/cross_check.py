@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from gengap.contracts import contract_problems
+from gengap.releases.contracts import contract_problems
 from gengap.generators.cues import cue_answer, without_cue
 from gengap.generators.markers import without_marker
 from gengap.splits.atoms import CompoundDefinition, remembered

@@ -18,7 +18,7 @@ from typing import IO, Any
 from gengap.generators.batch import Record
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.reading import ReadError, iter_jsonl, read_json, release_part
-from gengap.release import PARTS, fingerprint
+from gengap.releases.release import PARTS, fingerprint
 
 
 class ReleaseReadError(ValueError):

@@ -36,12 +36,12 @@ from pathlib import Path
 from typing import BinaryIO, Callable, ContextManager, Iterable, Iterator
 
 from gengap.generators.safe_files import create_new, open_directory, placement_problem, remove_at
-from gengap.errors import UsageError
-from gengap.limits import human_bytes
-from gengap.locking import destination_lock
-from gengap.ownership import Product
-from gengap.signals import signals_deferred
-from gengap.staging import remove_stale, staging_name
+from gengap.ground.errors import UsageError
+from gengap.ground.limits import human_bytes
+from gengap.ground.locking import destination_lock
+from gengap.ground.ownership import Product
+from gengap.ground.signals import signals_deferred
+from gengap.ground.staging import remove_stale, staging_name
 
 Entry = tuple[str, int, int, int, int]  # relative path, file type bits, size, mtime_ns, inode
 _PROVEN: set[tuple[str, str, int, tuple[Entry, ...]]] = set()  # the directory last proven gengap's, with the snapshot it was proven in

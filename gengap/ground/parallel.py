@@ -28,11 +28,11 @@ from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
-from gengap.errors import UsageError
+from gengap.ground.errors import UsageError
 from gengap.generators import BlockPlan, batch_to_jsonl
-from gengap.repeats import input_keys
-from gengap.staging import process_alive
-from gengap.workers import ordered_map
+from gengap.ground.repeats import input_keys
+from gengap.ground.staging import process_alive
+from gengap.ground.workers import ordered_map
 
 
 Rendered = tuple[bytes, np.ndarray]

@@ -21,8 +21,8 @@ from typing import Any
 
 from gengap.generators.markers import task_input
 from gengap.generators.reading import ReadError, json_line, jsonl_lines
-from gengap.checking import record_problem
-from gengap.cross_check import report_problems
+from gengap.releases.checking import record_problem
+from gengap.releases.cross_check import report_problems
 from gengap.splits.atoms import remembered
 
 PARTS = ("train", "validation", "test")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterator
 
 from gengap.generators.safe_files import CLOEXEC, NOFOLLOW, create_new, open_directory
-from gengap.errors import UsageError
+from gengap.ground.errors import UsageError
 
 _NO_LOCKING = {errno.ENOLCK, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 _BUSY = {errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES}

@@ -48,17 +48,17 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from gengap.files import atomic_directory
-from gengap.fresh_shift import length_shift, shift_warning
+from gengap.ground.files import atomic_directory
+from gengap.releases.fresh_shift import length_shift, shift_warning
 from gengap.generators import BlockPlan, dumps_record, get_task
 from gengap.generators.jsonl import sealed_json_text
 from gengap.generators.batch import Record
 from gengap.generators.exclusion import Exclusion
 from gengap.generators.params import Params
 from gengap.generators.seeding import fresh_rng, fresh_round_seed, fresh_seed
-from gengap.multitask import is_multitask
-from gengap.ownership import Product
-from gengap.release_view import ReleaseView, read_release
+from gengap.releases.multitask import is_multitask
+from gengap.ground.ownership import Product
+from gengap.releases.release_view import ReleaseView, read_release
 from gengap.splits import SplitError, get_strategy, make_options
 from gengap.splits.api import even_counts, size_settings
 from gengap.splits.atoms import DERIVATION_COMPOUNDS, CompoundDefinition, record_atoms, record_compounds

@@ -27,7 +27,7 @@ import numpy as np
 
 from gengap.generators.batch import Record
 from gengap.generators.markers import bare_input
-from gengap.release_view import ReleaseReadError, input_records, read_manifest, read_part
+from gengap.releases.release_view import ReleaseReadError, input_records, read_manifest, read_part
 from gengap.splits.near_duplicates import NearOptions, edit_neighbors, encode, jaccard_neighbors
 from gengap.splits.precision import rounded
 

@@ -13,7 +13,7 @@ import contextlib
 from typing import Any, Iterator
 
 from gengap.generators import BlockPlan
-from gengap import release
+from gengap.releases import release
 
 
 def _render_with_blocks(entry: dict[str, Any], suite_seed: int, *blocks: list[Any]) -> release.Rendered:

@@ -24,7 +24,7 @@ import time
 from multiprocessing.pool import AsyncResult
 from typing import Callable, Iterable, Iterator, TypeVar
 
-from gengap.signals import signals_deferred
+from gengap.ground.signals import signals_deferred
 
 T = TypeVar("T")
 R = TypeVar("R")

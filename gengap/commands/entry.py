@@ -31,7 +31,7 @@ if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
 def run(argv: list[str] | None = None) -> int:
     """gengap.cli.main(argv), imported here; an interrupt before it runs is reported as one line."""
     try:
-        from gengap.cli import main as cli_main
+        from gengap.commands.cli import main as cli_main
 
         if _signal.getsignal(_signal.SIGINT) is _interrupted_while_starting:
             _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # cli.main cleans up on KeyboardInterrupt
