@@ -675,17 +675,15 @@ def code_commit() -> str:
 def cpu_model() -> str:
     """The CPU a run trained on (its model name and whether it has AVX-512): float training is
     bit-identical run to run on one machine, not across CPU types, so each run records it."""
-    model, flags = platform.processor() or platform.machine(), ""
+    info: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")
-            if key.strip() == "model name" and model in (platform.processor(), platform.machine()):
-                model = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = value
+            info.setdefault(key.strip(), value.strip())  # the first CPU's
     except OSError:
         pass
-    return f"{model} ({platform.machine()}{', AVX-512' if 'avx512f' in flags.split() else ''})"
+    model = info.get("model name") or platform.processor() or platform.machine()
+    return f"{model} ({platform.machine()}{', AVX-512' if 'avx512f' in info.get('flags', '').split() else ''})"
 
 
 def run_commits(results: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
